@@ -1,0 +1,82 @@
+#include "capture/run.h"
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <thread>
+
+#include "capture/pcap_probe.h"
+#include "engine/eal.h"
+#include "engine/engine.h"
+#include "engine/generator.h"
+#include "engine/routes.h"
+
+namespace pathscope::capture {
+
+using namespace engine;
+
+namespace {
+std::atomic<bool> g_interrupted{false};
+void on_sigint(int) { g_interrupted = true; }
+}  // namespace
+
+void prepare_workload(EngineConfig& cfg) {
+    if (cfg.workload.kind != WorkloadKind::pcap) return;
+    const auto& w = cfg.workload.pcap;
+    probe_ethernet_capture(w.file);
+    for (auto& p : cfg.ports) {
+        if (p.name != w.port) continue;
+        static unsigned serial = 0;
+        p.device = "net_pcap_replay" + std::to_string(serial++) + ",rx_pcap=" + w.file +
+                   (w.infinite ? ",infinite_rx=1" : "");
+        p.promiscuous = true;  // a capture's frames were addressed to some other host
+    }
+}
+
+RunResult run_engine(EngineConfig cfg,
+                     const std::function<void(double, const EngineSnapshot&)>& progress) {
+    prepare_workload(cfg);
+    eal_init(cfg.eal_args);
+    Engine engine(cfg);
+    std::unique_ptr<Generator> gen;
+    if (cfg.workload.kind == WorkloadKind::generator) {
+        std::vector<Prefix6> prefixes;
+        for (const auto& r : cfg.routes) prefixes.push_back(r.prefix);
+        if (!cfg.routes_file.empty())
+            for (const auto& r : read_route_file(cfg.routes_file, cfg.routes_file_nexthop)) prefixes.push_back(r.prefix);
+        gen = std::make_unique<Generator>(engine, cfg.workload.generator, prefixes);
+    }
+    g_interrupted = false;
+    auto old = std::signal(SIGINT, on_sigint);
+    const auto t0 = std::chrono::steady_clock::now();
+    engine.start();
+    if (gen) gen->start();
+    RunResult result;
+    using namespace std::chrono_literals;
+    result.window_start = engine.snapshot();
+    bool warm = false;
+    for (;;) {
+        std::this_thread::sleep_for(std::min(100ms, std::chrono::milliseconds(static_cast<long>(cfg.duration_s * 200) + 1)));
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (!warm && elapsed >= cfg.duration_s * 0.2) {
+            result.window_start = engine.snapshot();
+            warm = true;
+        }
+        if (elapsed >= cfg.duration_s || g_interrupted) break;
+        if (progress) progress(elapsed, engine.snapshot());
+    }
+    result.window_end = engine.snapshot();
+    if (gen) gen->stop();
+    // Let the worker finish what is already queued so the ledger balances.
+    for (int i = 0; i < 5; ++i) std::this_thread::sleep_for(10ms);
+    engine.stop();
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    engine.run_until_idle(8);
+    std::signal(SIGINT, old);
+    result.interrupted = g_interrupted;
+    result.snapshot = engine.snapshot();
+    result.generated = gen ? gen->generated() : 0;
+    return result;
+}
+
+}  // namespace pathscope::capture

@@ -1,0 +1,261 @@
+#include "capture/scenario.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <toml++/toml.h>
+
+#include "engine/routes.h"
+
+namespace pathscope::capture {
+
+using namespace engine;
+
+namespace {
+
+/// Walks one TOML table, checking keys and types, with errors that point at
+/// the file, line and dotted key.
+class Section {
+public:
+    Section(const toml::table& t, std::string file, std::string path)
+        : t_(t), file_(std::move(file)), path_(std::move(path)) {}
+
+    /// Call last: every key not read is unknown.
+    void finish(std::initializer_list<const char*> known) const {
+        for (const auto& [k, v] : t_) {
+            bool ok = false;
+            for (const char* n : known) ok = ok || k.str() == n;
+            if (!ok) {
+                std::string list;
+                for (const char* n : known) list += std::string(list.empty() ? "" : ", ") + n;
+                fail(v, "unknown key '" + key(std::string(k.str())) + "' (known keys here: " + list + ")");
+            }
+        }
+    }
+
+    template <typename T>
+    void get(const char* k, T& out) const {
+        const toml::node* n = t_.get(k);
+        if (!n) return;
+        if constexpr (std::is_same_v<T, bool>) {
+            if (!n->is_boolean()) fail(*n, "'" + key(k) + "' must be true or false");
+            out = n->as_boolean()->get();
+        } else if constexpr (std::is_same_v<T, std::string>) {
+            if (!n->is_string()) fail(*n, "'" + key(k) + "' must be a string");
+            out = n->as_string()->get();
+        } else if constexpr (std::is_same_v<T, double>) {
+            if (!n->is_number()) fail(*n, "'" + key(k) + "' must be a number");
+            out = n->is_integer() ? static_cast<double>(n->as_integer()->get()) : n->as_floating_point()->get();
+            if (out < 0) fail(*n, "'" + key(k) + "' must not be negative");
+        } else {
+            if (!n->is_integer()) fail(*n, "'" + key(k) + "' must be an integer");
+            const int64_t v = n->as_integer()->get();
+            if (v < 0 || static_cast<uint64_t>(v) > std::numeric_limits<T>::max())
+                fail(*n, "'" + key(k) + "' must be between 0 and " + std::to_string(std::numeric_limits<T>::max()));
+            out = static_cast<T>(v);
+        }
+    }
+
+    void get_strings(const char* k, std::vector<std::string>& out) const {
+        const toml::node* n = t_.get(k);
+        if (!n) return;
+        if (!n->is_array()) fail(*n, "'" + key(k) + "' must be an array of strings");
+        out.clear();
+        for (const auto& e : *n->as_array()) {
+            if (!e.is_string()) fail(e, "'" + key(k) + "' must be an array of strings");
+            out.push_back(e.as_string()->get());
+        }
+    }
+
+    template <typename T, typename Parse>
+    void get_parsed(const char* k, T& out, Parse parse, const char* what) const {
+        std::string s;
+        get(k, s);
+        if (s.empty() && !t_.get(k)) return;
+        auto v = parse(s);
+        if (!v) fail(*t_.get(k), "'" + key(k) + "' = \"" + s + "\" is not " + what);
+        out = *v;
+    }
+
+    const toml::table* table(const char* k) const {
+        const toml::node* n = t_.get(k);
+        if (!n) return nullptr;
+        if (!n->is_table()) fail(*n, "'" + key(k) + "' must be a table ([" + key(k) + "])");
+        return n->as_table();
+    }
+
+    /// An array of tables ([[k]]).
+    std::vector<const toml::table*> tables(const char* k) const {
+        std::vector<const toml::table*> out;
+        const toml::node* n = t_.get(k);
+        if (!n) return out;
+        if (!n->is_array_of_tables()) fail(*n, "'" + key(k) + "' must be written as [[" + key(k) + "]] tables");
+        for (const auto& e : *n->as_array()) out.push_back(e.as_table());
+        return out;
+    }
+
+    [[noreturn]] void fail(const toml::node& n, const std::string& msg) const {
+        throw ScenarioError(file_ + ":" + std::to_string(n.source().begin.line) + ": " + msg);
+    }
+    [[noreturn]] void fail_here(const std::string& msg) const {
+        throw ScenarioError(file_ + ":" + std::to_string(t_.source().begin.line) + ": " + msg);
+    }
+
+    std::string key(const std::string& k) const { return path_.empty() ? k : path_ + "." + k; }
+
+private:
+    const toml::table& t_;
+    std::string file_;
+    std::string path_;
+};
+
+std::string resolve(const std::string& base_dir, const std::string& p) {
+    if (p.empty() || std::filesystem::path(p).is_absolute()) return p;
+    return (std::filesystem::path(base_dir) / p).lexically_normal().string();
+}
+
+}  // namespace
+
+EngineConfig parse_scenario(const std::string& text, const std::string& name, const std::string& base_dir) {
+    toml::table root;
+    try {
+        root = toml::parse(text, name);
+    } catch (const toml::parse_error& e) {
+        throw ScenarioError(name + ":" + std::to_string(e.source().begin.line) + ": " +
+                            std::string(e.description()));
+    }
+    EngineConfig cfg;
+    Section top(root, name, "");
+    top.finish({"eal", "engine", "port", "nexthop", "route", "routes", "app", "workload"});
+
+    if (const auto* t = top.table("eal")) {
+        Section s(*t, name, "eal");
+        s.get_strings("args", cfg.eal_args);
+        s.finish({"args"});
+    }
+    if (const auto* t = top.table("engine")) {
+        Section s(*t, name, "engine");
+        s.get("burst", cfg.burst);
+        s.get("duration", cfg.duration_s);
+        s.get("mbufs", cfg.mbufs);
+        s.get("icmp_errors_per_s", cfg.icmp_errors_per_s);
+        s.finish({"burst", "duration", "mbufs", "icmp_errors_per_s"});
+        if (cfg.burst == 0 || cfg.burst > 256) s.fail(*t->get("burst"), "'engine.burst' must be between 1 and 256");
+    }
+    for (const auto* t : top.tables("port")) {
+        Section s(*t, name, "port");
+        PortConfig p;
+        s.get("name", p.name);
+        if (p.name.empty()) s.fail_here("every [[port]] needs a name");
+        s.get("device", p.device);
+        s.get("rx_queues", p.rx_queues);
+        s.get("tx_queues", p.tx_queues);
+        s.get("poll", p.poll);
+        s.get("promiscuous", p.promiscuous);
+        s.get_parsed("mac", p.mac, parse_mac, "a MAC address like 02:00:00:00:00:01");
+        std::vector<std::string> addrs;
+        s.get_strings("addresses", addrs);
+        for (const auto& a : addrs) {
+            auto pf = parse_prefix6(a);
+            if (!pf) s.fail(*t->get("addresses"), "'port.addresses' entry \"" + a + "\" is not an IPv6 address/len");
+            // Keep the host bits: this is an address with its on-link prefix length.
+            Prefix6 full{*parse_ip6(a.substr(0, a.find('/'))), pf->len};
+            p.addresses.push_back(full);
+        }
+        s.finish({"name", "device", "rx_queues", "tx_queues", "poll", "promiscuous", "mac", "addresses"});
+        for (const auto& q : cfg.ports)
+            if (q.name == p.name) s.fail_here("port name '" + p.name + "' is used twice");
+        cfg.ports.push_back(std::move(p));
+    }
+    auto known_port = [&](const Section& s, const toml::table& t, const std::string& port, const char* k) {
+        for (const auto& p : cfg.ports)
+            if (p.name == port) return;
+        s.fail(t.get(k) ? *t.get(k) : static_cast<const toml::node&>(t), "'" + s.key(k) + "' names port '" + port + "', which no [[port]] defines");
+    };
+    for (const auto* t : top.tables("nexthop")) {
+        Section s(*t, name, "nexthop");
+        NexthopConfig n;
+        s.get("id", n.id);
+        s.get("port", n.port);
+        s.get_parsed("mac", n.mac, parse_mac, "a MAC address like 02:00:00:00:00:fe");
+        s.finish({"id", "port", "mac"});
+        if (n.id == 0) s.fail_here("every [[nexthop]] needs an id of 1 or more");
+        known_port(s, *t, n.port, "port");
+        cfg.nexthops.push_back(n);
+    }
+    for (const auto* t : top.tables("route")) {
+        Section s(*t, name, "route");
+        RouteConfig r;
+        s.get_parsed("prefix", r.prefix, parse_prefix6, "an IPv6 prefix like 2001:db8::/32");
+        s.get("nexthop", r.nexthop);
+        s.finish({"prefix", "nexthop"});
+        cfg.routes.push_back(r);
+    }
+    if (const auto* t = top.table("routes")) {
+        Section s(*t, name, "routes");
+        s.get("file", cfg.routes_file);
+        s.get("nexthop", cfg.routes_file_nexthop);
+        s.finish({"file", "nexthop"});
+        cfg.routes_file = resolve(base_dir, cfg.routes_file);
+    }
+    for (const auto* t : top.tables("app")) {
+        Section s(*t, name, "app");
+        AppConfig a;
+        std::string kind = "sink";
+        s.get("kind", kind);
+        s.get("port", a.port);
+        s.finish({"kind", "port"});
+        if (kind == "sink") a.kind = AppKind::sink;
+        else if (kind == "echo") a.kind = AppKind::echo;
+        else s.fail(*t->get("kind"), "'app.kind' = \"" + kind + "\": expected \"sink\" or \"echo\"");
+        if (a.port == 0) s.fail_here("every [[app]] needs a UDP port of 1 or more");
+        cfg.apps.push_back(a);
+    }
+    if (const auto* t = top.table("workload")) {
+        Section s(*t, name, "workload");
+        std::string kind = "none";
+        s.get("kind", kind);
+        auto& g = cfg.workload.generator;
+        auto& p = cfg.workload.pcap;
+        std::string port;
+        s.get("port", port);
+        s.get("flows", g.flows);
+        s.get("frame_size", g.frame_size);
+        s.get("sink_percent", g.sink_percent);
+        s.get("echo_percent", g.echo_percent);
+        s.get("malformed_percent", g.malformed_percent);
+        s.get("packets", g.packets);
+        s.get_parsed("source_prefix", g.source_prefix, parse_prefix6, "an IPv6 prefix");
+        s.get("file", p.file);
+        s.get("infinite", p.infinite);
+        s.finish({"kind", "port", "flows", "frame_size", "sink_percent", "echo_percent",
+                  "malformed_percent", "packets", "source_prefix", "file", "infinite"});
+        if (kind == "generator") cfg.workload.kind = WorkloadKind::generator;
+        else if (kind == "pcap") cfg.workload.kind = WorkloadKind::pcap;
+        else if (kind == "tap") cfg.workload.kind = WorkloadKind::tap;
+        else if (kind == "none") cfg.workload.kind = WorkloadKind::none;
+        else s.fail(*t->get("kind"), "'workload.kind' = \"" + kind + "\": expected generator, pcap, tap or none");
+        if (g.sink_percent + g.echo_percent + g.malformed_percent > 100)
+            s.fail_here("workload percentages add up to more than 100");
+        if (cfg.workload.kind == WorkloadKind::generator || cfg.workload.kind == WorkloadKind::pcap) {
+            if (port.empty()) s.fail_here("'workload.port' must name the port the workload feeds");
+            known_port(s, *t, port, "port");
+        }
+        if (cfg.workload.kind == WorkloadKind::pcap && p.file.empty())
+            s.fail_here("a pcap workload needs 'workload.file'");
+        g.port = port;
+        p.port = port;
+        p.file = resolve(base_dir, p.file);
+    }
+    return cfg;
+}
+
+EngineConfig load_scenario(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw ScenarioError(path + ": cannot open scenario file");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return parse_scenario(ss.str(), path, std::filesystem::path(path).parent_path().string());
+}
+
+}  // namespace pathscope::capture

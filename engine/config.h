@@ -1,0 +1,93 @@
+// What the engine runs: plain data, filled from a scenario file or by tests.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pathscope::engine {
+
+using Ip6Addr = std::array<uint8_t, 16>;
+using MacAddr = std::array<uint8_t, 6>;
+
+struct Prefix6 {
+    Ip6Addr addr{};
+    uint8_t len = 0;
+};
+
+struct PortConfig {
+    std::string name;
+    /// "ring" for an in-process net_ring port (generator, tests), otherwise a
+    /// DPDK device: a vdev ("net_pcap0,rx_pcap=F", "net_null0", "net_tap0,iface=X")
+    /// or a PCI address.
+    std::string device = "ring";
+    uint16_t rx_queues = 1;
+    uint16_t tx_queues = 1;
+    bool poll = true;  ///< whether the worker polls this port's receive queues
+    bool promiscuous = false;  ///< accept frames for any destination MAC
+    MacAddr mac{};     ///< all zero: keep the device's own address
+    std::vector<Prefix6> addresses;  ///< our addresses; each adds an on-link route
+};
+
+struct NexthopConfig {
+    uint32_t id = 0;
+    std::string port;  ///< port name
+    MacAddr mac{};
+};
+
+struct RouteConfig {
+    Prefix6 prefix;
+    uint32_t nexthop = 0;
+};
+
+enum class AppKind { sink, echo };
+
+struct AppConfig {
+    AppKind kind = AppKind::sink;
+    uint16_t port = 0;  ///< UDP port the app binds
+};
+
+enum class WorkloadKind { none, generator, pcap, tap };
+
+struct GeneratorConfig {
+    std::string port;          ///< a "ring" port the generator feeds
+    uint32_t flows = 64;       ///< distinct source addresses and ports
+    uint16_t frame_size = 64;  ///< bytes per frame, at least the headers
+    // Mix of traffic in percent; the rest of 100 is forwarded traffic.
+    uint32_t sink_percent = 20;
+    uint32_t echo_percent = 5;
+    uint32_t malformed_percent = 5;
+    uint64_t packets = 0;  ///< 0: as many as the run lasts
+    Prefix6 source_prefix;  ///< sources of generated traffic (routed back via the port)
+};
+
+struct PcapWorkloadConfig {
+    std::string port;  ///< the port whose device becomes a net_pcap replay
+    std::string file;
+    bool infinite = false;
+};
+
+struct WorkloadConfig {
+    WorkloadKind kind = WorkloadKind::none;
+    GeneratorConfig generator;
+    PcapWorkloadConfig pcap;
+};
+
+struct EngineConfig {
+    std::vector<std::string> eal_args{"--no-huge", "-m", "1024", "--no-pci", "--no-shconf",
+                                      "-l", "0-1", "--log-level", "lib.*:error"};
+    uint16_t burst = 32;
+    double duration_s = 2.0;
+    uint32_t mbufs = 32767;
+    std::vector<PortConfig> ports;
+    std::vector<NexthopConfig> nexthops;
+    std::vector<RouteConfig> routes;
+    std::string routes_file;   ///< "PREFIX/LEN NEXTHOP" lines
+    uint32_t routes_file_nexthop = 0;  ///< next hop for lines that name none
+    std::vector<AppConfig> apps;
+    WorkloadConfig workload;
+    uint32_t icmp_errors_per_s = 100;  ///< ICMPv6 port-unreachable rate limit
+};
+
+}  // namespace pathscope::engine

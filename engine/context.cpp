@@ -1,0 +1,56 @@
+#include "engine/context.h"
+
+#include <cstring>
+
+namespace pathscope::engine {
+
+EngineContext*& building_context() {
+    static EngineContext* ctx = nullptr;
+    return ctx;
+}
+
+bool EngineContext::is_local(const uint8_t* a) const {
+    for (const auto& l : local_addresses)
+        if (memcmp(l.data(), a, 16) == 0) return true;
+    return false;
+}
+
+bool EngineContext::joined(const uint8_t* g) const {
+    static const uint8_t all_nodes[16] = {0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    if (memcmp(g, all_nodes, 16) == 0) return true;
+    static const uint8_t sn_prefix[13] = {0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0xff};
+    if (memcmp(g, sn_prefix, 13) != 0) return false;
+    for (const auto& l : local_addresses)
+        if (memcmp(l.data() + 13, g + 13, 3) == 0) return true;
+    return false;
+}
+
+bool EngineContext::icmp_error_allowed(uint64_t now) {
+    if (icmp_per_s == 0) return false;
+    const uint64_t per_token = tsc_hz / icmp_per_s;
+    if (icmp_last_tsc == 0) icmp_last_tsc = now, icmp_tokens = icmp_per_s;
+    if (per_token && now - icmp_last_tsc >= per_token) {
+        const uint64_t add = (now - icmp_last_tsc) / per_token;
+        icmp_tokens = std::min<uint64_t>(icmp_per_s, icmp_tokens + add);
+        icmp_last_tsc += add * per_token;
+    }
+    if (icmp_tokens == 0) return false;
+    --icmp_tokens;
+    return true;
+}
+
+void EngineContext::learn_neighbour(const uint8_t* addr, const rte_ether_addr& mac) {
+    uint64_t packed = 0;
+    memcpy(&packed, mac.addr_bytes, RTE_ETHER_ADDR_LEN);
+    rte_hash_add_key_data(neighbours, addr, reinterpret_cast<void*>(packed));
+}
+
+bool EngineContext::neighbour(const uint8_t* addr, rte_ether_addr* mac) const {
+    void* data = nullptr;
+    if (rte_hash_lookup_data(neighbours, addr, &data) < 0) return false;
+    const uint64_t packed = reinterpret_cast<uint64_t>(data);
+    memcpy(mac->addr_bytes, &packed, RTE_ETHER_ADDR_LEN);
+    return true;
+}
+
+}  // namespace pathscope::engine

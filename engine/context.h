@@ -1,0 +1,81 @@
+// The engine's run-time state as the stages see it. Built by Engine on the
+// control thread before the graph exists; afterwards written only by the
+// worker lcore (counters) and read by the control thread (snapshots).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/config.h"
+#include "engine/counters.h"
+#include "engine/dpdk.h"
+
+namespace pathscope::engine {
+
+class UdpSocket;
+
+struct PortRuntime {
+    std::string name;
+    uint16_t port_id = 0;
+    uint16_t nb_rx = 0;
+    uint16_t nb_tx = 0;
+    bool poll = true;
+    bool promiscuous = false;
+    rte_ether_addr mac{};
+    std::vector<Ip6Addr> addresses;
+    std::unique_ptr<RxQueueCounters[]> rxq;
+    std::unique_ptr<TxQueueCounters[]> txq;
+};
+
+enum class NexthopKind : uint8_t { none, local, remote, onlink };
+
+/// A FIB next hop value indexes this table. Index 0 is "no route" (the FIB's
+/// default), index 1 is "local delivery".
+struct Nexthop {
+    NexthopKind kind = NexthopKind::none;
+    uint16_t port = 0;  ///< DPDK port id
+    rte_ether_addr mac{};
+};
+
+inline constexpr uint32_t kNexthopNone = 0;
+inline constexpr uint32_t kNexthopLocal = 1;
+
+struct EngineContext {
+    PathCounters counters;
+    uint16_t burst = 32;
+    std::vector<PortRuntime> ports;       ///< indexed by DPDK port id
+    std::vector<uint16_t> polled_ports;   ///< port ids whose rx queues eth_rx polls
+    std::vector<Nexthop> nexthops;
+    rte_fib6* fib = nullptr;
+    rte_hash* neighbours = nullptr;  ///< IPv6 address -> MAC packed in the data pointer
+    std::vector<Ip6Addr> local_addresses;
+    UdpSocket* bound[65536] = {};   ///< bound sockets by local port
+    std::vector<UdpSocket*> sockets;  ///< every open socket, for the send path
+    // ICMPv6 error rate limit: a token bucket refilled from the TSC.
+    uint64_t icmp_tokens = 0;
+    uint64_t icmp_last_tsc = 0;
+    uint64_t icmp_per_s = 100;
+    uint64_t tsc_hz = 0;
+
+    bool is_local(const uint8_t* a) const;
+    /// ff02::1 or the solicited-node group of one of our addresses.
+    bool joined(const uint8_t* group) const;
+    bool icmp_error_allowed(uint64_t now);
+    void learn_neighbour(const uint8_t* addr, const rte_ether_addr& mac);
+    bool neighbour(const uint8_t* addr, rte_ether_addr* mac) const;
+};
+
+/// The context the stages of the graph being created bind to (set by Engine
+/// around rte_graph_create, read by each node's init callback).
+EngineContext*& building_context();
+
+inline EngineContext* node_context(const rte_node* node) {
+    EngineContext* c;
+    memcpy(&c, node->ctx, sizeof c);
+    return c;
+}
+
+}  // namespace pathscope::engine

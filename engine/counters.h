@@ -1,0 +1,77 @@
+// Counters written by exactly one thread (the worker lcore) and read by the
+// control thread as snapshots. Relaxed atomic load+store compiles to a plain
+// add on x86 but keeps the concurrent read well defined; no locked operations.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "analysis/histogram.h"
+#include "engine/drop_reason.h"
+
+namespace pathscope::engine {
+
+class Counter {
+public:
+    void add(uint64_t n = 1) { v_.store(v_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed); }
+    uint64_t get() const { return v_.load(std::memory_order_relaxed); }
+
+private:
+    std::atomic<uint64_t> v_{0};
+};
+
+/// Hot-path side of analysis::Histogram: same bucket layout, single writer.
+class HistogramRecorder {
+public:
+    void record(uint64_t v) {
+        buckets_[analysis::bucket_index(v)].add();
+        sum_.add(v);
+        if (v < min_.load(std::memory_order_relaxed)) min_.store(v, std::memory_order_relaxed);
+        if (v > max_.load(std::memory_order_relaxed)) max_.store(v, std::memory_order_relaxed);
+    }
+    analysis::Histogram snapshot() const {
+        std::vector<uint64_t> counts(analysis::kBucketCount);
+        for (unsigned i = 0; i < analysis::kBucketCount; ++i) counts[i] = buckets_[i].get();
+        analysis::Histogram h;
+        h.add_buckets(counts, min_.load(std::memory_order_relaxed),
+                      max_.load(std::memory_order_relaxed), sum_.get());
+        return h;
+    }
+
+private:
+    Counter buckets_[analysis::kBucketCount];
+    Counter sum_;
+    std::atomic<uint64_t> min_{UINT64_MAX};
+    std::atomic<uint64_t> max_{0};
+};
+
+/// The receive ledger: every received packet ends in exactly one of
+/// delivered, forwarded, replied or drops[reason]. The send ledger counts
+/// what local sockets sent (sent) or lost (send_drops[reason]).
+struct alignas(64) PathCounters {
+    Counter received;
+    Counter delivered;
+    Counter forwarded;
+    Counter replied;
+    Counter drops[kDropReasonCount];
+    Counter sent;
+    Counter send_drops[kDropReasonCount];
+};
+
+struct alignas(64) RxQueueCounters {
+    Counter packets;
+    Counter bytes;
+    Counter bursts;       ///< polls that returned at least one packet
+    Counter empty_polls;  ///< polls that returned nothing
+    HistogramRecorder burst_size;
+};
+
+struct alignas(64) TxQueueCounters {
+    Counter packets;
+    Counter bytes;
+    Counter bursts;
+    Counter full;  ///< packets the queue refused
+};
+
+}  // namespace pathscope::engine

@@ -1,0 +1,392 @@
+#include "engine/engine.h"
+
+#include <cstring>
+#include <map>
+#include <stdexcept>
+#include <thread>
+
+#include "engine/apps.h"
+#include "engine/eal.h"
+#include "engine/nodes/node.h"
+#include "engine/routes.h"
+
+namespace pathscope::engine {
+
+namespace {
+
+unsigned next_serial() {
+    static std::atomic<unsigned> serial{0};
+    return serial++;
+}
+
+std::runtime_error port_error(const PortConfig& pc, const std::string& what, int rc) {
+    return std::runtime_error("port '" + pc.name + "' (" + pc.device + "): " + what + ": " +
+                              rte_strerror(rc < 0 ? -rc : rc));
+}
+
+constexpr uint16_t kRingSize = 4096;
+constexpr uint16_t kRxDesc = 1024;
+constexpr uint16_t kTxDesc = 1024;
+
+}  // namespace
+
+Engine::Engine(const EngineConfig& cfg) : cfg_(cfg), serial_(next_serial()) {
+    if (!eal_ready()) throw std::runtime_error("the DPDK EAL is not initialised (call eal_init first)");
+    if (cfg_.burst == 0 || cfg_.burst > RTE_GRAPH_BURST_SIZE)
+        throw std::runtime_error("engine.burst must be between 1 and " +
+                                 std::to_string(RTE_GRAPH_BURST_SIZE));
+    register_all_nodes();
+    ctx_ = std::make_unique<EngineContext>();
+    ctx_->burst = cfg_.burst;
+    ctx_->tsc_hz = rte_get_tsc_hz();
+    ctx_->icmp_per_s = cfg_.icmp_errors_per_s;
+    ctx_->ports.resize(RTE_MAX_ETHPORTS);
+    port_names_.resize(RTE_MAX_ETHPORTS);
+    try {
+        setup_pool();
+        for (const auto& pc : cfg_.ports) setup_port(pc);
+        setup_routes();
+        for (const auto& ac : cfg_.apps) apps_.push_back(make_app(*ctx_, ac));
+        setup_graph();
+    } catch (...) {
+        teardown();
+        throw;
+    }
+}
+
+Engine::~Engine() { teardown(); }
+
+void Engine::teardown() {
+    if (running_) stop();
+    if (graph_id_ != RTE_GRAPH_ID_INVALID) rte_graph_destroy(graph_id_);
+    graph_id_ = RTE_GRAPH_ID_INVALID;
+    apps_.clear();
+    for (uint16_t id = 0; id < port_names_.size(); ++id) {
+        if (port_names_[id].empty()) continue;
+        rte_eth_dev_stop(id);
+        rte_eth_dev_close(id);
+        port_names_[id].clear();
+    }
+    for (const auto& dev : removable_devices_) rte_eal_hotplug_remove("vdev", dev.c_str());
+    removable_devices_.clear();
+    for (auto& rp : ring_ports_) {
+        for (auto* r : rp.rx) rte_ring_free(r);
+        for (auto* r : rp.tx) rte_ring_free(r);
+    }
+    ring_ports_.clear();
+    if (ctx_) {
+        if (ctx_->fib) rte_fib6_free(ctx_->fib);
+        if (ctx_->neighbours) rte_hash_free(ctx_->neighbours);
+        ctx_->fib = nullptr;
+        ctx_->neighbours = nullptr;
+    }
+    if (pool_) rte_mempool_free(pool_);
+    pool_ = nullptr;
+}
+
+void Engine::setup_pool() {
+    const std::string name = "pool" + std::to_string(serial_);
+    pool_ = rte_pktmbuf_pool_create(name.c_str(), cfg_.mbufs, 256, kMetaSize,
+                                    RTE_MBUF_DEFAULT_BUF_SIZE, static_cast<int>(rte_socket_id()));
+    if (!pool_)
+        throw std::runtime_error("cannot create a pool of " + std::to_string(cfg_.mbufs) +
+                                 " mbufs: " + rte_strerror(rte_errno) +
+                                 " (give the EAL more memory with -m)");
+}
+
+void Engine::setup_port(const PortConfig& pc) {
+    uint16_t id = 0;
+    RingPort ring;
+    if (pc.device == "ring") {
+        const std::string base = "r" + std::to_string(serial_) + "_" + std::to_string(ring_ports_.size());
+        for (uint16_t q = 0; q < std::max<uint16_t>(pc.rx_queues, 1); ++q)
+            ring.rx.push_back(rte_ring_create((base + "rx" + std::to_string(q)).c_str(), kRingSize,
+                                              SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ));
+        for (uint16_t q = 0; q < std::max<uint16_t>(pc.tx_queues, 1); ++q)
+            ring.tx.push_back(rte_ring_create((base + "tx" + std::to_string(q)).c_str(), kRingSize,
+                                              SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ));
+        for (auto* r : ring.rx)
+            if (!r) throw port_error(pc, "cannot create its rings", rte_errno);
+        for (auto* r : ring.tx)
+            if (!r) throw port_error(pc, "cannot create its rings", rte_errno);
+        const int rc = rte_eth_from_rings(base.c_str(), ring.rx.data(), static_cast<unsigned>(ring.rx.size()),
+                                          ring.tx.data(), static_cast<unsigned>(ring.tx.size()),
+                                          rte_socket_id());
+        if (rc < 0) throw port_error(pc, "cannot create the net_ring port", rte_errno);
+        id = static_cast<uint16_t>(rc);
+        removable_devices_.push_back("net_ring_" + base);
+        ring.port_id = id;
+    } else {
+        const std::string devname = pc.device.substr(0, pc.device.find(','));
+        const bool vdev = devname.rfind("net_", 0) == 0;
+        int rc = vdev ? rte_eal_hotplug_add("vdev", devname.c_str(),
+                                            pc.device.size() > devname.size()
+                                                ? pc.device.substr(devname.size() + 1).c_str()
+                                                : "")
+                      : 0;
+        if (rc < 0) throw port_error(pc, "cannot open the device", rc);
+        if (vdev) removable_devices_.push_back(devname);
+        if (rte_eth_dev_get_port_by_name(devname.c_str(), &id) != 0)
+            throw port_error(pc, "no DPDK port named " + devname + " (is the device bound to a DPDK driver?)",
+                             ENODEV);
+    }
+    port_names_[id] = pc.name;
+
+    rte_eth_conf conf{};
+    int rc = rte_eth_dev_configure(id, pc.rx_queues, pc.tx_queues, &conf);
+    if (rc < 0) throw port_error(pc, "cannot configure " + std::to_string(pc.rx_queues) + " rx and " +
+                                         std::to_string(pc.tx_queues) + " tx queues", rc);
+    const int socket = rte_eth_dev_socket_id(id) < 0 ? 0 : rte_eth_dev_socket_id(id);
+    for (uint16_t q = 0; q < pc.rx_queues; ++q)
+        if ((rc = rte_eth_rx_queue_setup(id, q, kRxDesc, socket, nullptr, pool_)) < 0)
+            throw port_error(pc, "cannot set up rx queue " + std::to_string(q), rc);
+    for (uint16_t q = 0; q < pc.tx_queues; ++q)
+        if ((rc = rte_eth_tx_queue_setup(id, q, kTxDesc, socket, nullptr)) < 0)
+            throw port_error(pc, "cannot set up tx queue " + std::to_string(q), rc);
+    static const MacAddr zero_mac{};
+    if (pc.mac != zero_mac) {
+        rte_ether_addr mac;
+        memcpy(mac.addr_bytes, pc.mac.data(), 6);
+        rte_eth_dev_default_mac_addr_set(id, &mac);  // some virtual devices refuse: keep theirs
+    }
+    if ((rc = rte_eth_dev_start(id)) < 0) throw port_error(pc, "cannot start", rc);
+    if (pc.promiscuous) rte_eth_promiscuous_enable(id);
+
+    PortRuntime& rt = ctx_->ports[id];
+    rt.name = pc.name;
+    rt.port_id = id;
+    rt.nb_rx = pc.rx_queues;
+    rt.nb_tx = pc.tx_queues;
+    rt.poll = pc.poll && pc.rx_queues > 0;
+    rt.promiscuous = pc.promiscuous;
+    rte_eth_macaddr_get(id, &rt.mac);
+    rt.rxq = std::make_unique<RxQueueCounters[]>(std::max<uint16_t>(pc.rx_queues, 1));
+    rt.txq = std::make_unique<TxQueueCounters[]>(std::max<uint16_t>(pc.tx_queues, 1));
+    for (const auto& a : pc.addresses) {
+        rt.addresses.push_back(a.addr);
+        ctx_->local_addresses.push_back(a.addr);
+    }
+    if (rt.poll) ctx_->polled_ports.push_back(id);
+    if (pc.device == "ring") {
+        ring_ports_.push_back(std::move(ring));
+        ring_port_names_.push_back(pc.name);
+    }
+}
+
+void Engine::setup_routes() {
+    EngineContext& ctx = *ctx_;
+    ctx.nexthops.assign(2, Nexthop{});
+    ctx.nexthops[kNexthopLocal].kind = NexthopKind::local;
+    std::map<uint32_t, uint32_t> by_user_id;
+    for (const auto& nc : cfg_.nexthops) {
+        Nexthop nh;
+        nh.kind = NexthopKind::remote;
+        nh.port = port_id(nc.port);
+        memcpy(nh.mac.addr_bytes, nc.mac.data(), 6);
+        if (by_user_id.count(nc.id)) throw std::runtime_error("next hop " + std::to_string(nc.id) + " is defined twice");
+        by_user_id[nc.id] = static_cast<uint32_t>(ctx.nexthops.size());
+        ctx.nexthops.push_back(nh);
+    }
+    std::vector<RouteConfig> routes = cfg_.routes;
+    if (!cfg_.routes_file.empty()) {
+        auto file = read_route_file(cfg_.routes_file, cfg_.routes_file_nexthop);
+        routes.insert(routes.end(), file.begin(), file.end());
+    }
+
+    rte_fib6_conf conf{};
+    conf.type = RTE_FIB6_TRIE;
+    conf.default_nh = kNexthopNone;
+    conf.max_routes = static_cast<int>(routes.size() + 4096);
+    conf.trie.nh_sz = RTE_FIB6_TRIE_4B;
+    conf.trie.num_tbl8 = static_cast<uint32_t>(std::max<size_t>(1 << 12, routes.size() * 3));
+    const std::string name = "fib" + std::to_string(serial_);
+    ctx.fib = rte_fib6_create(name.c_str(), SOCKET_ID_ANY, &conf);
+    if (!ctx.fib)
+        throw std::runtime_error("cannot create the FIB for " + std::to_string(routes.size()) +
+                                 " routes: " + rte_strerror(rte_errno) + " (give the EAL more memory with -m)");
+    rte_hash_parameters hp{};
+    const std::string hname = "nd" + std::to_string(serial_);
+    hp.name = hname.c_str();
+    hp.entries = 4096;
+    hp.key_len = 16;
+    hp.socket_id = static_cast<int>(rte_socket_id());
+    ctx.neighbours = rte_hash_create(&hp);
+    if (!ctx.neighbours) throw std::runtime_error("cannot create the neighbour table: " + std::string(rte_strerror(rte_errno)));
+
+    auto add = [&](const Prefix6& p, uint64_t nh, const std::string& what) {
+        const int rc = rte_fib6_add(ctx.fib, p.addr.data(), p.len, nh);
+        if (rc < 0)
+            throw std::runtime_error("cannot add " + what + " " + format_prefix6(p) + ": " + rte_strerror(-rc));
+    };
+    for (const auto& pc : cfg_.ports) {
+        for (const auto& a : pc.addresses) {
+            Nexthop connected;
+            connected.kind = NexthopKind::onlink;
+            connected.port = port_id(pc.name);
+            const uint32_t idx = static_cast<uint32_t>(ctx.nexthops.size());
+            ctx.nexthops.push_back(connected);
+            Prefix6 net = *parse_prefix6(format_ip6(a.addr) + "/" + std::to_string(a.len));
+            if (a.len < 128) add(net, idx, "on-link route");
+            add(Prefix6{a.addr, 128}, kNexthopLocal, "local address");
+        }
+    }
+    for (const auto& r : routes) {
+        auto it = by_user_id.find(r.nexthop);
+        if (it == by_user_id.end())
+            throw std::runtime_error("route " + format_prefix6(r.prefix) + " names next hop " +
+                                     std::to_string(r.nexthop) + ", which no [[nexthop]] defines");
+        add(r.prefix, it->second, "route");
+    }
+}
+
+void Engine::setup_graph() {
+    const auto& names = register_all_nodes();
+    rte_graph_param prm{};
+    prm.socket_id = static_cast<int>(rte_socket_id());
+    prm.nb_node_patterns = static_cast<uint16_t>(names.size());
+    std::vector<const char*> patterns(names.begin(), names.end());
+    prm.node_patterns = patterns.data();
+    const std::string name = "pathscope" + std::to_string(serial_);
+    building_context() = ctx_.get();
+    graph_id_ = rte_graph_create(name.c_str(), &prm);
+    building_context() = nullptr;
+    if (graph_id_ == RTE_GRAPH_ID_INVALID)
+        throw std::runtime_error("cannot create the stage graph: " + std::string(rte_strerror(rte_errno)));
+    graph_ = rte_graph_lookup(name.c_str());
+    call_cycles_ = std::make_unique<HistogramRecorder[]>(rte_node_max_count());
+    for (const char* n : names) node_ids_.push_back(rte_node_from_name(n));
+}
+
+// rte_graph_walk with one addition: the same rdtsc pair that feeds the graph
+// library's per-node cycle counter also feeds a per-call cycle histogram.
+void Engine::walk() {
+    rte_graph* graph = graph_;
+    const rte_graph_off_t* cir_start = graph->cir_start;
+    const rte_node_t mask = graph->cir_mask;
+    uint32_t head = graph->head;
+    HistogramRecorder* hist = call_cycles_.get();
+    while (likely(head != graph->tail)) {
+        rte_node* node = static_cast<rte_node*>(RTE_PTR_ADD(graph, cir_start[static_cast<int32_t>(head++)]));
+        void** objs = node->objs;
+        rte_prefetch0(objs);
+        const uint64_t start = rte_rdtsc();
+        const uint16_t rc = node->process(graph, node, objs, node->idx);
+        const uint64_t cycles = rte_rdtsc() - start;
+        node->total_cycles += cycles;
+        node->total_calls++;
+        node->total_objs += rc;
+        if (rc) hist[node->id].record(cycles);
+        node->idx = 0;
+        head = likely(static_cast<int32_t>(head) > 0) ? head & mask : head;
+    }
+    graph->tail = 0;
+}
+
+uint64_t Engine::poll() {
+    const uint64_t before = ctx_->counters.received.get();
+    walk();
+    for (auto& app : apps_) app->poll();
+    return ctx_->counters.received.get() - before;
+}
+
+void Engine::run_until_idle(unsigned idle_polls) {
+    for (unsigned idle = 0; idle < idle_polls;) idle = poll() ? 0 : idle + 1;
+}
+
+int Engine::worker_main(void* arg) {
+    auto* self = static_cast<Engine*>(arg);
+    while (!self->stop_.load(std::memory_order_relaxed)) {
+        self->walk();
+        for (auto& app : self->apps_) app->poll();
+    }
+    return 0;
+}
+
+void Engine::start() {
+    if (running_) return;
+    const unsigned lcore = rte_get_next_lcore(-1, 1, 0);
+    if (lcore >= RTE_MAX_LCORE)
+        throw std::runtime_error("no EAL worker lcore for the engine: give the EAL two lcores (-l 0-1)");
+    stop_ = false;
+    const int rc = rte_eal_remote_launch(worker_main, this, lcore);
+    if (rc < 0) throw std::runtime_error("cannot launch the worker lcore: " + std::string(rte_strerror(-rc)));
+    worker_lcore_ = lcore;
+    running_ = true;
+}
+
+void Engine::stop() {
+    if (!running_) return;
+    stop_ = true;
+    rte_eal_wait_lcore(worker_lcore_);
+    running_ = false;
+}
+
+EngineSnapshot Engine::snapshot() const {
+    EngineSnapshot s;
+    s.tsc_hz = ctx_->tsc_hz;
+    s.tsc = rte_rdtsc();
+    for (const rte_node_t id : node_ids_) {
+        const rte_node* n = rte_graph_node_get(graph_id_, id);
+        StageSnapshot st;
+        st.name = rte_node_id_to_name(id);
+        st.calls = __atomic_load_n(&n->total_calls, __ATOMIC_RELAXED);
+        st.packets = __atomic_load_n(&n->total_objs, __ATOMIC_RELAXED);
+        st.cycles = __atomic_load_n(&n->total_cycles, __ATOMIC_RELAXED);
+        st.cycles_per_call = call_cycles_[id].snapshot();
+        s.stages.push_back(std::move(st));
+    }
+    for (uint16_t id = 0; id < port_names_.size(); ++id) {
+        if (port_names_[id].empty()) continue;
+        const PortRuntime& p = ctx_->ports[id];
+        for (uint16_t q = 0; q < p.nb_rx; ++q) {
+            QueueSnapshot qs;
+            qs.port = p.name;
+            qs.queue = q;
+            qs.rx = true;
+            qs.packets = p.rxq[q].packets.get();
+            qs.bytes = p.rxq[q].bytes.get();
+            qs.bursts = p.rxq[q].bursts.get();
+            qs.empty_polls = p.rxq[q].empty_polls.get();
+            qs.burst_size = p.rxq[q].burst_size.snapshot();
+            s.queues.push_back(std::move(qs));
+        }
+        for (uint16_t q = 0; q < p.nb_tx; ++q) {
+            QueueSnapshot qs;
+            qs.port = p.name;
+            qs.queue = q;
+            qs.rx = false;
+            qs.packets = p.txq[q].packets.get();
+            qs.bytes = p.txq[q].bytes.get();
+            qs.bursts = p.txq[q].bursts.get();
+            qs.full = p.txq[q].full.get();
+            s.queues.push_back(std::move(qs));
+        }
+    }
+    const PathCounters& c = ctx_->counters;
+    // Read the terminal counters before `received`, so that a snapshot taken
+    // while running never shows more outcomes than arrivals.
+    s.ledger.delivered = c.delivered.get();
+    s.ledger.forwarded = c.forwarded.get();
+    s.ledger.replied = c.replied.get();
+    for (unsigned r = 0; r < kDropReasonCount; ++r) {
+        s.ledger.drops[r] = c.drops[r].get();
+        s.ledger.send_drops[r] = c.send_drops[r].get();
+    }
+    s.ledger.sent = c.sent.get();
+    s.ledger.received = c.received.get();
+    return s;
+}
+
+const RingPort& Engine::ring_port(const std::string& name) const {
+    for (size_t i = 0; i < ring_port_names_.size(); ++i)
+        if (ring_port_names_[i] == name) return ring_ports_[i];
+    throw std::runtime_error("no ring port named '" + name + "'");
+}
+
+uint16_t Engine::port_id(const std::string& name) const {
+    for (uint16_t id = 0; id < port_names_.size(); ++id)
+        if (port_names_[id] == name) return id;
+    throw std::runtime_error("no port named '" + name + "'");
+}
+
+}  // namespace pathscope::engine

@@ -1,0 +1,83 @@
+// The IPv6/UDP engine: ports, FIB, sockets and applications, and the stage
+// graph that a worker lcore walks. One Engine at a time per process; the EAL
+// must be initialised first (eal_init).
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/config.h"
+#include "engine/context.h"
+#include "engine/snapshot.h"
+
+namespace pathscope::engine {
+
+class App;
+
+/// Rings behind an in-process net_ring port ("ring" device): inject packets
+/// into `rx[q]`, collect what the engine sent from `tx[q]`.
+struct RingPort {
+    uint16_t port_id = 0;
+    std::vector<rte_ring*> rx;
+    std::vector<rte_ring*> tx;
+};
+
+class Engine {
+public:
+    /// Builds everything `cfg` names. Throws std::runtime_error with a
+    /// message naming the part of the configuration at fault.
+    explicit Engine(const EngineConfig& cfg);
+    ~Engine();
+    Engine(const Engine&) = delete;
+    Engine& operator=(const Engine&) = delete;
+
+    /// Starts the worker on the first EAL worker lcore.
+    void start();
+    /// Stops the worker and waits for it.
+    void stop();
+    bool running() const { return running_; }
+
+    /// One graph walk and one application poll on the calling thread (for
+    /// tests and single-lcore use). Returns the packets received.
+    uint64_t poll();
+    /// Polls until `idle_polls` consecutive polls received nothing.
+    void run_until_idle(unsigned idle_polls = 64);
+
+    EngineSnapshot snapshot() const;
+
+    const RingPort& ring_port(const std::string& name) const;
+    uint16_t port_id(const std::string& name) const;
+    rte_mempool* pool() const { return pool_; }
+    EngineContext& context() { return *ctx_; }
+    const EngineConfig& config() const { return cfg_; }
+
+private:
+    void teardown();
+    void setup_pool();
+    void setup_port(const PortConfig& pc);
+    void setup_routes();
+    void setup_graph();
+    void walk();
+    static int worker_main(void* arg);
+
+    EngineConfig cfg_;
+    unsigned serial_;
+    std::unique_ptr<EngineContext> ctx_;
+    rte_mempool* pool_ = nullptr;
+    std::vector<std::string> port_names_;  ///< by DPDK port id, "" when not ours
+    std::vector<std::string> removable_devices_;
+    std::vector<RingPort> ring_ports_;
+    std::vector<std::string> ring_port_names_;
+    std::vector<std::unique_ptr<App>> apps_;
+    rte_graph_t graph_id_ = RTE_GRAPH_ID_INVALID;
+    rte_graph* graph_ = nullptr;
+    std::unique_ptr<HistogramRecorder[]> call_cycles_;  ///< by node id
+    std::vector<rte_node_t> node_ids_;
+    std::atomic<bool> stop_{false};
+    bool running_ = false;
+    unsigned worker_lcore_ = 0;
+};
+
+}  // namespace pathscope::engine

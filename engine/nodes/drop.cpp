@@ -1,0 +1,24 @@
+// drop: the one sink for every dropped packet. Counts it under its reason in
+// the receive ledger, or in the send ledger for locally built packets.
+#include "engine/nodes/nodes.h"
+
+namespace pathscope::engine {
+
+namespace {
+
+uint16_t drop_process(rte_graph*, rte_node* node, void** objs, uint16_t n) {
+    EngineContext& ctx = *node_context(node);
+    for (uint16_t i = 0; i < n; ++i) {
+        const PacketMeta* pm = meta(static_cast<rte_mbuf*>(objs[i]));
+        Counter* ledger = pm->fate == Fate::local ? ctx.counters.send_drops : ctx.counters.drops;
+        ledger[static_cast<unsigned>(pm->drop)].add();
+    }
+    rte_pktmbuf_free_bulk(reinterpret_cast<rte_mbuf**>(objs), n);
+    return n;
+}
+
+}  // namespace
+
+void register_drop() { register_node(kDrop, drop_process, {}); }
+
+}  // namespace pathscope::engine

@@ -1,0 +1,82 @@
+// ip6_input: RFC 8200 checks. Version, source not multicast, payload length
+// against the frame (padding is trimmed, short frames dropped), and a bounded
+// walk of the extension headers in which hop-by-hop may only come first.
+// Fragments are not reassembled (dropped as ip6_fragment).
+#include "engine/nodes/nodes.h"
+
+namespace pathscope::engine {
+
+namespace {
+
+enum Edge : rte_edge_t { to_lookup, to_drop };
+
+constexpr unsigned kMaxExtHeaders = 8;
+
+uint16_t ip6_input_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
+    dispatch(graph, node, objs, n, [&](rte_mbuf* m) -> rte_edge_t {
+        if (unlikely(rte_pktmbuf_data_len(m) < kL3Offset + sizeof(rte_ipv6_hdr)))
+            return drop_as(m, DropReason::ip6_short, to_drop);
+        const rte_ipv6_hdr* ip = ip6_hdr(m);
+        if (unlikely((rte_be_to_cpu_32(ip->vtc_flow) >> 28) != 6))
+            return drop_as(m, DropReason::ip6_bad_version, to_drop);
+        if (unlikely(ip->src_addr[0] == 0xff))
+            return drop_as(m, DropReason::ip6_bad_source, to_drop);
+        const uint32_t plen = rte_be_to_cpu_16(ip->payload_len);
+        if (unlikely(plen == 0 && ip->proto == IPPROTO_HOPOPTS))
+            return drop_as(m, DropReason::ip6_jumbogram, to_drop);
+        const uint32_t ip_len = sizeof(rte_ipv6_hdr) + plen;
+        const uint32_t frame_ip_len = rte_pktmbuf_pkt_len(m) - kL3Offset;
+        if (unlikely(ip_len > frame_ip_len))
+            return drop_as(m, DropReason::ip6_truncated, to_drop);
+        if (ip_len < frame_ip_len) rte_pktmbuf_trim(m, frame_ip_len - ip_len);
+
+        // Extension header walk, bounded in count and within the first segment.
+        uint8_t next = ip->proto;
+        uint32_t off = sizeof(rte_ipv6_hdr);
+        const uint32_t seg_ip_len = rte_pktmbuf_data_len(m) - kL3Offset;
+        const auto* base = reinterpret_cast<const uint8_t*>(ip);
+        for (unsigned hdrs = 0;; ++hdrs) {
+            uint32_t len;
+            switch (next) {
+                case IPPROTO_HOPOPTS:
+                    if (unlikely(hdrs != 0))
+                        return drop_as(m, DropReason::ip6_hbh_not_first, to_drop);
+                    [[fallthrough]];
+                case IPPROTO_ROUTING:
+                case IPPROTO_DSTOPTS:
+                    if (unlikely(off + 8 > ip_len || off + 8 > seg_ip_len))
+                        return drop_as(m, DropReason::ip6_ext_truncated, to_drop);
+                    len = (static_cast<uint32_t>(base[off + 1]) + 1) * 8;
+                    break;
+                case IPPROTO_AH:
+                    if (unlikely(off + 8 > ip_len || off + 8 > seg_ip_len))
+                        return drop_as(m, DropReason::ip6_ext_truncated, to_drop);
+                    len = (static_cast<uint32_t>(base[off + 1]) + 2) * 4;
+                    break;
+                case IPPROTO_FRAGMENT:
+                    return drop_as(m, DropReason::ip6_fragment, to_drop);
+                default: {
+                    PacketMeta* pm = meta(m);
+                    pm->l4_proto = next;
+                    pm->l4_off = static_cast<uint16_t>(off);
+                    return to_lookup;
+                }
+            }
+            if (unlikely(hdrs + 1 >= kMaxExtHeaders))
+                return drop_as(m, DropReason::ip6_ext_too_many, to_drop);
+            if (unlikely(off + len > ip_len))
+                return drop_as(m, DropReason::ip6_ext_truncated, to_drop);
+            next = base[off];
+            off += len;
+        }
+    });
+    return n;
+}
+
+}  // namespace
+
+void register_ip6_input() {
+    register_node(kIp6Input, ip6_input_process, {kIp6Lookup, kDrop});
+}
+
+}  // namespace pathscope::engine

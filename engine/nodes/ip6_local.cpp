@@ -1,0 +1,30 @@
+// ip6_local: local delivery, by the upper-layer protocol found by ip6_input.
+#include "engine/nodes/nodes.h"
+
+namespace pathscope::engine {
+
+namespace {
+
+enum Edge : rte_edge_t { to_icmp6, to_udp6, to_drop };
+
+uint16_t ip6_local_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
+    dispatch(graph, node, objs, n, [&](rte_mbuf* m) -> rte_edge_t {
+        switch (meta(m)->l4_proto) {
+            case IPPROTO_UDP:
+                return to_udp6;
+            case IPPROTO_ICMPV6:
+                return to_icmp6;
+            default:
+                return drop_as(m, DropReason::ip6_unknown_proto, to_drop);
+        }
+    });
+    return n;
+}
+
+}  // namespace
+
+void register_ip6_local() {
+    register_node(kIp6Local, ip6_local_process, {kIcmp6Input, kUdp6Input, kDrop});
+}
+
+}  // namespace pathscope::engine

@@ -1,0 +1,75 @@
+#include "engine/nodes/node.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+namespace pathscope::engine {
+
+namespace {
+int bind_context(const rte_graph*, rte_node* node) {
+    EngineContext* ctx = building_context();
+    memcpy(node->ctx, &ctx, sizeof ctx);
+    return 0;
+}
+}  // namespace
+
+rte_node_t register_node(const char* name, rte_node_process_t process,
+                         std::initializer_list<const char*> next_nodes, bool source) {
+    const size_t size = sizeof(rte_node_register) + next_nodes.size() * sizeof(const char*);
+    // Kept for the life of the process: the graph library refers to it.
+    auto* reg = static_cast<rte_node_register*>(calloc(1, size));
+    strncpy(reg->name, name, RTE_NODE_NAMESIZE - 1);
+    reg->flags = source ? RTE_NODE_SOURCE_F : 0;
+    reg->process = process;
+    reg->init = bind_context;
+    reg->nb_edges = static_cast<rte_edge_t>(next_nodes.size());
+    unsigned i = 0;
+    for (const char* n : next_nodes) reg->next_nodes[i++] = n;
+    const rte_node_t id = __rte_node_register(reg);
+    if (id == RTE_NODE_ID_INVALID)
+        throw std::runtime_error(std::string("cannot register graph node ") + name + ": " +
+                                 rte_strerror(rte_errno));
+    return id;
+}
+
+uint32_t pseudo_header_sum(const rte_ipv6_hdr* ip, uint8_t proto, uint32_t l4_len) {
+    struct {
+        uint8_t src[16];
+        uint8_t dst[16];
+        rte_be32_t len;
+        rte_be32_t proto;
+    } __attribute__((packed)) ph;
+    memcpy(ph.src, ip->src_addr, 16);
+    memcpy(ph.dst, ip->dst_addr, 16);
+    ph.len = rte_cpu_to_be_32(l4_len);
+    ph.proto = rte_cpu_to_be_32(proto);
+    return rte_raw_cksum(&ph, sizeof ph);
+}
+
+uint16_t l4_checksum_sum(const rte_mbuf* m, const rte_ipv6_hdr* ip, uint32_t l4_off_in_mbuf,
+                         uint8_t proto, uint32_t l4_len) {
+    uint32_t sum = pseudo_header_sum(ip, proto, l4_len);
+    uint16_t body = 0;
+    if (rte_pktmbuf_data_len(m) >= l4_off_in_mbuf + l4_len)
+        body = rte_raw_cksum(rte_pktmbuf_mtod_offset(m, const void*, l4_off_in_mbuf), l4_len);
+    else
+        rte_raw_cksum_mbuf(m, l4_off_in_mbuf, l4_len, &body);
+    sum += body;
+    sum = (sum & 0xffff) + (sum >> 16);
+    sum = (sum & 0xffff) + (sum >> 16);
+    return static_cast<uint16_t>(sum);
+}
+
+void reply_ethernet(EngineContext& ctx, rte_mbuf* m) {
+    auto* eth = rte_pktmbuf_mtod(m, rte_ether_hdr*);
+    PacketMeta* pm = meta(m);
+    eth->dst_addr = eth->src_addr;
+    eth->src_addr = ctx.ports[pm->rx_port].mac;
+    pm->tx_port = pm->rx_port;
+    pm->fate = Fate::reply;
+}
+
+}  // namespace pathscope::engine

@@ -1,0 +1,20 @@
+// Registration entry points of the stages, one file each.
+#pragma once
+
+#include "engine/nodes/node.h"
+
+namespace pathscope::engine {
+
+void register_eth_rx();
+void register_eth_input();
+void register_ip6_input();
+void register_ip6_lookup();
+void register_ip6_local();
+void register_ip6_forward();
+void register_icmp6_input();
+void register_udp6_input();
+void register_udp6_output();
+void register_eth_tx();
+void register_drop();
+
+}  // namespace pathscope::engine

@@ -1,0 +1,46 @@
+// Per-packet state kept in the mbuf's private area (grout style), so a stage
+// never recomputes what an earlier one found: header offsets, the next hop,
+// the transmit port and the drop reason.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/dpdk.h"
+#include "engine/drop_reason.h"
+
+namespace pathscope::engine {
+
+/// Why a packet is on the transmit path; decides which ledger counts it.
+enum class Fate : uint8_t {
+    forward,  ///< received and routed on: counts as forwarded
+    reply,    ///< received and answered in place (echo, NA, ICMPv6 error): counts as replied
+    local,    ///< built by a local socket: counts in the send ledger, not the receive one
+};
+
+struct PacketMeta {
+    uint64_t rx_tsc;       ///< TSC stamped by eth_rx
+    uint32_t nexthop;      ///< next hop id found by ip6_lookup
+    uint16_t rx_port;      ///< DPDK port the packet came in on
+    uint16_t tx_port;      ///< DPDK port eth_tx sends it out of
+    uint16_t l4_off;       ///< offset of the upper-layer header from the IPv6 header
+    uint8_t l4_proto;      ///< upper-layer protocol found by the extension header walk
+    Fate fate;             ///< which counter eth_tx bumps on success
+    DropReason drop;       ///< set before a packet is sent to the drop node
+    uint16_t peer_port;    ///< UDP port of the peer (socket receive and send)
+    uint16_t local_port;   ///< UDP port of the sending socket
+    uint8_t peer[16];      ///< IPv6 address of the peer (socket receive and send)
+};
+
+inline constexpr uint16_t kMetaSize =
+    RTE_ALIGN(sizeof(PacketMeta), RTE_MBUF_PRIV_ALIGN);
+
+inline PacketMeta* meta(rte_mbuf* m) { return static_cast<PacketMeta*>(rte_mbuf_to_priv(m)); }
+
+/// The Ethernet header is kept in place for the whole path; IPv6 starts after it.
+inline constexpr uint16_t kL3Offset = sizeof(rte_ether_hdr);
+
+inline rte_ipv6_hdr* ip6_hdr(rte_mbuf* m) {
+    return rte_pktmbuf_mtod_offset(m, rte_ipv6_hdr*, kL3Offset);
+}
+
+}  // namespace pathscope::engine

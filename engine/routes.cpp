@@ -1,0 +1,88 @@
+#include "engine/routes.h"
+
+#include <arpa/inet.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace pathscope::engine {
+
+std::optional<Ip6Addr> parse_ip6(const std::string& text) {
+    Ip6Addr a{};
+    if (inet_pton(AF_INET6, text.c_str(), a.data()) != 1) return std::nullopt;
+    return a;
+}
+
+std::optional<Prefix6> parse_prefix6(const std::string& text) {
+    const auto slash = text.find('/');
+    if (slash == std::string::npos) {
+        auto a = parse_ip6(text);
+        if (!a) return std::nullopt;
+        return Prefix6{*a, 128};
+    }
+    auto a = parse_ip6(text.substr(0, slash));
+    const std::string len_text = text.substr(slash + 1);
+    if (!a || len_text.empty() || len_text.size() > 3 ||
+        len_text.find_first_not_of("0123456789") != std::string::npos)
+        return std::nullopt;
+    const int len = std::stoi(len_text);
+    if (len > 128) return std::nullopt;
+    Prefix6 p{*a, static_cast<uint8_t>(len)};
+    for (int bit = len; bit < 128; ++bit) p.addr[bit / 8] &= static_cast<uint8_t>(~(0x80u >> (bit % 8)));
+    return p;
+}
+
+std::optional<MacAddr> parse_mac(const std::string& text) {
+    MacAddr m{};
+    unsigned b[6];
+    char tail;
+    if (std::sscanf(text.c_str(), "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3], &b[4],
+                    &b[5], &tail) != 6)
+        return std::nullopt;
+    for (int i = 0; i < 6; ++i) m[i] = static_cast<uint8_t>(b[i]);
+    return m;
+}
+
+std::string format_ip6(const Ip6Addr& a) {
+    char buf[INET6_ADDRSTRLEN];
+    inet_ntop(AF_INET6, a.data(), buf, sizeof buf);
+    return buf;
+}
+
+std::string format_prefix6(const Prefix6& p) { return format_ip6(p.addr) + "/" + std::to_string(p.len); }
+
+std::vector<RouteConfig> read_route_file(const std::string& path, uint32_t default_nexthop) {
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error(path + ": cannot open route file");
+    std::vector<RouteConfig> routes;
+    std::string line;
+    for (unsigned lineno = 1; std::getline(in, line); ++lineno) {
+        if (const auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+        std::istringstream fields(line);
+        std::string prefix_text, nh_text, extra;
+        if (!(fields >> prefix_text)) continue;
+        const auto prefix = parse_prefix6(prefix_text);
+        if (!prefix)
+            throw std::runtime_error(path + ":" + std::to_string(lineno) + ": '" + prefix_text +
+                                     "' is not an IPv6 prefix (expected e.g. 2001:db8::/32)");
+        uint32_t nh = default_nexthop;
+        if (fields >> nh_text) {
+            if (nh_text.find_first_not_of("0123456789") != std::string::npos || nh_text.size() > 9)
+                throw std::runtime_error(path + ":" + std::to_string(lineno) + ": next hop '" +
+                                         nh_text + "' is not a next hop id");
+            nh = static_cast<uint32_t>(std::stoul(nh_text));
+        }
+        if (fields >> extra)
+            throw std::runtime_error(path + ":" + std::to_string(lineno) + ": unexpected '" + extra +
+                                     "' after the next hop");
+        if (nh == 0)
+            throw std::runtime_error(path + ":" + std::to_string(lineno) +
+                                     ": no next hop (name one on the line or set routes.nexthop)");
+        routes.push_back({*prefix, nh});
+    }
+    return routes;
+}
+
+}  // namespace pathscope::engine

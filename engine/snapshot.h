@@ -1,0 +1,60 @@
+// What the control thread reads from a running engine: plain values.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/histogram.h"
+#include "engine/drop_reason.h"
+
+namespace pathscope::engine {
+
+struct StageSnapshot {
+    std::string name;
+    uint64_t calls = 0;    ///< graph library: process() calls
+    uint64_t packets = 0;  ///< graph library: objects processed
+    uint64_t cycles = 0;   ///< graph library: TSC cycles in process()
+    analysis::Histogram cycles_per_call;  ///< calls that handled at least one packet
+};
+
+struct QueueSnapshot {
+    std::string port;
+    uint16_t queue = 0;
+    bool rx = true;
+    uint64_t packets = 0;
+    uint64_t bytes = 0;
+    uint64_t bursts = 0;
+    uint64_t empty_polls = 0;  ///< receive queues only
+    uint64_t full = 0;         ///< transmit queues only: packets refused
+    analysis::Histogram burst_size;  ///< receive queues only
+};
+
+struct Ledger {
+    uint64_t received = 0;
+    uint64_t delivered = 0;
+    uint64_t forwarded = 0;
+    uint64_t replied = 0;
+    std::array<uint64_t, kDropReasonCount> drops{};
+    uint64_t sent = 0;
+    std::array<uint64_t, kDropReasonCount> send_drops{};
+
+    uint64_t total_drops() const {
+        uint64_t t = 0;
+        for (auto d : drops) t += d;
+        return t;
+    }
+    /// received = delivered + forwarded + replied + all drops
+    bool balanced() const { return received == delivered + forwarded + replied + total_drops(); }
+};
+
+struct EngineSnapshot {
+    uint64_t tsc_hz = 0;
+    uint64_t tsc = 0;  ///< when the snapshot was taken
+    std::vector<StageSnapshot> stages;
+    std::vector<QueueSnapshot> queues;
+    Ledger ledger;
+};
+
+}  // namespace pathscope::engine
