@@ -144,13 +144,18 @@ void Engine::setup_port(const PortConfig& pc) {
         if ((rc = rte_eth_tx_queue_setup(id, q, kTxDesc, socket, nullptr)) < 0)
             throw port_error(pc, "cannot set up tx queue " + std::to_string(q), rc);
     static const MacAddr zero_mac{};
+    rte_ether_addr mac;
+    rte_eth_macaddr_get(id, &mac);
+    bool promiscuous = pc.promiscuous;
     if (pc.mac != zero_mac) {
-        rte_ether_addr mac;
         memcpy(mac.addr_bytes, pc.mac.data(), 6);
-        rte_eth_dev_default_mac_addr_set(id, &mac);  // some virtual devices refuse: keep theirs
+        // Some devices (net_ring) cannot change their address: then the
+        // engine uses the configured one in software and has the device pass
+        // every frame up, so eth_input still sees what is addressed to it.
+        if (rte_eth_dev_default_mac_addr_set(id, &mac) != 0) promiscuous = true;
     }
     if ((rc = rte_eth_dev_start(id)) < 0) throw port_error(pc, "cannot start", rc);
-    if (pc.promiscuous) rte_eth_promiscuous_enable(id);
+    if (promiscuous) rte_eth_promiscuous_enable(id);
 
     PortRuntime& rt = ctx_->ports[id];
     rt.name = pc.name;
@@ -159,7 +164,7 @@ void Engine::setup_port(const PortConfig& pc) {
     rt.nb_tx = pc.tx_queues;
     rt.poll = pc.poll && pc.rx_queues > 0;
     rt.promiscuous = pc.promiscuous;
-    rte_eth_macaddr_get(id, &rt.mac);
+    rt.mac = mac;
     rt.rxq = std::make_unique<RxQueueCounters[]>(std::max<uint16_t>(pc.rx_queues, 1));
     rt.txq = std::make_unique<TxQueueCounters[]>(std::max<uint16_t>(pc.tx_queues, 1));
     for (const auto& a : pc.addresses) {

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# One-command set-up for a fresh Debian 12 machine (run as root):
+#   scripts/setup.sh run    install, build, run the default scenario
+#   scripts/setup.sh test   install, build, run the tests
+#   scripts/setup.sh        install and build only
+# Installing is idempotent: apt-get runs only when a package is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(
+  g++ cmake ninja-build pkg-config git
+  libdpdk-dev dpdk-dev            # engine; dpdk-testpmd for the benchmark
+  libtomlplusplus-dev             # scenario files
+  libpcap-dev                     # capture files
+  libgtest-dev                    # tests
+  iproute2 iputils-ping           # tap tests: ip, ping -6
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+PRESET=${PATHSCOPE_PRESET:-dev}
+cmake --preset "$PRESET" -DPATHSCOPE_GUI=OFF >/dev/null
+cmake --build --preset "$PRESET"
+
+case "${1:-build}" in
+  run)  exec "build/$PRESET/cli/pathscope" run "${@:2}" ;;
+  test) exec ctest --preset "$PRESET" "${@:2}" ;;
+  build) ;;
+  *) echo "setup: unknown step '$1' (use run, test or nothing)" >&2; exit 2 ;;
+esac

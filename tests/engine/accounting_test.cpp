@@ -1,0 +1,176 @@
+// The per-stage packet counts equal counts this test keeps itself, the
+// outputs are what each path must produce, and the receive ledger balances
+// with the built-in generator's whole mix.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+
+#include "engine/dpdk.h"
+#include "engine/engine.h"
+#include "engine/generator.h"
+#include "tests/engine/eal_env.h"
+
+using namespace pathscope;
+using namespace pathscope::engine;
+using test::from_peer;
+using Frame = std::vector<uint8_t>;
+
+namespace {
+
+class Accounting : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() { test::init_eal(); }
+};
+
+std::map<std::string, uint64_t> stage_packets(const EngineSnapshot& s) {
+    std::map<std::string, uint64_t> m;
+    for (const auto& st : s.stages) m[st.name] = st.packets;
+    return m;
+}
+
+TEST_F(Accounting, StageCountsMatchAnIndependentTally) {
+    Engine eng(test::ring_config());
+    const unsigned kForward = 300, kSink = 200, kEcho = 50, kPing = 20, kBadVersion = 30, kNoRoute = 25, kHop = 15;
+    std::vector<Frame> frames;
+    for (unsigned i = 0; i < kForward; ++i) {
+        FrameSpec s = from_peer(eng, "2001:db8:aaaa::1");
+        s.src_port = static_cast<uint16_t>(1000 + i);
+        frames.push_back(udp6_frame(s));
+    }
+    for (unsigned i = 0; i < kSink; ++i) frames.push_back(udp6_frame(from_peer(eng, "2001:db8:1::1", 9)));
+    for (unsigned i = 0; i < kEcho; ++i) frames.push_back(udp6_frame(from_peer(eng, "2001:db8:1::1", 7)));
+    for (unsigned i = 0; i < kPing; ++i)
+        frames.push_back(icmp6_frame(from_peer(eng, "2001:db8:1::1"), 128, 0, {0, 7, 0, static_cast<uint8_t>(i), 'p', 'i', 'n', 'g'}));
+    for (unsigned i = 0; i < kBadVersion; ++i) {
+        Frame f = udp6_frame(from_peer(eng, "2001:db8:1::1"));
+        f[14] = 0x40;
+        frames.push_back(f);
+    }
+    for (unsigned i = 0; i < kNoRoute; ++i) frames.push_back(udp6_frame(from_peer(eng, "3fff::9")));
+    for (unsigned i = 0; i < kHop; ++i) {
+        FrameSpec s = from_peer(eng, "2001:db8:aaaa::2");
+        s.hop_limit = 1;
+        frames.push_back(udp6_frame(s));
+    }
+    // Interleave kinds so bursts are mixed, as on a real wire.
+    std::vector<Frame> mixed;
+    for (size_t i = 0; i < frames.size(); ++i) mixed.push_back(frames[(i * 7919) % frames.size()]);
+    test::inject(eng, "wire", mixed);
+    eng.run_until_idle();
+
+    const unsigned total = static_cast<unsigned>(mixed.size());
+    const EngineSnapshot snap = eng.snapshot();
+    auto st = stage_packets(snap);
+    EXPECT_EQ(st["eth_rx"], total);
+    EXPECT_EQ(st["eth_input"], total);
+    EXPECT_EQ(st["ip6_input"], total);
+    EXPECT_EQ(st["ip6_lookup"], total - kBadVersion);
+    EXPECT_EQ(st["ip6_forward"], kForward + kHop);
+    EXPECT_EQ(st["ip6_local"], kSink + kEcho + kPing);
+    EXPECT_EQ(st["udp6_input"], kSink + kEcho);
+    EXPECT_EQ(st["icmp6_input"], kPing);
+    EXPECT_EQ(st["udp6_output"], kEcho);
+    EXPECT_EQ(st["eth_tx"], kForward + kPing + kEcho);
+    EXPECT_EQ(st["drop"], kBadVersion + kNoRoute + kHop);
+
+    const Ledger& l = snap.ledger;
+    EXPECT_EQ(l.received, total);
+    EXPECT_EQ(l.forwarded, kForward);
+    EXPECT_EQ(l.delivered, kSink + kEcho);
+    EXPECT_EQ(l.replied, kPing);
+    EXPECT_EQ(l.sent, kEcho);
+    EXPECT_EQ(l.drops[static_cast<unsigned>(DropReason::ip6_bad_version)], kBadVersion);
+    EXPECT_EQ(l.drops[static_cast<unsigned>(DropReason::ip6_no_route)], kNoRoute);
+    EXPECT_EQ(l.drops[static_cast<unsigned>(DropReason::ip6_hop_limit)], kHop);
+    EXPECT_TRUE(l.balanced());
+
+    // Forwarded frames: out of "out", next hop's MAC, our MAC, hop limit - 1.
+    const auto out = test::collect(eng, "out");
+    ASSERT_EQ(out.size(), kForward);
+    for (const auto& f : out) {
+        const uint8_t nh_mac[6] = {2, 0, 0, 0, 0, 0xfe}, our_mac[6] = {2, 0, 0, 0, 0, 2};
+        EXPECT_EQ(0, memcmp(&f[0], nh_mac, 6));
+        EXPECT_EQ(0, memcmp(&f[6], our_mac, 6));
+        EXPECT_EQ(f[21], 63);
+    }
+    // Back out of "wire": ping replies and echoed datagrams with ports swapped.
+    unsigned replies = 0, echoes = 0;
+    for (const auto& f : test::collect(eng, "wire")) {
+        if (f[20] == 58) {
+            EXPECT_EQ(f[kEthLen + kIp6Len], 129);
+            ++replies;
+        } else {
+            ASSERT_EQ(f[20], 17);
+            EXPECT_EQ(f[kEthLen + kIp6Len + 0] << 8 | f[kEthLen + kIp6Len + 1], 7);     // from the echo port
+            EXPECT_EQ(f[kEthLen + kIp6Len + 2] << 8 | f[kEthLen + kIp6Len + 3], 5555);  // to the sender's
+            ++echoes;
+        }
+    }
+    EXPECT_EQ(replies, kPing);
+    EXPECT_EQ(echoes, kEcho);
+}
+
+TEST_F(Accounting, NeighbourSolicitationIsAnswered) {
+    Engine eng(test::ring_config());
+    FrameSpec s = from_peer(eng, "ff02::1:ff00:1");
+    s.dst_mac = {0x33, 0x33, 0xff, 0, 0, 1};
+    s.hop_limit = 255;
+    std::vector<uint8_t> ns(28, 0);
+    const Ip6Addr target = test::ip("2001:db8:1::1");
+    memcpy(ns.data() + 4, target.data(), 16);
+    ns[20] = 1, ns[21] = 1;  // source link-layer address option
+    memcpy(ns.data() + 22, s.src_mac.data(), 6);
+    test::inject(eng, "wire", {icmp6_frame(s, 135, 0, ns)});
+    eng.run_until_idle();
+    auto out = test::collect(eng, "wire");
+    ASSERT_EQ(out.size(), 1u);
+    const Frame& na = out[0];
+    EXPECT_EQ(na[kEthLen + kIp6Len], 136);
+    EXPECT_EQ(na[21], 255);
+    EXPECT_EQ(0, memcmp(&na[kEthLen + kIp6Len + 8], target.data(), 16));
+    const uint8_t our_mac[6] = {2, 0, 0, 0, 0, 1};
+    EXPECT_EQ(0, memcmp(&na[kEthLen + kIp6Len + 26], our_mac, 6));
+    EXPECT_EQ(eng.snapshot().ledger.replied, 1u);
+}
+
+TEST_F(Accounting, GeneratorMixBalancesOnTheWorkerLcore) {
+    auto cfg = test::ring_config();
+    Engine eng(cfg);
+    GeneratorConfig g;
+    g.port = "wire";
+    g.malformed_percent = 10;
+    g.source_prefix = {test::ip("2001:db8:100::"), 48};
+    g.packets = 200000;
+    Generator gen(eng, g, {{test::ip("2001:db8:aaaa::"), 48}});
+    eng.start();
+    gen.start();
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (gen.generated() < g.packets && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    gen.stop();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    eng.stop();
+    eng.run_until_idle();
+    test::collect(eng, "out");
+    const Ledger l = eng.snapshot().ledger;
+    EXPECT_EQ(gen.generated(), g.packets);
+    EXPECT_EQ(l.received, gen.generated());
+    EXPECT_TRUE(l.balanced()) << "received " << l.received << " delivered " << l.delivered << " forwarded "
+                              << l.forwarded << " replied " << l.replied << " drops " << l.total_drops();
+    EXPECT_GT(l.forwarded, 0u);
+    EXPECT_GT(l.delivered, 0u);
+    EXPECT_GT(l.total_drops(), 0u);
+    // Every malformation kind lands in its own reason.
+    for (DropReason r : {DropReason::ip6_bad_version, DropReason::ip6_truncated, DropReason::udp_bad_checksum,
+                         DropReason::eth_unknown_type, DropReason::ip6_hop_limit, DropReason::ip6_fragment,
+                         DropReason::ip6_hbh_not_first, DropReason::udp_bad_length})
+        EXPECT_GT(l.drops[static_cast<unsigned>(r)], 0u) << kDropReasonNames[static_cast<unsigned>(r)];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    ::testing::InitGoogleTest(&argc, argv);
+    return RUN_ALL_TESTS();
+}
