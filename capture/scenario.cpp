@@ -139,7 +139,8 @@ EngineConfig parse_scenario(const std::string& text, const std::string& name, co
         s.get("duration", cfg.duration_s);
         s.get("mbufs", cfg.mbufs);
         s.get("icmp_errors_per_s", cfg.icmp_errors_per_s);
-        s.finish({"burst", "duration", "mbufs", "icmp_errors_per_s"});
+        s.get("call_histograms", cfg.call_histograms);
+        s.finish({"burst", "duration", "mbufs", "icmp_errors_per_s", "call_histograms"});
         if (cfg.burst == 0 || cfg.burst > 256) s.fail(*t->get("burst"), "'engine.burst' must be between 1 and 256");
     }
     for (const auto* t : top.tables("port")) {

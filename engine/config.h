@@ -88,6 +88,9 @@ struct EngineConfig {
     std::vector<AppConfig> apps;
     WorkloadConfig workload;
     uint32_t icmp_errors_per_s = 100;  ///< ICMPv6 port-unreachable rate limit
+    /// Per-call cycle histograms beside the graph library's own node counters.
+    /// Off: the worker uses rte_graph_walk as is (for measuring their cost).
+    bool call_histograms = true;
 };
 
 }  // namespace pathscope::engine

@@ -289,7 +289,10 @@ void Engine::walk() {
 
 uint64_t Engine::poll() {
     const uint64_t before = ctx_->counters.received.get();
-    walk();
+    if (cfg_.call_histograms)
+        walk();
+    else
+        rte_graph_walk(graph_);
     for (auto& app : apps_) app->poll();
     return ctx_->counters.received.get() - before;
 }
@@ -300,8 +303,12 @@ void Engine::run_until_idle(unsigned idle_polls) {
 
 int Engine::worker_main(void* arg) {
     auto* self = static_cast<Engine*>(arg);
+    const bool histograms = self->cfg_.call_histograms;
     while (!self->stop_.load(std::memory_order_relaxed)) {
-        self->walk();
+        if (histograms)
+            self->walk();
+        else
+            rte_graph_walk(self->graph_);
         for (auto& app : self->apps_) app->poll();
     }
     return 0;

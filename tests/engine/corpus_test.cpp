@@ -45,6 +45,7 @@ TEST(Corpus, EveryCaptureReplaysOrIsRefusedClearly) {
                         msg.find("damaged") != std::string::npos)
                 << msg;
             EXPECT_THROW(capture::prepare_workload(cfg), std::runtime_error);
+            std::printf("refused: %s\n", msg.c_str());
             ++refused;
             continue;
         }

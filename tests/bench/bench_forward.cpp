@@ -1,0 +1,197 @@
+// Engine throughput against dpdk-testpmd on the same virtual devices, in one
+// run: a net_pcap replay (infinite_rx=1) of 64-byte UDP/IPv6 frames into
+// net_null, one forwarding lcore each.
+//
+//   bench_forward [--seconds S] [--testpmd PATH]
+//
+// Prints Mpps for the engine's forwarding path (40,000-route FIB), its
+// receive-to-socket path (sink app), the forwarding path with per-call
+// histograms off, testpmd io and 5tswap forwarding, and the ratios.
+#include <pcap/pcap.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "capture/run.h"
+#include "capture/runtime_table.h"
+#include "engine/frame_builder.h"
+#include "engine/routes.h"
+
+using namespace pathscope;
+using namespace pathscope::engine;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::vector<std::string> kEal = {"--no-huge", "-m", "1024", "--no-pci", "--no-shconf", "-l", "0-1",
+                                       "--log-level", "lib.*:error", "--log-level", "pmd.*:error"};
+const MacAddr kInMac = {2, 0, 0, 0, 0, 1};
+const std::string kRoutes = std::string(PATHSCOPE_SOURCE_DIR) + "/samples/routes-40k.txt";
+
+void write_pcap(const std::string& path, const std::vector<std::vector<uint8_t>>& frames) {
+    pcap_t* dead = pcap_open_dead(DLT_EN10MB, 65535);
+    pcap_dumper_t* d = pcap_dump_open(dead, path.c_str());
+    if (!d) throw std::runtime_error(path + ": " + pcap_geterr(dead));
+    for (const auto& f : frames) {
+        pcap_pkthdr h{};
+        h.caplen = h.len = static_cast<bpf_u_int32>(f.size());
+        pcap_dump(reinterpret_cast<u_char*>(d), &h, f.data());
+    }
+    pcap_dump_close(d);
+    pcap_close(dead);
+}
+
+std::vector<std::vector<uint8_t>> frames(bool forward) {
+    const auto routes = read_route_file(kRoutes, 1);
+    std::mt19937_64 rng(3);
+    std::vector<std::vector<uint8_t>> out;
+    for (unsigned i = 0; i < 1024; ++i) {
+        FrameSpec s;
+        s.dst_mac = kInMac;
+        s.src = *parse_ip6("2001:db8:100::1");
+        s.src[15] = static_cast<uint8_t>(i);
+        s.src_port = static_cast<uint16_t>(1024 + i);
+        if (forward) {
+            const Prefix6& r = routes[rng() % routes.size()].prefix;
+            s.dst = r.addr;
+            s.dst[15] |= 1;
+            s.dst_port = 4789;
+        } else {
+            s.dst = *parse_ip6("2001:db8:1::1");
+            s.dst_port = 9;
+        }
+        out.push_back(udp6_frame(s));
+    }
+    return out;
+}
+
+EngineConfig bench_config(const std::string& pcap, double seconds, bool histograms) {
+    EngineConfig c;
+    c.eal_args = kEal;
+    c.duration_s = seconds;
+    c.call_histograms = histograms;
+    PortConfig in;
+    in.name = "in";
+    in.mac = kInMac;
+    in.addresses = {{*parse_ip6("2001:db8:1::1"), 64}};
+    PortConfig out;
+    out.name = "out";
+    out.device = "net_null_bench0,no-rx=1";
+    out.poll = false;
+    out.mac = {2, 0, 0, 0, 0, 2};
+    c.ports = {in, out};
+    c.nexthops = {{1, "out", {2, 0, 0, 0, 0, 0xfe}}};
+    c.routes_file = kRoutes;
+    c.routes_file_nexthop = 1;
+    c.apps = {{AppKind::sink, 9}};
+    c.workload.kind = WorkloadKind::pcap;
+    c.workload.pcap = {"in", pcap, true};
+    return c;
+}
+
+struct EngineFigures {
+    double forwarded_mpps, delivered_mpps, received_mpps, cycles_per_packet;
+};
+
+EngineFigures run_engine(const std::string& pcap, double seconds, bool histograms) {
+    auto r = capture::run_engine(bench_config(pcap, seconds, histograms));
+    EngineFigures f{};
+    f.forwarded_mpps = capture::rate_pps(r.window_start, r.window_end, &Ledger::forwarded) / 1e6;
+    f.delivered_mpps = capture::rate_pps(r.window_start, r.window_end, &Ledger::delivered) / 1e6;
+    f.received_mpps = capture::rate_pps(r.window_start, r.window_end, &Ledger::received) / 1e6;
+    uint64_t cycles = 0;
+    for (const auto& st : r.snapshot.stages) cycles += st.cycles;
+    f.cycles_per_packet = r.snapshot.ledger.received ? static_cast<double>(cycles) / static_cast<double>(r.snapshot.ledger.received) : 0;
+    if (!r.snapshot.ledger.balanced()) std::fprintf(stderr, "warning: ledger not balanced\n");
+    return f;
+}
+
+/// Runs testpmd for `seconds` and returns the median of port 0's Rx-pps
+/// readings after the first two (warm-up), in Mpps; 0 when it did not run.
+double run_testpmd(const std::string& testpmd, const std::string& pcap, const std::string& mode, double seconds) {
+    const std::string log = (fs::temp_directory_path() / ("bench_testpmd_" + mode + ".log")).string();
+    std::ostringstream cmd;
+    cmd << "timeout -s INT " << static_cast<int>(seconds + 3) << " " << testpmd;
+    for (const auto& a : kEal) cmd << " '" << a << "'";
+    cmd << " --vdev net_pcap0,rx_pcap=" << pcap << ",infinite_rx=1 --vdev net_null0,no-rx=1 -- "
+        << "--forward-mode=" << mode << " --nb-cores=1 --stats-period=1 --rxq=1 --txq=1 >" << log << " 2>&1";
+    if (std::system(cmd.str().c_str()) == -1) return 0;
+    std::ifstream in(log);
+    std::string line;
+    int port = -1;
+    std::vector<double> pps;
+    const std::regex header(R"(NIC statistics for port (\d+))"), rate(R"(Rx-pps:\s+(\d+))");
+    std::smatch m;
+    while (std::getline(in, line)) {
+        if (std::regex_search(line, m, header)) port = std::stoi(m[1]);
+        else if (port == 0 && std::regex_search(line, m, rate)) pps.push_back(std::stod(m[1]));
+    }
+    if (pps.size() <= 2) {
+        std::fprintf(stderr, "testpmd %s gave no rate readings; see %s\n", mode.c_str(), log.c_str());
+        return 0;
+    }
+    pps.erase(pps.begin(), pps.begin() + 2);
+    std::nth_element(pps.begin(), pps.begin() + pps.size() / 2, pps.end());
+    return pps[pps.size() / 2] / 1e6;
+}
+
+double ratio(double a, double b) { return b > 0 ? a / b : 0; }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    double seconds = 5;
+    std::string testpmd = "dpdk-testpmd";
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--seconds" && i + 1 < argc) seconds = std::atof(argv[++i]);
+        else if (a == "--testpmd" && i + 1 < argc) testpmd = argv[++i];
+        else {
+            std::fprintf(stderr, "usage: bench_forward [--seconds S] [--testpmd PATH]\n");
+            return 2;
+        }
+    }
+    try {
+        const fs::path dir = fs::temp_directory_path();
+        const std::string fwd_pcap = (dir / "bench_forward.pcap").string();
+        const std::string local_pcap = (dir / "bench_local.pcap").string();
+        write_pcap(fwd_pcap, frames(true));
+        write_pcap(local_pcap, frames(false));
+        std::printf("workload: 1024 x 64-byte UDP/IPv6 frames, net_pcap infinite_rx -> net_null, %.0f s per run\n",
+                    seconds);
+        const EngineFigures fwd = run_engine(fwd_pcap, seconds, true);
+        const EngineFigures local = run_engine(local_pcap, seconds, true);
+        const EngineFigures bare = run_engine(fwd_pcap, seconds, false);
+        const double io = run_testpmd(testpmd, fwd_pcap, "io", seconds);
+        const double swap = run_testpmd(testpmd, fwd_pcap, "5tswap", seconds);
+
+        std::printf("\n%-46s %10s %12s\n", "path", "Mpps", "cycles/pkt");
+        std::printf("%-46s %10.3f %12.1f\n", "engine forward (40k-route FIB, counters on)", fwd.forwarded_mpps,
+                    fwd.cycles_per_packet);
+        std::printf("%-46s %10.3f %12.1f\n", "engine forward, per-call histograms off", bare.forwarded_mpps,
+                    bare.cycles_per_packet);
+        std::printf("%-46s %10.3f %12.1f\n", "engine receive to socket (sink)", local.delivered_mpps,
+                    local.cycles_per_packet);
+        std::printf("%-46s %10.3f %12s\n", "dpdk-testpmd io", io, "-");
+        std::printf("%-46s %10.3f %12s\n", "dpdk-testpmd 5tswap", swap, "-");
+        std::printf("\nratios\n");
+        std::printf("  engine forward / testpmd 5tswap        %6.2fx  (goal 0.80x or better)\n", ratio(fwd.forwarded_mpps, swap));
+        std::printf("  engine forward / testpmd io            %6.2fx\n", ratio(fwd.forwarded_mpps, io));
+        std::printf("  engine to socket / testpmd 5tswap      %6.2fx\n", ratio(local.delivered_mpps, swap));
+        std::printf("  histograms on / off (forward)          %6.2fx\n", ratio(fwd.forwarded_mpps, bare.forwarded_mpps));
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "bench_forward: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}
