@@ -9,32 +9,33 @@ namespace {
 
 enum Edge : rte_edge_t { to_drop };
 
-void count_sent(EngineContext& ctx, rte_mbuf** pkts, uint16_t n) {
-    uint64_t fwd = 0, rep = 0, loc = 0;
-    for (uint16_t i = 0; i < n; ++i) {
-        const Fate f = meta(pkts[i])->fate;
-        fwd += f == Fate::forward;
-        rep += f == Fate::reply;
-        loc += f == Fate::local;
-    }
-    if (fwd) ctx.counters.forwarded.add(fwd);
-    if (rep) ctx.counters.replied.add(rep);
-    if (loc) ctx.counters.sent.add(loc);
-}
-
 uint16_t eth_tx_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
     EngineContext& ctx = *node_context(node);
     auto** pkts = reinterpret_cast<rte_mbuf**>(objs);
+    uint64_t fates[3] = {};  // indexed by Fate, for what was sent
     uint16_t start = 0;
     while (start < n) {
+        // One pass finds the run of packets for this port and tallies them.
         const uint16_t port_id = meta(pkts[start])->tx_port;
-        uint16_t end = start + 1;
-        while (end < n && meta(pkts[end])->tx_port == port_id) ++end;
+        uint64_t run_fates[3] = {}, bytes = 0;
+        uint16_t end = start;
+        for (; end < n; ++end) {
+            const PacketMeta* pm = meta(pkts[end]);
+            if (pm->tx_port != port_id) break;
+            ++run_fates[static_cast<unsigned>(pm->fate)];
+            bytes += rte_pktmbuf_pkt_len(pkts[end]);
+        }
         const uint16_t len = end - start;
         PortRuntime& port = ctx.ports[port_id];
         const uint16_t sent = port.nb_tx ? rte_eth_tx_burst(port_id, 0, pkts + start, len) : 0;
-        uint64_t bytes = 0;
-        for (uint16_t i = 0; i < sent; ++i) bytes += rte_pktmbuf_pkt_len(pkts[start + i]);
+        // Refused packets are rare: take them back out of the tallies.
+        for (uint16_t i = sent; i < len; ++i) {
+            PacketMeta* pm = meta(pkts[start + i]);
+            --run_fates[static_cast<unsigned>(pm->fate)];
+            bytes -= rte_pktmbuf_pkt_len(pkts[start + i]);
+            pm->drop = DropReason::tx_full;
+            rte_node_enqueue_x1(graph, node, to_drop, pkts[start + i]);
+        }
         if (port.nb_tx) {
             TxQueueCounters& qc = port.txq[0];
             qc.packets.add(sent);
@@ -42,13 +43,15 @@ uint16_t eth_tx_process(rte_graph* graph, rte_node* node, void** objs, uint16_t 
             qc.bursts.add();
             if (sent < len) qc.full.add(len - sent);
         }
-        count_sent(ctx, pkts + start, sent);
-        for (uint16_t i = sent; i < len; ++i) {
-            meta(pkts[start + i])->drop = DropReason::tx_full;
-            rte_node_enqueue_x1(graph, node, to_drop, pkts[start + i]);
-        }
+        for (unsigned f = 0; f < 3; ++f) fates[f] += run_fates[f];
         start = end;
     }
+    auto tally = [&](Counter& c, Fate f) {
+        if (const uint64_t v = fates[static_cast<unsigned>(f)]) c.add(v);
+    };
+    tally(ctx.counters.forwarded, Fate::forward);
+    tally(ctx.counters.replied, Fate::reply);
+    tally(ctx.counters.sent, Fate::local);
     return n;
 }
 

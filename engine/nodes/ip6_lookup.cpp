@@ -13,29 +13,29 @@ enum Edge : rte_edge_t { to_local, to_forward, to_drop };
 
 uint16_t ip6_lookup_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
     EngineContext& ctx = *node_context(node);
-    constexpr uint16_t kChunk = 64;
-    uint8_t dst[kChunk][RTE_FIB6_IPV6_ADDR_SIZE];
-    uint64_t nh[kChunk];
-    for (uint16_t base = 0; base < n; base += kChunk) {
-        const uint16_t len = std::min<uint16_t>(kChunk, n - base);
+    // One bulk FIB lookup per burst; the classifier below reads the results
+    // in order (dispatch calls it once per packet, first to last).
+    uint8_t dst[RTE_GRAPH_BURST_SIZE][RTE_FIB6_IPV6_ADDR_SIZE];
+    uint64_t nh[RTE_GRAPH_BURST_SIZE];
+    for (uint16_t base = 0; base < n; base += RTE_GRAPH_BURST_SIZE) {
+        const uint16_t len = std::min<uint16_t>(RTE_GRAPH_BURST_SIZE, n - base);
         for (uint16_t i = 0; i < len; ++i)
             memcpy(dst[i], ip6_hdr(static_cast<rte_mbuf*>(objs[base + i]))->dst_addr, 16);
         rte_fib6_lookup_bulk(ctx.fib, dst, nh, len);
-        for (uint16_t i = 0; i < len; ++i) meta(static_cast<rte_mbuf*>(objs[base + i]))->nexthop = static_cast<uint32_t>(nh[i]);
+        uint16_t i = 0;
+        dispatch(graph, node, objs + base, len, [&](rte_mbuf* m) -> rte_edge_t {
+            const uint64_t hop = nh[i];
+            const uint8_t* d = dst[i++];
+            if (unlikely(d[0] == 0xff)) {
+                if (!ctx.joined(d)) return drop_as(m, DropReason::ip6_mcast_not_joined, to_drop);
+                return to_local;
+            }
+            if (hop == kNexthopLocal) return to_local;
+            if (unlikely(hop == kNexthopNone)) return drop_as(m, DropReason::ip6_no_route, to_drop);
+            meta(m)->nexthop = static_cast<uint32_t>(hop);
+            return to_forward;
+        });
     }
-    dispatch(graph, node, objs, n, [&](rte_mbuf* m) -> rte_edge_t {
-        PacketMeta* pm = meta(m);
-        const uint8_t* d = ip6_hdr(m)->dst_addr;
-        if (unlikely(d[0] == 0xff)) {
-            if (!ctx.joined(d)) return drop_as(m, DropReason::ip6_mcast_not_joined, to_drop);
-            pm->nexthop = kNexthopLocal;
-            return to_local;
-        }
-        if (pm->nexthop == kNexthopLocal) return to_local;
-        if (unlikely(pm->nexthop == kNexthopNone))
-            return drop_as(m, DropReason::ip6_no_route, to_drop);
-        return to_forward;
-    });
     return n;
 }
 

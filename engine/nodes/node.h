@@ -37,7 +37,6 @@ inline void dispatch(rte_graph* graph, rte_node* node, void** objs, uint16_t n,
         const uint16_t len = std::min<uint16_t>(kChunk, n - base);
         bool uniform = true;
         for (uint16_t i = 0; i < len; ++i) {
-            if (i + 1 < len) rte_prefetch0(rte_pktmbuf_mtod(static_cast<rte_mbuf*>(objs[base + i + 1]), void*));
             edges[i] = classify(static_cast<rte_mbuf*>(objs[base + i]));
             uniform = uniform && edges[i] == edges[0];
         }

@@ -103,8 +103,13 @@ struct EngineFigures {
     double forwarded_mpps, delivered_mpps, received_mpps, cycles_per_packet;
 };
 
-EngineFigures run_engine(const std::string& pcap, double seconds, bool histograms) {
+EngineFigures run_engine(const std::string& pcap, double seconds, bool histograms, bool print_table = false) {
     auto r = capture::run_engine(bench_config(pcap, seconds, histograms));
+    if (print_table) {
+        capture::TableOptions opt;
+        opt.histograms = false;
+        std::printf("%s\n", capture::render_runtime(r, opt).c_str());
+    }
     EngineFigures f{};
     f.forwarded_mpps = capture::rate_pps(r.window_start, r.window_end, &Ledger::forwarded) / 1e6;
     f.delivered_mpps = capture::rate_pps(r.window_start, r.window_end, &Ledger::delivered) / 1e6;
@@ -169,7 +174,7 @@ int main(int argc, char** argv) {
         write_pcap(local_pcap, frames(false));
         std::printf("workload: 1024 x 64-byte UDP/IPv6 frames, net_pcap infinite_rx -> net_null, %.0f s per run\n",
                     seconds);
-        const EngineFigures fwd = run_engine(fwd_pcap, seconds, true);
+        const EngineFigures fwd = run_engine(fwd_pcap, seconds, true, true);
         const EngineFigures local = run_engine(local_pcap, seconds, true);
         const EngineFigures bare = run_engine(fwd_pcap, seconds, false);
         const double io = run_testpmd(testpmd, fwd_pcap, "io", seconds);
