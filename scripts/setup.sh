@@ -13,7 +13,7 @@ PACKAGES=(
   libtomlplusplus-dev             # scenario files
   libpcap-dev                     # capture files
   libgtest-dev                    # tests
-  iproute2 iputils-ping           # tap tests: ip, ping -6
+  iproute2 iputils-ping procps    # tap tests: ip, ping -6, sysctl
 )
 
 missing=()
