@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One-command set-up for a fresh Debian 12 machine (run as root):
 #   scripts/setup.sh run    install, build, run the default scenario
-#   scripts/setup.sh test   install, build, run the tests
+#   scripts/setup.sh test   install, build, run the tests (dev build, then ASan+UBSan build)
 #   scripts/setup.sh        install and build only
 # Installing is idempotent: apt-get runs only when a package is missing.
 set -euo pipefail
@@ -33,7 +33,15 @@ cmake --build --preset "$PRESET"
 
 case "${1:-build}" in
   run)  exec "build/$PRESET/cli/pathscope" run "${@:2}" ;;
-  test) exec ctest --preset "$PRESET" "${@:2}" ;;
+  test)
+    ctest --preset "$PRESET" "${@:2}"
+    if [ -z "${PATHSCOPE_PRESET:-}" ]; then
+      echo "setup: the same tests under ASan + UBSan"
+      cmake --preset asan -DPATHSCOPE_GUI=OFF >/dev/null
+      cmake --build --preset asan
+      ctest --preset asan "${@:2}"
+    fi
+    ;;
   build) ;;
   *) echo "setup: unknown step '$1' (use run, test or nothing)" >&2; exit 2 ;;
 esac

@@ -19,7 +19,8 @@ int bind_context(const rte_graph*, rte_node* node) {
 rte_node_t register_node(const char* name, rte_node_process_t process,
                          std::initializer_list<const char*> next_nodes, bool source) {
     const size_t size = sizeof(rte_node_register) + next_nodes.size() * sizeof(const char*);
-    // Kept for the life of the process: the graph library refers to it.
+    // The graph library copies the name and the edge names, so the
+    // registration can go once registered.
     auto* reg = static_cast<rte_node_register*>(calloc(1, size));
     strncpy(reg->name, name, RTE_NODE_NAMESIZE - 1);
     reg->flags = source ? RTE_NODE_SOURCE_F : 0;
@@ -29,6 +30,7 @@ rte_node_t register_node(const char* name, rte_node_process_t process,
     unsigned i = 0;
     for (const char* n : next_nodes) reg->next_nodes[i++] = n;
     const rte_node_t id = __rte_node_register(reg);
+    free(reg);
     if (id == RTE_NODE_ID_INVALID)
         throw std::runtime_error(std::string("cannot register graph node ") + name + ": " +
                                  rte_strerror(rte_errno));
