@@ -68,14 +68,17 @@ std::string render_runtime(const RunResult& r, const TableOptions& opt) {
         }
     }
 
-    emit("\n%-10s %5s %3s %14s %14s %12s %12s %10s %10s\n", "port", "queue", "dir", "packets", "bytes", "bursts",
-         "empty-polls", "pkts/burst", "refused");
+    emit("\n%-10s %5s %3s %14s %14s %12s %12s %10s %10s %13s\n", "port", "queue", "dir", "packets", "bytes", "bursts",
+         "empty-polls", "pkts/burst", "refused", "burst p50/p99");
     for (const auto& q : s.queues) {
         const double ppb = q.bursts ? static_cast<double>(q.packets) / static_cast<double>(q.bursts) : 0;
-        emit("%-10s %5u %3s %14llu %14llu %12llu %12llu %10.2f %10llu\n", q.port.c_str(), q.queue, q.rx ? "rx" : "tx",
-             static_cast<unsigned long long>(q.packets), static_cast<unsigned long long>(q.bytes),
+        char pct[32] = "-";
+        if (q.rx && q.burst_size.count())
+            std::snprintf(pct, sizeof pct, "%.0f/%.0f", q.burst_size.percentile(50), q.burst_size.percentile(99));
+        emit("%-10s %5u %3s %14llu %14llu %12llu %12llu %10.2f %10llu %13s\n", q.port.c_str(), q.queue,
+             q.rx ? "rx" : "tx", static_cast<unsigned long long>(q.packets), static_cast<unsigned long long>(q.bytes),
              static_cast<unsigned long long>(q.bursts), static_cast<unsigned long long>(q.empty_polls), ppb,
-             static_cast<unsigned long long>(q.full));
+             static_cast<unsigned long long>(q.full), pct);
     }
 
     if (opt.histograms) {
