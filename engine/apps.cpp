@@ -32,8 +32,8 @@ public:
         rte_mbuf* m[kBurst];
         const unsigned n = sock_.recvfrom(m, kBurst);
         for (unsigned i = 0; i < n; ++i) {
-            const PacketMeta* pm = meta(m[i]);
-            sock_.sendto(m[i], pm->peer, pm->peer_port);
+            const SocketMeta* sm = socket_meta(m[i]);
+            sock_.sendto(m[i], sm->peer, sm->peer_port);
         }
         count_.add(n);
     }

@@ -36,6 +36,10 @@ Engine::Engine(const EngineConfig& cfg) : cfg_(cfg), serial_(next_serial()) {
         throw std::runtime_error("engine.burst must be between 1 and " +
                                  std::to_string(RTE_GRAPH_BURST_SIZE));
     register_all_nodes();
+    register_packet_meta();
+    // Vector (AVX-512) FIB lookups where the CPU has them, unless the EAL
+    // arguments capped the SIMD width (then that choice stands).
+    rte_vect_set_max_simd_bitwidth(RTE_VECT_SIMD_512);
     ctx_ = std::make_unique<EngineContext>();
     ctx_->burst = cfg_.burst;
     ctx_->tsc_hz = rte_get_tsc_hz();
@@ -86,7 +90,7 @@ void Engine::teardown() {
 
 void Engine::setup_pool() {
     const std::string name = "pool" + std::to_string(serial_);
-    pool_ = rte_pktmbuf_pool_create(name.c_str(), cfg_.mbufs, 256, kMetaSize,
+    pool_ = rte_pktmbuf_pool_create(name.c_str(), cfg_.mbufs, 256, kSocketMetaSize,
                                     RTE_MBUF_DEFAULT_BUF_SIZE, static_cast<int>(rte_socket_id()));
     if (!pool_)
         throw std::runtime_error("cannot create a pool of " + std::to_string(cfg_.mbufs) +

@@ -52,11 +52,11 @@ unsigned UdpSocket::recvfrom(rte_mbuf** out, unsigned n) {
 }
 
 bool UdpSocket::sendto(rte_mbuf* m, const uint8_t* peer, uint16_t peer_port) {
-    PacketMeta* pm = meta(m);
-    memmove(pm->peer, peer, 16);  // peer may already point here (echo)
-    pm->peer_port = peer_port;
-    pm->local_port = port_;
-    pm->fate = Fate::local;
+    SocketMeta* sm = socket_meta(m);
+    memmove(sm->peer, peer, 16);  // peer may already point here (echo)
+    sm->peer_port = peer_port;
+    sm->local_port = port_;
+    meta(m)->fate = Fate::local;
     if (rte_ring_sp_enqueue(tx_, m) != 0) {
         ctx_.counters.send_drops[static_cast<unsigned>(DropReason::socket_full)].add();
         rte_pktmbuf_free(m);

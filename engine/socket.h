@@ -24,7 +24,7 @@ public:
     uint16_t port() const { return port_; }
 
     /// Receives up to n datagrams. Each mbuf's data starts at the UDP payload;
-    /// the sender's address and port are in meta(m)->peer / peer_port.
+    /// the sender's address and port are in socket_meta(m)->peer / peer_port.
     unsigned recvfrom(rte_mbuf** out, unsigned n);
     /// Queues `m` (data = payload) for `peer`:`peer_port`. Takes the mbuf;
     /// returns false (and frees it, counted as socket_full) when the send ring is full.

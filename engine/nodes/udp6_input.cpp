@@ -72,8 +72,9 @@ uint16_t udp6_input_process(rte_graph* graph, rte_node* node, void** objs, uint1
             return drop_as(m, DropReason::udp_bad_checksum, to_drop);
         UdpSocket* s = ctx.bound[rte_be_to_cpu_16(udp->dst_port)];
         if (likely(s != nullptr)) {
-            memcpy(pm->peer, ip->src_addr, 16);
-            pm->peer_port = rte_be_to_cpu_16(udp->src_port);
+            SocketMeta* sm = socket_meta(m);
+            memcpy(sm->peer, ip->src_addr, 16);
+            sm->peer_port = rte_be_to_cpu_16(udp->src_port);
             if (unlikely(!s->deliver(m))) return drop_as(m, DropReason::socket_full, to_drop);
             ++delivered;
             return kConsumed;

@@ -18,10 +18,11 @@ constexpr uint16_t kHeaders = sizeof(rte_ether_hdr) + sizeof(rte_ipv6_hdr) + siz
 
 rte_edge_t build(EngineContext& ctx, rte_mbuf* m) {
     PacketMeta* pm = meta(m);
+    const SocketMeta* sm = socket_meta(m);
     const uint32_t payload = rte_pktmbuf_pkt_len(m);
     uint64_t nh_id = kNexthopNone;
     uint8_t dst[1][RTE_FIB6_IPV6_ADDR_SIZE];
-    memcpy(dst[0], pm->peer, 16);
+    memcpy(dst[0], sm->peer, 16);
     rte_fib6_lookup_bulk(ctx.fib, dst, &nh_id, 1);
     if (nh_id == kNexthopNone || nh_id == kNexthopLocal)
         return drop_as(m, DropReason::ip6_no_route, to_drop);
@@ -31,7 +32,7 @@ rte_edge_t build(EngineContext& ctx, rte_mbuf* m) {
         return drop_as(m, DropReason::ip6_no_route, to_drop);
     auto* eth = rte_pktmbuf_mtod(m, rte_ether_hdr*);
     if (nh.kind == NexthopKind::onlink) {
-        if (!ctx.neighbour(pm->peer, &eth->dst_addr))
+        if (!ctx.neighbour(sm->peer, &eth->dst_addr))
             return drop_as(m, DropReason::nd_unresolved, to_drop);
     } else {
         eth->dst_addr = nh.mac;
@@ -45,10 +46,10 @@ rte_edge_t build(EngineContext& ctx, rte_mbuf* m) {
     ip->proto = IPPROTO_UDP;
     ip->hop_limits = 64;
     memcpy(ip->src_addr, port.addresses[0].data(), 16);
-    memcpy(ip->dst_addr, pm->peer, 16);
+    memcpy(ip->dst_addr, sm->peer, 16);
     auto* udp = reinterpret_cast<rte_udp_hdr*>(ip + 1);
-    udp->src_port = rte_cpu_to_be_16(pm->local_port);
-    udp->dst_port = rte_cpu_to_be_16(pm->peer_port);
+    udp->src_port = rte_cpu_to_be_16(sm->local_port);
+    udp->dst_port = rte_cpu_to_be_16(sm->peer_port);
     udp->dgram_len = rte_cpu_to_be_16(l4_len);
     udp->dgram_cksum = 0;
     udp->dgram_cksum = l4_checksum_field(m, ip, kL3Offset + sizeof(rte_ipv6_hdr), IPPROTO_UDP, l4_len);
