@@ -98,8 +98,7 @@ std::string render_text(const Histogram& h, const std::string& unit, unsigned ro
     std::snprintf(line, sizeof line, "%10s |%-*s| %12s\n", "value", bar_width, "", "count");
     out += line;
     for (const auto& [lo, c] : table) {
-        const unsigned len =
-            peak ? static_cast<unsigned>((c * bar_width + peak - 1) / peak) : 0;
+        const unsigned len = peak ? static_cast<unsigned>((c * bar_width + peak - 1) / peak) : 0;
         std::string bar(len, '#');
         std::snprintf(line, sizeof line, "%10llu |%-*s| %12llu\n",
                       static_cast<unsigned long long>(lo), bar_width, bar.c_str(),

@@ -45,13 +45,12 @@ constexpr uint64_t bucket_upper(unsigned i) {
 /// A plain-value histogram: mergeable, with exact min/max and percentiles
 /// interpolated within a bucket (clamped to the exact min and max).
 class Histogram {
-public:
+  public:
     Histogram() : counts_(kBucketCount, 0) {}
 
     void add(uint64_t v, uint64_t n = 1);
     /// Adds raw bucket counts (as snapshotted from the engine) with exact extremes.
-    void add_buckets(const std::vector<uint64_t>& counts, uint64_t min, uint64_t max,
-                     uint64_t sum);
+    void add_buckets(const std::vector<uint64_t>& counts, uint64_t min, uint64_t max, uint64_t sum);
     void merge(const Histogram& other);
 
     uint64_t count() const { return count_; }
@@ -65,7 +64,7 @@ public:
     double mad() const;
     const std::vector<uint64_t>& counts() const { return counts_; }
 
-private:
+  private:
     std::vector<uint64_t> counts_;
     uint64_t count_ = 0;
     uint64_t sum_ = 0;

@@ -16,8 +16,9 @@ PcapInfo probe_ethernet_capture(const std::string& path) {
     info.link_name = name ? name : std::to_string(info.link_type);
     if (info.link_type != DLT_EN10MB) {
         pcap_close(p);
-        throw std::runtime_error(path + ": link type " + info.link_name +
-                                 " is not Ethernet; only Ethernet captures can be replayed on a port");
+        throw std::runtime_error(
+            path + ": link type " + info.link_name +
+            " is not Ethernet; only Ethernet captures can be replayed on a port");
     }
     pcap_pkthdr* hdr;
     const u_char* data;
@@ -26,8 +27,8 @@ PcapInfo probe_ethernet_capture(const std::string& path) {
     const std::string tail_error = rc == PCAP_ERROR ? pcap_geterr(p) : "";
     pcap_close(p);
     if (!tail_error.empty())
-        throw std::runtime_error(path + ": capture damaged after packet " + std::to_string(info.packets) +
-                                 ": " + tail_error);
+        throw std::runtime_error(path + ": capture damaged after packet " +
+                                 std::to_string(info.packets) + ": " + tail_error);
     if (info.packets == 0) throw std::runtime_error(path + ": capture holds no packets");
     return info;
 }

@@ -43,7 +43,8 @@ RunResult run_engine(EngineConfig cfg,
         std::vector<Prefix6> prefixes;
         for (const auto& r : cfg.routes) prefixes.push_back(r.prefix);
         if (!cfg.routes_file.empty())
-            for (const auto& r : read_route_file(cfg.routes_file, cfg.routes_file_nexthop)) prefixes.push_back(r.prefix);
+            for (const auto& r : read_route_file(cfg.routes_file, cfg.routes_file_nexthop))
+                prefixes.push_back(r.prefix);
         gen = std::make_unique<Generator>(engine, cfg.workload.generator, prefixes);
     }
     g_interrupted = false;
@@ -56,8 +57,10 @@ RunResult run_engine(EngineConfig cfg,
     result.window_start = engine.snapshot();
     bool warm = false;
     for (;;) {
-        std::this_thread::sleep_for(std::min(100ms, std::chrono::milliseconds(static_cast<long>(cfg.duration_s * 200) + 1)));
-        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::this_thread::sleep_for(std::min(
+            100ms, std::chrono::milliseconds(static_cast<long>(cfg.duration_s * 200) + 1)));
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (!warm && elapsed >= cfg.duration_s * 0.2) {
             result.window_start = engine.snapshot();
             warm = true;

@@ -27,7 +27,8 @@ void prepare_workload(engine::EngineConfig& cfg);
 
 /// Runs `cfg` (EAL initialised from cfg.eal_args if it is not yet). `progress`
 /// is called about every 100 ms with the elapsed seconds and a snapshot.
-RunResult run_engine(engine::EngineConfig cfg,
-                     const std::function<void(double, const engine::EngineSnapshot&)>& progress = {});
+RunResult run_engine(
+    engine::EngineConfig cfg,
+    const std::function<void(double, const engine::EngineSnapshot&)>& progress = {});
 
 }  // namespace pathscope::capture

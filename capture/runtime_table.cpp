@@ -29,55 +29,67 @@ std::string render_runtime(const RunResult& r, const TableOptions& opt) {
          static_cast<double>(s.tsc_hz) / 1e9);
 
     std::map<std::string, uint64_t> stage_drops;
-    for (unsigned i = 0; i < kDropReasonCount; ++i) stage_drops[std::string(kDropReasonStage[i])] += l.drops[i];
-    emit("%-12s %12s %14s %10s %12s %11s %12s\n", "stage", "calls", "packets", "pkts/call", "cycles/call",
-         "cycles/pkt", "drops");
+    for (unsigned i = 0; i < kDropReasonCount; ++i)
+        stage_drops[std::string(kDropReasonStage[i])] += l.drops[i];
+    emit("%-12s %12s %14s %10s %12s %11s %12s\n", "stage", "calls", "packets", "pkts/call",
+         "cycles/call", "cycles/pkt", "drops");
     for (const auto& st : s.stages) {
-        const double ppc = st.calls ? static_cast<double>(st.packets) / static_cast<double>(st.calls) : 0;
-        const double cpc = st.calls ? static_cast<double>(st.cycles) / static_cast<double>(st.calls) : 0;
-        const double cpp = st.packets ? static_cast<double>(st.cycles) / static_cast<double>(st.packets) : 0;
+        const double ppc =
+            st.calls ? static_cast<double>(st.packets) / static_cast<double>(st.calls) : 0;
+        const double cpc =
+            st.calls ? static_cast<double>(st.cycles) / static_cast<double>(st.calls) : 0;
+        const double cpp =
+            st.packets ? static_cast<double>(st.cycles) / static_cast<double>(st.packets) : 0;
         emit("%-12s %12llu %14llu %10.2f %12.1f %11.1f %12llu\n", st.name.c_str(),
-             static_cast<unsigned long long>(st.calls), static_cast<unsigned long long>(st.packets), ppc, cpc, cpp,
-             static_cast<unsigned long long>(stage_drops[st.name]));
+             static_cast<unsigned long long>(st.calls), static_cast<unsigned long long>(st.packets),
+             ppc, cpc, cpp, static_cast<unsigned long long>(stage_drops[st.name]));
     }
 
     const double secs = r.window_end.tsc > r.window_start.tsc
-                            ? static_cast<double>(r.window_end.tsc - r.window_start.tsc) / static_cast<double>(s.tsc_hz)
+                            ? static_cast<double>(r.window_end.tsc - r.window_start.tsc) /
+                                  static_cast<double>(s.tsc_hz)
                             : 0;
     emit("\nreceived %llu = delivered %llu + forwarded %llu + replied %llu + dropped %llu  [%s]\n",
          static_cast<unsigned long long>(l.received), static_cast<unsigned long long>(l.delivered),
          static_cast<unsigned long long>(l.forwarded), static_cast<unsigned long long>(l.replied),
-         static_cast<unsigned long long>(l.total_drops()), l.balanced() ? "balanced" : "NOT BALANCED");
+         static_cast<unsigned long long>(l.total_drops()),
+         l.balanced() ? "balanced" : "NOT BALANCED");
     uint64_t send_drops = 0;
     for (auto d : l.send_drops) send_drops += d;
-    emit("sent by local sockets %llu, lost on the send path %llu\n", static_cast<unsigned long long>(l.sent),
-         static_cast<unsigned long long>(send_drops));
+    emit("sent by local sockets %llu, lost on the send path %llu\n",
+         static_cast<unsigned long long>(l.sent), static_cast<unsigned long long>(send_drops));
     if (secs > 0)
-        emit("steady-state rate over %.2f s: received %.3f Mpps, forwarded %.3f Mpps, delivered %.3f Mpps\n", secs,
-             rate_pps(r.window_start, r.window_end, &Ledger::received) / 1e6,
-             rate_pps(r.window_start, r.window_end, &Ledger::forwarded) / 1e6,
-             rate_pps(r.window_start, r.window_end, &Ledger::delivered) / 1e6);
+        emit(
+            "steady-state rate over %.2f s: received %.3f Mpps, forwarded %.3f Mpps, delivered "
+            "%.3f Mpps\n",
+            secs, rate_pps(r.window_start, r.window_end, &Ledger::received) / 1e6,
+            rate_pps(r.window_start, r.window_end, &Ledger::forwarded) / 1e6,
+            rate_pps(r.window_start, r.window_end, &Ledger::delivered) / 1e6);
 
     if (l.total_drops() || send_drops) {
         emit("\n%-22s %12s %12s  %s\n", "drop reason", "received", "send path", "meaning");
         for (unsigned i = 0; i < kDropReasonCount; ++i) {
             if (!l.drops[i] && !l.send_drops[i]) continue;
             emit("%-22s %12llu %12llu  %s\n", std::string(kDropReasonNames[i]).c_str(),
-                 static_cast<unsigned long long>(l.drops[i]), static_cast<unsigned long long>(l.send_drops[i]),
+                 static_cast<unsigned long long>(l.drops[i]),
+                 static_cast<unsigned long long>(l.send_drops[i]),
                  std::string(kDropReasonText[i]).c_str());
         }
     }
 
-    emit("\n%-10s %5s %3s %14s %14s %12s %12s %10s %10s %13s\n", "port", "queue", "dir", "packets", "bytes", "bursts",
-         "empty-polls", "pkts/burst", "refused", "burst p50/p99");
+    emit("\n%-10s %5s %3s %14s %14s %12s %12s %10s %10s %13s\n", "port", "queue", "dir", "packets",
+         "bytes", "bursts", "empty-polls", "pkts/burst", "refused", "burst p50/p99");
     for (const auto& q : s.queues) {
-        const double ppb = q.bursts ? static_cast<double>(q.packets) / static_cast<double>(q.bursts) : 0;
+        const double ppb =
+            q.bursts ? static_cast<double>(q.packets) / static_cast<double>(q.bursts) : 0;
         char pct[32] = "-";
         if (q.rx && q.burst_size.count())
-            std::snprintf(pct, sizeof pct, "%.0f/%.0f", q.burst_size.percentile(50), q.burst_size.percentile(99));
-        emit("%-10s %5u %3s %14llu %14llu %12llu %12llu %10.2f %10llu %13s\n", q.port.c_str(), q.queue,
-             q.rx ? "rx" : "tx", static_cast<unsigned long long>(q.packets), static_cast<unsigned long long>(q.bytes),
-             static_cast<unsigned long long>(q.bursts), static_cast<unsigned long long>(q.empty_polls), ppb,
+            std::snprintf(pct, sizeof pct, "%.0f/%.0f", q.burst_size.percentile(50),
+                          q.burst_size.percentile(99));
+        emit("%-10s %5u %3s %14llu %14llu %12llu %12llu %10.2f %10llu %13s\n", q.port.c_str(),
+             q.queue, q.rx ? "rx" : "tx", static_cast<unsigned long long>(q.packets),
+             static_cast<unsigned long long>(q.bytes), static_cast<unsigned long long>(q.bursts),
+             static_cast<unsigned long long>(q.empty_polls), ppb,
              static_cast<unsigned long long>(q.full), pct);
     }
 

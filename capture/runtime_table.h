@@ -16,6 +16,7 @@ struct TableOptions {
 std::string render_runtime(const RunResult& r, const TableOptions& opt = {});
 
 /// Packets per second of `received` between two snapshots.
-double rate_pps(const engine::EngineSnapshot& a, const engine::EngineSnapshot& b, uint64_t engine::Ledger::*field);
+double rate_pps(const engine::EngineSnapshot& a, const engine::EngineSnapshot& b,
+                uint64_t engine::Ledger::*field);
 
 }  // namespace pathscope::capture

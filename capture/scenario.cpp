@@ -1,9 +1,9 @@
 #include "capture/scenario.h"
 
+#include <toml++/toml.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <toml++/toml.h>
 
 #include "engine/routes.h"
 
@@ -16,7 +16,7 @@ namespace {
 /// Walks one TOML table, checking keys and types, with errors that point at
 /// the file, line and dotted key.
 class Section {
-public:
+  public:
     Section(const toml::table& t, std::string file, std::string path)
         : t_(t), file_(std::move(file)), path_(std::move(path)) {}
 
@@ -28,7 +28,8 @@ public:
             if (!ok) {
                 std::string list;
                 for (const char* n : known) list += std::string(list.empty() ? "" : ", ") + n;
-                fail(v, "unknown key '" + key(std::string(k.str())) + "' (known keys here: " + list + ")");
+                fail(v, "unknown key '" + key(std::string(k.str())) +
+                            "' (known keys here: " + list + ")");
             }
         }
     }
@@ -45,13 +46,15 @@ public:
             out = n->as_string()->get();
         } else if constexpr (std::is_same_v<T, double>) {
             if (!n->is_number()) fail(*n, "'" + key(k) + "' must be a number");
-            out = n->is_integer() ? static_cast<double>(n->as_integer()->get()) : n->as_floating_point()->get();
+            out = n->is_integer() ? static_cast<double>(n->as_integer()->get())
+                                  : n->as_floating_point()->get();
             if (out < 0) fail(*n, "'" + key(k) + "' must not be negative");
         } else {
             if (!n->is_integer()) fail(*n, "'" + key(k) + "' must be an integer");
             const int64_t v = n->as_integer()->get();
             if (v < 0 || static_cast<uint64_t>(v) > std::numeric_limits<T>::max())
-                fail(*n, "'" + key(k) + "' must be between 0 and " + std::to_string(std::numeric_limits<T>::max()));
+                fail(*n, "'" + key(k) + "' must be between 0 and " +
+                             std::to_string(std::numeric_limits<T>::max()));
             out = static_cast<T>(v);
         }
     }
@@ -89,7 +92,8 @@ public:
         std::vector<const toml::table*> out;
         const toml::node* n = t_.get(k);
         if (!n) return out;
-        if (!n->is_array_of_tables()) fail(*n, "'" + key(k) + "' must be written as [[" + key(k) + "]] tables");
+        if (!n->is_array_of_tables())
+            fail(*n, "'" + key(k) + "' must be written as [[" + key(k) + "]] tables");
         for (const auto& e : *n->as_array()) out.push_back(e.as_table());
         return out;
     }
@@ -103,7 +107,7 @@ public:
 
     std::string key(const std::string& k) const { return path_.empty() ? k : path_ + "." + k; }
 
-private:
+  private:
     const toml::table& t_;
     std::string file_;
     std::string path_;
@@ -116,7 +120,8 @@ std::string resolve(const std::string& base_dir, const std::string& p) {
 
 }  // namespace
 
-EngineConfig parse_scenario(const std::string& text, const std::string& name, const std::string& base_dir) {
+EngineConfig parse_scenario(const std::string& text, const std::string& name,
+                            const std::string& base_dir) {
     toml::table root;
     try {
         root = toml::parse(text, name);
@@ -141,7 +146,8 @@ EngineConfig parse_scenario(const std::string& text, const std::string& name, co
         s.get("icmp_errors_per_s", cfg.icmp_errors_per_s);
         s.get("call_histograms", cfg.call_histograms);
         s.finish({"burst", "duration", "mbufs", "icmp_errors_per_s", "call_histograms"});
-        if (cfg.burst == 0 || cfg.burst > 256) s.fail(*t->get("burst"), "'engine.burst' must be between 1 and 256");
+        if (cfg.burst == 0 || cfg.burst > 256)
+            s.fail(*t->get("burst"), "'engine.burst' must be between 1 and 256");
     }
     for (const auto* t : top.tables("port")) {
         Section s(*t, name, "port");
@@ -158,20 +164,25 @@ EngineConfig parse_scenario(const std::string& text, const std::string& name, co
         s.get_strings("addresses", addrs);
         for (const auto& a : addrs) {
             auto pf = parse_prefix6(a);
-            if (!pf) s.fail(*t->get("addresses"), "'port.addresses' entry \"" + a + "\" is not an IPv6 address/len");
+            if (!pf)
+                s.fail(*t->get("addresses"),
+                       "'port.addresses' entry \"" + a + "\" is not an IPv6 address/len");
             // Keep the host bits: this is an address with its on-link prefix length.
             Prefix6 full{*parse_ip6(a.substr(0, a.find('/'))), pf->len};
             p.addresses.push_back(full);
         }
-        s.finish({"name", "device", "rx_queues", "tx_queues", "poll", "promiscuous", "mac", "addresses"});
+        s.finish({"name", "device", "rx_queues", "tx_queues", "poll", "promiscuous", "mac",
+                  "addresses"});
         for (const auto& q : cfg.ports)
             if (q.name == p.name) s.fail_here("port name '" + p.name + "' is used twice");
         cfg.ports.push_back(std::move(p));
     }
-    auto known_port = [&](const Section& s, const toml::table& t, const std::string& port, const char* k) {
+    auto known_port = [&](const Section& s, const toml::table& t, const std::string& port,
+                          const char* k) {
         for (const auto& p : cfg.ports)
             if (p.name == port) return;
-        s.fail(t.get(k) ? *t.get(k) : static_cast<const toml::node&>(t), "'" + s.key(k) + "' names port '" + port + "', which no [[port]] defines");
+        s.fail(t.get(k) ? *t.get(k) : static_cast<const toml::node&>(t),
+               "'" + s.key(k) + "' names port '" + port + "', which no [[port]] defines");
     };
     for (const auto* t : top.tables("nexthop")) {
         Section s(*t, name, "nexthop");
@@ -206,9 +217,12 @@ EngineConfig parse_scenario(const std::string& text, const std::string& name, co
         s.get("kind", kind);
         s.get("port", a.port);
         s.finish({"kind", "port"});
-        if (kind == "sink") a.kind = AppKind::sink;
-        else if (kind == "echo") a.kind = AppKind::echo;
-        else s.fail(*t->get("kind"), "'app.kind' = \"" + kind + "\": expected \"sink\" or \"echo\"");
+        if (kind == "sink")
+            a.kind = AppKind::sink;
+        else if (kind == "echo")
+            a.kind = AppKind::echo;
+        else
+            s.fail(*t->get("kind"), "'app.kind' = \"" + kind + "\": expected \"sink\" or \"echo\"");
         if (a.port == 0) s.fail_here("every [[app]] needs a UDP port of 1 or more");
         cfg.apps.push_back(a);
     }
@@ -231,14 +245,21 @@ EngineConfig parse_scenario(const std::string& text, const std::string& name, co
         s.get("infinite", p.infinite);
         s.finish({"kind", "port", "flows", "frame_size", "sink_percent", "echo_percent",
                   "malformed_percent", "packets", "source_prefix", "file", "infinite"});
-        if (kind == "generator") cfg.workload.kind = WorkloadKind::generator;
-        else if (kind == "pcap") cfg.workload.kind = WorkloadKind::pcap;
-        else if (kind == "tap") cfg.workload.kind = WorkloadKind::tap;
-        else if (kind == "none") cfg.workload.kind = WorkloadKind::none;
-        else s.fail(*t->get("kind"), "'workload.kind' = \"" + kind + "\": expected generator, pcap, tap or none");
+        if (kind == "generator")
+            cfg.workload.kind = WorkloadKind::generator;
+        else if (kind == "pcap")
+            cfg.workload.kind = WorkloadKind::pcap;
+        else if (kind == "tap")
+            cfg.workload.kind = WorkloadKind::tap;
+        else if (kind == "none")
+            cfg.workload.kind = WorkloadKind::none;
+        else
+            s.fail(*t->get("kind"),
+                   "'workload.kind' = \"" + kind + "\": expected generator, pcap, tap or none");
         if (g.sink_percent + g.echo_percent + g.malformed_percent > 100)
             s.fail_here("workload percentages add up to more than 100");
-        if (cfg.workload.kind == WorkloadKind::generator || cfg.workload.kind == WorkloadKind::pcap) {
+        if (cfg.workload.kind == WorkloadKind::generator ||
+            cfg.workload.kind == WorkloadKind::pcap) {
             if (port.empty()) s.fail_here("'workload.port' must name the port the workload feeds");
             known_port(s, *t, port, "port");
         }

@@ -11,7 +11,7 @@
 namespace pathscope::capture {
 
 class ScenarioError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 

@@ -82,10 +82,13 @@ int cmd_run(const std::vector<std::string>& args) {
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "--duration") {
-            if (i + 1 >= args.size()) usage_error("--duration needs a number of seconds", kRunUsage);
+            if (i + 1 >= args.size())
+                usage_error("--duration needs a number of seconds", kRunUsage);
             char* end = nullptr;
             duration = std::strtod(args[++i].c_str(), &end);
-            if (*end || duration <= 0) usage_error("--duration needs a positive number of seconds, not '" + args[i] + "'", kRunUsage);
+            if (*end || duration <= 0)
+                usage_error("--duration needs a positive number of seconds, not '" + args[i] + "'",
+                            kRunUsage);
         } else if (a == "--no-histograms") {
             topt.histograms = false;
         } else if (a.rfind("-", 0) == 0) {
@@ -93,14 +96,16 @@ int cmd_run(const std::vector<std::string>& args) {
         } else if (scenario.empty()) {
             scenario = a;
         } else {
-            usage_error("more than one scenario given ('" + scenario + "', '" + a + "')", kRunUsage);
+            usage_error("more than one scenario given ('" + scenario + "', '" + a + "')",
+                        kRunUsage);
         }
     }
     if (scenario.empty()) scenario = default_scenario();
     auto cfg = capture::load_scenario(scenario);
     if (duration > 0) cfg.duration_s = duration;
     const bool tty = isatty(STDERR_FILENO);
-    std::cerr << "pathscope run: " << scenario << " for " << cfg.duration_s << " s (Ctrl-C stops early)\n";
+    std::cerr << "pathscope run: " << scenario << " for " << cfg.duration_s
+              << " s (Ctrl-C stops early)\n";
     auto result = capture::run_engine(cfg, [&](double t, const engine::EngineSnapshot& s) {
         if (!tty) return;
         std::fprintf(stderr, "\r  %5.1f / %.1f s  received %llu packets ", t, cfg.duration_s,
@@ -124,14 +129,21 @@ int cmd_routes(const std::vector<std::string>& args) {
             if (i + 1 >= args.size()) usage_error(a + " needs a value", kRoutesUsage);
             return args[++i];
         };
-        if (a == "--count") count = parse_count(a, value(), kRoutesUsage);
-        else if (a == "--seed") seed = parse_count(a, value(), kRoutesUsage);
-        else if (a == "--nexthop") nexthop = parse_count(a, value(), kRoutesUsage);
-        else if (a == "-o" || a == "--output") out = value();
-        else usage_error("unknown argument '" + a + "'", kRoutesUsage);
+        if (a == "--count")
+            count = parse_count(a, value(), kRoutesUsage);
+        else if (a == "--seed")
+            seed = parse_count(a, value(), kRoutesUsage);
+        else if (a == "--nexthop")
+            nexthop = parse_count(a, value(), kRoutesUsage);
+        else if (a == "-o" || a == "--output")
+            out = value();
+        else
+            usage_error("unknown argument '" + a + "'", kRoutesUsage);
     }
-    if (count == 0 || count > 10'000'000) usage_error("--count must be between 1 and 10000000", kRoutesUsage);
-    if (nexthop == 0 || nexthop > UINT32_MAX) usage_error("--nexthop must be 1 or more", kRoutesUsage);
+    if (count == 0 || count > 10'000'000)
+        usage_error("--count must be between 1 and 10000000", kRoutesUsage);
+    if (nexthop == 0 || nexthop > UINT32_MAX)
+        usage_error("--nexthop must be 1 or more", kRoutesUsage);
     const auto routes = engine::generate_routes(static_cast<uint32_t>(count), seed);
     if (out.empty()) {
         engine::write_routes(std::cout, routes, static_cast<uint32_t>(nexthop));
@@ -158,10 +170,14 @@ int main(int argc, char** argv) {
         if (verb == "run") return cmd_run(args);
         if (verb == "routes") return cmd_routes(args);
         if (verb == "help") {
-            if (args.empty()) std::cout << kUsage;
-            else if (args[0] == "run") std::cout << kRunUsage;
-            else if (args[0] == "routes") std::cout << kRoutesUsage;
-            else usage_error("no verb named '" + args[0] + "'", kUsage);
+            if (args.empty())
+                std::cout << kUsage;
+            else if (args[0] == "run")
+                std::cout << kRunUsage;
+            else if (args[0] == "routes")
+                std::cout << kRoutesUsage;
+            else
+                usage_error("no verb named '" + args[0] + "'", kUsage);
             return 0;
         }
         usage_error("no verb named '" + verb + "'", kUsage);

@@ -9,7 +9,7 @@ namespace {
 constexpr unsigned kBurst = 64;
 
 class SinkApp final : public App {
-public:
+  public:
     SinkApp(EngineContext& ctx, uint16_t port) : sock_(ctx, port) {}
     void poll() override {
         rte_mbuf* m[kBurst];
@@ -20,13 +20,13 @@ public:
     }
     uint64_t datagrams() const override { return count_.get(); }
 
-private:
+  private:
     UdpSocket sock_;
     Counter count_;
 };
 
 class EchoApp final : public App {
-public:
+  public:
     EchoApp(EngineContext& ctx, uint16_t port) : sock_(ctx, port) {}
     void poll() override {
         rte_mbuf* m[kBurst];
@@ -39,7 +39,7 @@ public:
     }
     uint64_t datagrams() const override { return count_.get(); }
 
-private:
+  private:
     UdpSocket sock_;
     Counter count_;
 };

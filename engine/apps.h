@@ -11,7 +11,7 @@
 namespace pathscope::engine {
 
 class App {
-public:
+  public:
     virtual ~App() = default;
     virtual void poll() = 0;
     virtual uint64_t datagrams() const = 0;

@@ -24,9 +24,9 @@ struct PortConfig {
     std::string device = "ring";
     uint16_t rx_queues = 1;
     uint16_t tx_queues = 1;
-    bool poll = true;  ///< whether the worker polls this port's receive queues
-    bool promiscuous = false;  ///< accept frames for any destination MAC
-    MacAddr mac{};     ///< all zero: keep the device's own address
+    bool poll = true;                ///< whether the worker polls this port's receive queues
+    bool promiscuous = false;        ///< accept frames for any destination MAC
+    MacAddr mac{};                   ///< all zero: keep the device's own address
     std::vector<Prefix6> addresses;  ///< our addresses; each adds an on-link route
 };
 
@@ -58,7 +58,7 @@ struct GeneratorConfig {
     uint32_t sink_percent = 20;
     uint32_t echo_percent = 5;
     uint32_t malformed_percent = 5;
-    uint64_t packets = 0;  ///< 0: as many as the run lasts
+    uint64_t packets = 0;   ///< 0: as many as the run lasts
     Prefix6 source_prefix;  ///< sources of generated traffic (routed back via the port)
 };
 
@@ -75,15 +75,16 @@ struct WorkloadConfig {
 };
 
 struct EngineConfig {
-    std::vector<std::string> eal_args{"--no-huge", "-m", "1024", "--no-pci", "--no-shconf",
-                                      "-l", "0-1", "--log-level", "lib.*:error"};
+    std::vector<std::string> eal_args{"--no-huge", "-m",          "1024",
+                                      "--no-pci",  "--no-shconf", "-l",
+                                      "0-1",       "--log-level", "lib.*:error"};
     uint16_t burst = 32;
     double duration_s = 2.0;
     uint32_t mbufs = 32767;
     std::vector<PortConfig> ports;
     std::vector<NexthopConfig> nexthops;
     std::vector<RouteConfig> routes;
-    std::string routes_file;   ///< "PREFIX/LEN NEXTHOP" lines
+    std::string routes_file;           ///< "PREFIX/LEN NEXTHOP" lines
     uint32_t routes_file_nexthop = 0;  ///< next hop for lines that name none
     std::vector<AppConfig> apps;
     WorkloadConfig workload;

@@ -46,13 +46,13 @@ inline constexpr uint32_t kNexthopLocal = 1;
 struct EngineContext {
     PathCounters counters;
     uint16_t burst = 32;
-    std::vector<PortRuntime> ports;       ///< indexed by DPDK port id
-    std::vector<uint16_t> polled_ports;   ///< port ids whose rx queues eth_rx polls
+    std::vector<PortRuntime> ports;      ///< indexed by DPDK port id
+    std::vector<uint16_t> polled_ports;  ///< port ids whose rx queues eth_rx polls
     std::vector<Nexthop> nexthops;
     rte_fib6* fib = nullptr;
     rte_hash* neighbours = nullptr;  ///< IPv6 address -> MAC packed in the data pointer
     std::vector<Ip6Addr> local_addresses;
-    UdpSocket* bound[65536] = {};   ///< bound sockets by local port
+    UdpSocket* bound[65536] = {};     ///< bound sockets by local port
     std::vector<UdpSocket*> sockets;  ///< every open socket, for the send path
     // ICMPv6 error rate limit: a token bucket refilled from the TSC.
     uint64_t icmp_tokens = 0;

@@ -13,17 +13,19 @@
 namespace pathscope::engine {
 
 class Counter {
-public:
-    void add(uint64_t n = 1) { v_.store(v_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed); }
+  public:
+    void add(uint64_t n = 1) {
+        v_.store(v_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+    }
     uint64_t get() const { return v_.load(std::memory_order_relaxed); }
 
-private:
+  private:
     std::atomic<uint64_t> v_{0};
 };
 
 /// Hot-path side of analysis::Histogram: same bucket layout, single writer.
 class HistogramRecorder {
-public:
+  public:
     void record(uint64_t v) {
         buckets_[analysis::bucket_index(v)].add();
         sum_.add(v);
@@ -39,7 +41,7 @@ public:
         return h;
     }
 
-private:
+  private:
     Counter buckets_[analysis::kBucketCount];
     Counter sum_;
     std::atomic<uint64_t> min_{UINT64_MAX};

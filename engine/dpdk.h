@@ -18,8 +18,8 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
-#include <rte_vect.h>
 #include <rte_memory.h>
 #include <rte_mempool.h>
 #include <rte_ring.h>
 #include <rte_udp.h>
+#include <rte_vect.h>

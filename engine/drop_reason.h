@@ -9,33 +9,33 @@
 
 namespace pathscope::engine {
 
-#define PATHSCOPE_DROP_REASONS(X)                                                 \
-    X(eth_short, "eth_input", "frame shorter than an Ethernet header")                         \
-    X(eth_not_for_us, "eth_input", "destination MAC is neither ours nor multicast")            \
-    X(eth_unknown_type, "eth_input", "EtherType is not IPv6")                                  \
-    X(ip6_short, "ip6_input", "shorter than an IPv6 header")                                   \
-    X(ip6_bad_version, "ip6_input", "IP version is not 6")                                     \
-    X(ip6_truncated, "ip6_input", "payload length exceeds the frame")                          \
-    X(ip6_jumbogram, "ip6_input", "payload length 0 (jumbograms are not supported)")           \
-    X(ip6_bad_source, "ip6_input", "source address is multicast")                              \
-    X(ip6_hbh_not_first, "ip6_input", "hop-by-hop options header not first")                   \
-    X(ip6_ext_truncated, "ip6_input", "extension header runs past the payload")                \
-    X(ip6_ext_too_many, "ip6_input", "more extension headers than the walk allows")            \
-    X(ip6_fragment, "ip6_input", "fragments are not reassembled")                              \
-    X(ip6_no_route, "ip6_lookup", "no route to the destination")                                \
-    X(ip6_mcast_not_joined, "ip6_lookup", "multicast group not joined")                         \
-    X(ip6_hop_limit, "ip6_forward", "hop limit exceeded while forwarding")                       \
-    X(ip6_unknown_proto, "ip6_local", "upper-layer protocol not handled locally")              \
-    X(icmp6_short, "icmp6_input", "ICMPv6 message too short")                                    \
-    X(icmp6_bad_checksum, "icmp6_input", "ICMPv6 checksum wrong")                                \
-    X(icmp6_unhandled, "icmp6_input", "ICMPv6 type not handled")                                 \
+#define PATHSCOPE_DROP_REASONS(X)                                                                 \
+    X(eth_short, "eth_input", "frame shorter than an Ethernet header")                            \
+    X(eth_not_for_us, "eth_input", "destination MAC is neither ours nor multicast")               \
+    X(eth_unknown_type, "eth_input", "EtherType is not IPv6")                                     \
+    X(ip6_short, "ip6_input", "shorter than an IPv6 header")                                      \
+    X(ip6_bad_version, "ip6_input", "IP version is not 6")                                        \
+    X(ip6_truncated, "ip6_input", "payload length exceeds the frame")                             \
+    X(ip6_jumbogram, "ip6_input", "payload length 0 (jumbograms are not supported)")              \
+    X(ip6_bad_source, "ip6_input", "source address is multicast")                                 \
+    X(ip6_hbh_not_first, "ip6_input", "hop-by-hop options header not first")                      \
+    X(ip6_ext_truncated, "ip6_input", "extension header runs past the payload")                   \
+    X(ip6_ext_too_many, "ip6_input", "more extension headers than the walk allows")               \
+    X(ip6_fragment, "ip6_input", "fragments are not reassembled")                                 \
+    X(ip6_no_route, "ip6_lookup", "no route to the destination")                                  \
+    X(ip6_mcast_not_joined, "ip6_lookup", "multicast group not joined")                           \
+    X(ip6_hop_limit, "ip6_forward", "hop limit exceeded while forwarding")                        \
+    X(ip6_unknown_proto, "ip6_local", "upper-layer protocol not handled locally")                 \
+    X(icmp6_short, "icmp6_input", "ICMPv6 message too short")                                     \
+    X(icmp6_bad_checksum, "icmp6_input", "ICMPv6 checksum wrong")                                 \
+    X(icmp6_unhandled, "icmp6_input", "ICMPv6 type not handled")                                  \
     X(icmp6_ns_invalid, "icmp6_input", "neighbour solicitation malformed or not for our address") \
-    X(udp_short, "udp6_input", "UDP header truncated")                                          \
-    X(udp_bad_length, "udp6_input", "UDP length disagrees with the IPv6 payload")               \
-    X(udp_bad_checksum, "udp6_input", "UDP checksum wrong or zero")                             \
-    X(udp_no_socket, "udp6_input", "no socket on the port (ICMPv6 unreachable rate-limited)")   \
-    X(socket_full, "udp6_input", "socket receive ring full")                                    \
-    X(nd_unresolved, "ip6_forward", "no link-layer address known for the on-link destination") \
+    X(udp_short, "udp6_input", "UDP header truncated")                                            \
+    X(udp_bad_length, "udp6_input", "UDP length disagrees with the IPv6 payload")                 \
+    X(udp_bad_checksum, "udp6_input", "UDP checksum wrong or zero")                               \
+    X(udp_no_socket, "udp6_input", "no socket on the port (ICMPv6 unreachable rate-limited)")     \
+    X(socket_full, "udp6_input", "socket receive ring full")                                      \
+    X(nd_unresolved, "ip6_forward", "no link-layer address known for the on-link destination")    \
     X(tx_full, "eth_tx", "transmit queue full")
 
 enum class DropReason : uint16_t {

@@ -31,7 +31,8 @@ constexpr uint16_t kTxDesc = 1024;
 }  // namespace
 
 Engine::Engine(const EngineConfig& cfg) : cfg_(cfg), serial_(next_serial()) {
-    if (!eal_ready()) throw std::runtime_error("the DPDK EAL is not initialised (call eal_init first)");
+    if (!eal_ready())
+        throw std::runtime_error("the DPDK EAL is not initialised (call eal_init first)");
     if (cfg_.burst == 0 || cfg_.burst > RTE_GRAPH_BURST_SIZE)
         throw std::runtime_error("engine.burst must be between 1 and " +
                                  std::to_string(RTE_GRAPH_BURST_SIZE));
@@ -102,7 +103,8 @@ void Engine::setup_port(const PortConfig& pc) {
     uint16_t id = 0;
     RingPort ring;
     if (pc.device == "ring") {
-        const std::string base = "r" + std::to_string(serial_) + "_" + std::to_string(ring_ports_.size());
+        const std::string base =
+            "r" + std::to_string(serial_) + "_" + std::to_string(ring_ports_.size());
         for (uint16_t q = 0; q < std::max<uint16_t>(pc.rx_queues, 1); ++q)
             ring.rx.push_back(rte_ring_create((base + "rx" + std::to_string(q)).c_str(), kRingSize,
                                               SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ));
@@ -113,9 +115,9 @@ void Engine::setup_port(const PortConfig& pc) {
             if (!r) throw port_error(pc, "cannot create its rings", rte_errno);
         for (auto* r : ring.tx)
             if (!r) throw port_error(pc, "cannot create its rings", rte_errno);
-        const int rc = rte_eth_from_rings(base.c_str(), ring.rx.data(), static_cast<unsigned>(ring.rx.size()),
-                                          ring.tx.data(), static_cast<unsigned>(ring.tx.size()),
-                                          rte_socket_id());
+        const int rc = rte_eth_from_rings(base.c_str(), ring.rx.data(),
+                                          static_cast<unsigned>(ring.rx.size()), ring.tx.data(),
+                                          static_cast<unsigned>(ring.tx.size()), rte_socket_id());
         if (rc < 0) throw port_error(pc, "cannot create the net_ring port", rte_errno);
         id = static_cast<uint16_t>(rc);
         removable_devices_.push_back("net_ring_" + base);
@@ -131,15 +133,19 @@ void Engine::setup_port(const PortConfig& pc) {
         if (rc < 0) throw port_error(pc, "cannot open the device", rc);
         if (vdev) removable_devices_.push_back(devname);
         if (rte_eth_dev_get_port_by_name(devname.c_str(), &id) != 0)
-            throw port_error(pc, "no DPDK port named " + devname + " (is the device bound to a DPDK driver?)",
-                             ENODEV);
+            throw port_error(
+                pc, "no DPDK port named " + devname + " (is the device bound to a DPDK driver?)",
+                ENODEV);
     }
     port_names_[id] = pc.name;
 
     rte_eth_conf conf{};
     int rc = rte_eth_dev_configure(id, pc.rx_queues, pc.tx_queues, &conf);
-    if (rc < 0) throw port_error(pc, "cannot configure " + std::to_string(pc.rx_queues) + " rx and " +
-                                         std::to_string(pc.tx_queues) + " tx queues", rc);
+    if (rc < 0)
+        throw port_error(pc,
+                         "cannot configure " + std::to_string(pc.rx_queues) + " rx and " +
+                             std::to_string(pc.tx_queues) + " tx queues",
+                         rc);
     const int socket = rte_eth_dev_socket_id(id) < 0 ? 0 : rte_eth_dev_socket_id(id);
     for (uint16_t q = 0; q < pc.rx_queues; ++q)
         if ((rc = rte_eth_rx_queue_setup(id, q, kRxDesc, socket, nullptr, pool_)) < 0)
@@ -192,7 +198,8 @@ void Engine::setup_routes() {
         nh.kind = NexthopKind::remote;
         nh.port = port_id(nc.port);
         memcpy(nh.mac.addr_bytes, nc.mac.data(), 6);
-        if (by_user_id.count(nc.id)) throw std::runtime_error("next hop " + std::to_string(nc.id) + " is defined twice");
+        if (by_user_id.count(nc.id))
+            throw std::runtime_error("next hop " + std::to_string(nc.id) + " is defined twice");
         by_user_id[nc.id] = static_cast<uint32_t>(ctx.nexthops.size());
         ctx.nexthops.push_back(nh);
     }
@@ -212,7 +219,8 @@ void Engine::setup_routes() {
     ctx.fib = rte_fib6_create(name.c_str(), SOCKET_ID_ANY, &conf);
     if (!ctx.fib)
         throw std::runtime_error("cannot create the FIB for " + std::to_string(routes.size()) +
-                                 " routes: " + rte_strerror(rte_errno) + " (give the EAL more memory with -m)");
+                                 " routes: " + rte_strerror(rte_errno) +
+                                 " (give the EAL more memory with -m)");
     rte_hash_parameters hp{};
     const std::string hname = "nd" + std::to_string(serial_);
     hp.name = hname.c_str();
@@ -220,12 +228,15 @@ void Engine::setup_routes() {
     hp.key_len = 16;
     hp.socket_id = static_cast<int>(rte_socket_id());
     ctx.neighbours = rte_hash_create(&hp);
-    if (!ctx.neighbours) throw std::runtime_error("cannot create the neighbour table: " + std::string(rte_strerror(rte_errno)));
+    if (!ctx.neighbours)
+        throw std::runtime_error("cannot create the neighbour table: " +
+                                 std::string(rte_strerror(rte_errno)));
 
     auto add = [&](const Prefix6& p, uint64_t nh, const std::string& what) {
         const int rc = rte_fib6_add(ctx.fib, p.addr.data(), p.len, nh);
         if (rc < 0)
-            throw std::runtime_error("cannot add " + what + " " + format_prefix6(p) + ": " + rte_strerror(-rc));
+            throw std::runtime_error("cannot add " + what + " " + format_prefix6(p) + ": " +
+                                     rte_strerror(-rc));
     };
     for (const auto& pc : cfg_.ports) {
         for (const auto& a : pc.addresses) {
@@ -260,7 +271,8 @@ void Engine::setup_graph() {
     graph_id_ = rte_graph_create(name.c_str(), &prm);
     building_context() = nullptr;
     if (graph_id_ == RTE_GRAPH_ID_INVALID)
-        throw std::runtime_error("cannot create the stage graph: " + std::string(rte_strerror(rte_errno)));
+        throw std::runtime_error("cannot create the stage graph: " +
+                                 std::string(rte_strerror(rte_errno)));
     graph_ = rte_graph_lookup(name.c_str());
     call_cycles_ = std::make_unique<HistogramRecorder[]>(rte_node_max_count());
     for (const char* n : names) node_ids_.push_back(rte_node_from_name(n));
@@ -275,7 +287,8 @@ void Engine::walk() {
     uint32_t head = graph->head;
     HistogramRecorder* hist = call_cycles_.get();
     while (likely(head != graph->tail)) {
-        rte_node* node = static_cast<rte_node*>(RTE_PTR_ADD(graph, cir_start[static_cast<int32_t>(head++)]));
+        rte_node* node =
+            static_cast<rte_node*>(RTE_PTR_ADD(graph, cir_start[static_cast<int32_t>(head++)]));
         void** objs = node->objs;
         rte_prefetch0(objs);
         const uint64_t start = rte_rdtsc();
@@ -322,10 +335,13 @@ void Engine::start() {
     if (running_) return;
     const unsigned lcore = rte_get_next_lcore(-1, 1, 0);
     if (lcore >= RTE_MAX_LCORE)
-        throw std::runtime_error("no EAL worker lcore for the engine: give the EAL two lcores (-l 0-1)");
+        throw std::runtime_error(
+            "no EAL worker lcore for the engine: give the EAL two lcores (-l 0-1)");
     stop_ = false;
     const int rc = rte_eal_remote_launch(worker_main, this, lcore);
-    if (rc < 0) throw std::runtime_error("cannot launch the worker lcore: " + std::string(rte_strerror(-rc)));
+    if (rc < 0)
+        throw std::runtime_error("cannot launch the worker lcore: " +
+                                 std::string(rte_strerror(-rc)));
     worker_lcore_ = lcore;
     running_ = true;
 }

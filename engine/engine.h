@@ -25,7 +25,7 @@ struct RingPort {
 };
 
 class Engine {
-public:
+  public:
     /// Builds everything `cfg` names. Throws std::runtime_error with a
     /// message naming the part of the configuration at fault.
     explicit Engine(const EngineConfig& cfg);
@@ -53,7 +53,7 @@ public:
     EngineContext& context() { return *ctx_; }
     const EngineConfig& config() const { return cfg_; }
 
-private:
+  private:
     void teardown();
     void setup_pool();
     void setup_port(const PortConfig& pc);

@@ -26,7 +26,8 @@ std::vector<uint8_t> ip6_frame(const FrameSpec& s, uint8_t proto, size_t l4_len)
 }  // namespace
 
 uint16_t internet_checksum(const uint8_t* data, size_t len, uint32_t sum) {
-    for (size_t i = 0; i + 1 < len; i += 2) sum += static_cast<uint32_t>(data[i] << 8 | data[i + 1]);
+    for (size_t i = 0; i + 1 < len; i += 2)
+        sum += static_cast<uint32_t>(data[i] << 8 | data[i + 1]);
     if (len & 1) sum += static_cast<uint32_t>(data[len - 1] << 8);
     while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
     return static_cast<uint16_t>(~sum);

@@ -1,7 +1,7 @@
 #include "engine/generator.h"
 
-#include <cstring>
 #include <algorithm>
+#include <cstring>
 #include <random>
 #include <stdexcept>
 
@@ -18,12 +18,24 @@ constexpr unsigned kBurst = 32;
 
 void break_frame(std::vector<uint8_t>& f, Malformation how) {
     switch (how) {
-        case Malformation::bad_version: f[14] = 0x40; break;
-        case Malformation::truncated: f[18] = 0x05; break;  // payload length far past the frame
-        case Malformation::bad_udp_checksum: f[kEthLen + kIp6Len + 6] ^= 0x5a; break;
-        case Malformation::not_ip6: f[12] = 0x08, f[13] = 0x00; break;
-        case Malformation::hop_limit: f[21] = 1, fix_l4_checksum(f); break;
-        case Malformation::fragment: f[20] = 44; break;
+        case Malformation::bad_version:
+            f[14] = 0x40;
+            break;
+        case Malformation::truncated:
+            f[18] = 0x05;
+            break;  // payload length far past the frame
+        case Malformation::bad_udp_checksum:
+            f[kEthLen + kIp6Len + 6] ^= 0x5a;
+            break;
+        case Malformation::not_ip6:
+            f[12] = 0x08, f[13] = 0x00;
+            break;
+        case Malformation::hop_limit:
+            f[21] = 1, fix_l4_checksum(f);
+            break;
+        case Malformation::fragment:
+            f[20] = 44;
+            break;
         case Malformation::hbh_not_first: {
             // Destination options header, then hop-by-hop: illegal order.
             std::vector<uint8_t> ext = {0, 0, 1, 4, 0, 0, 0, 0, 17, 0, 1, 4, 0, 0, 0, 0};
@@ -34,7 +46,9 @@ void break_frame(std::vector<uint8_t>& f, Malformation how) {
             f[18] = static_cast<uint8_t>(plen >> 8), f[19] = static_cast<uint8_t>(plen);
             break;
         }
-        case Malformation::short_udp: f[kEthLen + kIp6Len + 5] = 3; break;  // UDP length 3
+        case Malformation::short_udp:
+            f[kEthLen + kIp6Len + 5] = 3;
+            break;  // UDP length 3
     }
 }
 
@@ -45,7 +59,8 @@ Generator::Generator(Engine& engine, const GeneratorConfig& cfg, const std::vect
     const uint16_t port_id = engine.port_id(cfg.port);
     engine.ring_port(cfg.port);  // throws unless it is a ring port
     const PortRuntime& port = engine.context().ports[port_id];
-    if (port.addresses.empty()) throw std::runtime_error("generator port '" + cfg.port + "' has no address");
+    if (port.addresses.empty())
+        throw std::runtime_error("generator port '" + cfg.port + "' has no address");
     if (cfg.frame_size < kEthLen + kIp6Len + kUdpLen)
         throw std::runtime_error("workload.frame_size must be at least 62 bytes");
     uint16_t sink_port = 0, echo_port = 0;
@@ -54,17 +69,21 @@ Generator::Generator(Engine& engine, const GeneratorConfig& cfg, const std::vect
         if (a.kind == AppKind::echo && !echo_port) echo_port = a.port;
     }
     std::mt19937_64 rng(42);
-    const Malformation kinds[] = {Malformation::bad_version, Malformation::truncated,
+    const Malformation kinds[] = {Malformation::bad_version,      Malformation::truncated,
                                   Malformation::bad_udp_checksum, Malformation::not_ip6,
-                                  Malformation::hop_limit, Malformation::fragment,
-                                  Malformation::hbh_not_first, Malformation::short_udp};
+                                  Malformation::hop_limit,        Malformation::fragment,
+                                  Malformation::hbh_not_first,    Malformation::short_udp};
     unsigned malformed_serial = 0;
     const uint32_t flows = std::max<uint32_t>(cfg.flows, 1);
     for (size_t i = 0; i < kTemplates; ++i) {
         const uint32_t flow = static_cast<uint32_t>(i % flows);
         FrameSpec s;
         memcpy(s.dst_mac.data(), port.mac.addr_bytes, 6);
-        s.src_mac = {0x02, 0x00, 0x00, static_cast<uint8_t>(flow >> 16), static_cast<uint8_t>(flow >> 8),
+        s.src_mac = {0x02,
+                     0x00,
+                     0x00,
+                     static_cast<uint8_t>(flow >> 16),
+                     static_cast<uint8_t>(flow >> 8),
                      static_cast<uint8_t>(flow)};
         s.src = cfg.source_prefix.addr;
         s.src[12] = static_cast<uint8_t>(flow >> 24), s.src[13] = static_cast<uint8_t>(flow >> 16);
@@ -76,15 +95,20 @@ Generator::Generator(Engine& engine, const GeneratorConfig& cfg, const std::vect
         const bool malformed = pct < cfg.malformed_percent;
         const Malformation how = kinds[malformed_serial % std::size(kinds)];
         // UDP-level damage only shows on local delivery; the rest travels the forward path.
-        const bool local_damage = how == Malformation::bad_udp_checksum || how == Malformation::short_udp;
-        const bool to_sink = ((malformed && local_damage) || (!malformed && pct < cfg.malformed_percent + cfg.sink_percent)) && sink_port;
+        const bool local_damage =
+            how == Malformation::bad_udp_checksum || how == Malformation::short_udp;
+        const bool to_sink = ((malformed && local_damage) ||
+                              (!malformed && pct < cfg.malformed_percent + cfg.sink_percent)) &&
+                             sink_port;
         const bool to_echo = !malformed && !to_sink &&
-                             pct < cfg.malformed_percent + cfg.sink_percent + cfg.echo_percent && echo_port;
+                             pct < cfg.malformed_percent + cfg.sink_percent + cfg.echo_percent &&
+                             echo_port;
         if (to_sink || to_echo) {
             s.dst = port.addresses[0];
             s.dst_port = to_sink ? sink_port : echo_port;
         } else {
-            if (routes.empty()) throw std::runtime_error("the generator needs routes for forwarded traffic");
+            if (routes.empty())
+                throw std::runtime_error("the generator needs routes for forwarded traffic");
             const Prefix6& r = routes[rng() % routes.size()];
             s.dst = r.addr;
             for (int b = r.len; b < 128; ++b)
@@ -118,7 +142,8 @@ uint64_t Generator::inject(uint64_t n) {
             m[i]->pkt_len = static_cast<uint32_t>(t.size());
         }
         const unsigned q = static_cast<unsigned>((done / kBurst) % rp.rx.size());
-        const unsigned in = rte_ring_sp_enqueue_burst(rp.rx[q], reinterpret_cast<void**>(m), want, nullptr);
+        const unsigned in =
+            rte_ring_sp_enqueue_burst(rp.rx[q], reinterpret_cast<void**>(m), want, nullptr);
         if (in < want) rte_pktmbuf_free_bulk(m + in, want - in);
         done += in;
         generated_.fetch_add(in, std::memory_order_relaxed);
@@ -133,7 +158,8 @@ uint64_t Generator::drain() {
     uint64_t total = 0;
     for (rte_ring* r : rp.tx) {
         unsigned got;
-        while ((got = rte_ring_sc_dequeue_burst(r, reinterpret_cast<void**>(m), kBurst, nullptr)) > 0) {
+        while ((got = rte_ring_sc_dequeue_burst(r, reinterpret_cast<void**>(m), kBurst, nullptr)) >
+               0) {
             rte_pktmbuf_free_bulk(m, got);
             total += got;
         }
@@ -150,7 +176,8 @@ void Generator::run() {
             rte_pause();
             continue;
         }
-        const uint64_t want = cfg_.packets ? std::min<uint64_t>(kBurst * 8, cfg_.packets - generated()) : kBurst * 8;
+        const uint64_t want =
+            cfg_.packets ? std::min<uint64_t>(kBurst * 8, cfg_.packets - generated()) : kBurst * 8;
         if (inject(want) < want) rte_pause();
         drain();
     }

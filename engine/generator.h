@@ -16,10 +16,19 @@ namespace pathscope::engine {
 class Engine;
 
 /// The malformations the generator cycles through; each ends in a known drop reason.
-enum class Malformation { bad_version, truncated, bad_udp_checksum, not_ip6, hop_limit, fragment, hbh_not_first, short_udp };
+enum class Malformation {
+    bad_version,
+    truncated,
+    bad_udp_checksum,
+    not_ip6,
+    hop_limit,
+    fragment,
+    hbh_not_first,
+    short_udp
+};
 
 class Generator {
-public:
+  public:
     Generator(Engine& engine, const GeneratorConfig& cfg, const std::vector<Prefix6>& routes);
     ~Generator();
 
@@ -34,7 +43,7 @@ public:
     uint64_t returned() const { return returned_.load(std::memory_order_relaxed); }
     size_t templates() const { return templates_.size(); }
 
-private:
+  private:
     void run();
 
     Engine& engine_;

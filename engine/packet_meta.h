@@ -22,21 +22,21 @@ enum class Fate : uint8_t {
 };
 
 struct PacketMeta {
-    uint64_t rx_tsc;       ///< TSC stamped by eth_rx
-    uint32_t nexthop;      ///< next hop id found by ip6_lookup
-    uint16_t rx_port;      ///< DPDK port the packet came in on
-    uint16_t tx_port;      ///< DPDK port eth_tx sends it out of
-    uint16_t l4_off;       ///< offset of the upper-layer header from the IPv6 header
-    uint8_t l4_proto;      ///< upper-layer protocol found by the extension header walk
-    Fate fate;             ///< which counter eth_tx bumps on success
-    DropReason drop;       ///< set before a packet is sent to the drop node
+    uint64_t rx_tsc;   ///< TSC stamped by eth_rx
+    uint32_t nexthop;  ///< next hop id found by ip6_lookup
+    uint16_t rx_port;  ///< DPDK port the packet came in on
+    uint16_t tx_port;  ///< DPDK port eth_tx sends it out of
+    uint16_t l4_off;   ///< offset of the upper-layer header from the IPv6 header
+    uint8_t l4_proto;  ///< upper-layer protocol found by the extension header walk
+    Fate fate;         ///< which counter eth_tx bumps on success
+    DropReason drop;   ///< set before a packet is sent to the drop node
 };
 
 /// Socket-path state in the mbuf's private area.
 struct SocketMeta {
-    uint8_t peer[16];      ///< IPv6 address of the peer (socket receive and send)
-    uint16_t peer_port;    ///< UDP port of the peer
-    uint16_t local_port;   ///< UDP port of the sending socket
+    uint8_t peer[16];     ///< IPv6 address of the peer (socket receive and send)
+    uint16_t peer_port;   ///< UDP port of the peer
+    uint16_t local_port;  ///< UDP port of the sending socket
 };
 
 inline constexpr uint16_t kSocketMetaSize = RTE_ALIGN(sizeof(SocketMeta), RTE_MBUF_PRIV_ALIGN);
@@ -47,11 +47,15 @@ extern int g_packet_meta_offset;
 /// Registers the dynamic field (once per process; needs the EAL). Throws on failure.
 void register_packet_meta();
 
-inline PacketMeta* meta(rte_mbuf* m) { return RTE_MBUF_DYNFIELD(m, g_packet_meta_offset, PacketMeta*); }
+inline PacketMeta* meta(rte_mbuf* m) {
+    return RTE_MBUF_DYNFIELD(m, g_packet_meta_offset, PacketMeta*);
+}
 inline const PacketMeta* meta(const rte_mbuf* m) {
     return RTE_MBUF_DYNFIELD(m, g_packet_meta_offset, const PacketMeta*);
 }
-inline SocketMeta* socket_meta(rte_mbuf* m) { return static_cast<SocketMeta*>(rte_mbuf_to_priv(m)); }
+inline SocketMeta* socket_meta(rte_mbuf* m) {
+    return static_cast<SocketMeta*>(rte_mbuf_to_priv(m));
+}
 
 /// The Ethernet header is kept in place for the whole path; IPv6 starts after it.
 inline constexpr uint16_t kL3Offset = sizeof(rte_ether_hdr);

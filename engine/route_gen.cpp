@@ -14,9 +14,9 @@ struct LengthShare {
     uint8_t len;
     unsigned percent;
 };
-constexpr LengthShare kMix[] = {{48, 47}, {32, 12}, {44, 9}, {40, 7}, {36, 5}, {46, 4},
-                                {47, 3},  {29, 3},  {42, 3}, {45, 2}, {33, 1}, {34, 1},
-                                {38, 1},  {41, 1},  {28, 1}};
+constexpr LengthShare kMix[] = {{48, 47}, {32, 12}, {44, 9}, {40, 7}, {36, 5},
+                                {46, 4},  {47, 3},  {29, 3}, {42, 3}, {45, 2},
+                                {33, 1},  {34, 1},  {38, 1}, {41, 1}, {28, 1}};
 }  // namespace
 
 std::vector<Prefix6> generate_routes(uint32_t count, uint64_t seed) {
@@ -33,8 +33,10 @@ std::vector<Prefix6> generate_routes(uint32_t count, uint64_t seed) {
         const uint64_t hi = rng();
         for (int i = 0; i < 8; ++i) p.addr[i] = static_cast<uint8_t>(hi >> (56 - 8 * i));
         p.addr[0] = static_cast<uint8_t>(0x20 | (p.addr[0] & 0x1f));  // 2000::/3
-        for (int bit = p.len; bit < 128; ++bit) p.addr[bit / 8] &= static_cast<uint8_t>(~(0x80u >> (bit % 8)));
-        if (p.addr[0] == 0x20 && p.addr[1] == 0x01 && p.addr[2] == 0x0d && p.addr[3] == 0xb8) continue;
+        for (int bit = p.len; bit < 128; ++bit)
+            p.addr[bit / 8] &= static_cast<uint8_t>(~(0x80u >> (bit % 8)));
+        if (p.addr[0] == 0x20 && p.addr[1] == 0x01 && p.addr[2] == 0x0d && p.addr[3] == 0xb8)
+            continue;
         if (!seen.insert({p.addr, p.len}).second) continue;
         out.push_back(p);
     }

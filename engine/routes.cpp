@@ -30,7 +30,8 @@ std::optional<Prefix6> parse_prefix6(const std::string& text) {
     const int len = std::stoi(len_text);
     if (len > 128) return std::nullopt;
     Prefix6 p{*a, static_cast<uint8_t>(len)};
-    for (int bit = len; bit < 128; ++bit) p.addr[bit / 8] &= static_cast<uint8_t>(~(0x80u >> (bit % 8)));
+    for (int bit = len; bit < 128; ++bit)
+        p.addr[bit / 8] &= static_cast<uint8_t>(~(0x80u >> (bit % 8)));
     return p;
 }
 
@@ -51,7 +52,9 @@ std::string format_ip6(const Ip6Addr& a) {
     return buf;
 }
 
-std::string format_prefix6(const Prefix6& p) { return format_ip6(p.addr) + "/" + std::to_string(p.len); }
+std::string format_prefix6(const Prefix6& p) {
+    return format_ip6(p.addr) + "/" + std::to_string(p.len);
+}
 
 std::vector<RouteConfig> read_route_file(const std::string& path, uint32_t default_nexthop) {
     std::ifstream in(path);
@@ -75,8 +78,8 @@ std::vector<RouteConfig> read_route_file(const std::string& path, uint32_t defau
             nh = static_cast<uint32_t>(std::stoul(nh_text));
         }
         if (fields >> extra)
-            throw std::runtime_error(path + ":" + std::to_string(lineno) + ": unexpected '" + extra +
-                                     "' after the next hop");
+            throw std::runtime_error(path + ":" + std::to_string(lineno) + ": unexpected '" +
+                                     extra + "' after the next hop");
         if (nh == 0)
             throw std::runtime_error(path + ":" + std::to_string(lineno) +
                                      ": no next hop (name one on the line or set routes.nexthop)");

@@ -13,9 +13,9 @@ namespace pathscope::engine {
 
 struct StageSnapshot {
     std::string name;
-    uint64_t calls = 0;    ///< graph library: process() calls
-    uint64_t packets = 0;  ///< graph library: objects processed
-    uint64_t cycles = 0;   ///< graph library: TSC cycles in process()
+    uint64_t calls = 0;                   ///< graph library: process() calls
+    uint64_t packets = 0;                 ///< graph library: objects processed
+    uint64_t cycles = 0;                  ///< graph library: TSC cycles in process()
     analysis::Histogram cycles_per_call;  ///< calls that handled at least one packet
 };
 
@@ -26,8 +26,8 @@ struct QueueSnapshot {
     uint64_t packets = 0;
     uint64_t bytes = 0;
     uint64_t bursts = 0;
-    uint64_t empty_polls = 0;  ///< receive queues only
-    uint64_t full = 0;         ///< transmit queues only: packets refused
+    uint64_t empty_polls = 0;        ///< receive queues only
+    uint64_t full = 0;               ///< transmit queues only: packets refused
     analysis::Histogram burst_size;  ///< receive queues only
 };
 

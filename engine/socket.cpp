@@ -10,8 +10,7 @@ namespace pathscope::engine {
 
 namespace {
 rte_ring* make_ring(const std::string& name, unsigned size) {
-    rte_ring* r = rte_ring_create(name.c_str(), size, SOCKET_ID_ANY,
-                                  RING_F_SP_ENQ | RING_F_SC_DEQ);
+    rte_ring* r = rte_ring_create(name.c_str(), size, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
     if (!r)
         throw std::runtime_error("cannot create socket ring " + name + ": " +
                                  rte_strerror(rte_errno));
@@ -42,8 +41,7 @@ UdpSocket::~UdpSocket() {
 }
 
 unsigned UdpSocket::recvfrom(rte_mbuf** out, unsigned n) {
-    const unsigned got =
-        rte_ring_sc_dequeue_burst(rx_, reinterpret_cast<void**>(out), n, nullptr);
+    const unsigned got = rte_ring_sc_dequeue_burst(rx_, reinterpret_cast<void**>(out), n, nullptr);
     for (unsigned i = 0; i < got; ++i) {
         PacketMeta* pm = meta(out[i]);
         rte_pktmbuf_adj(out[i], kL3Offset + pm->l4_off + sizeof(rte_udp_hdr));

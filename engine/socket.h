@@ -14,7 +14,7 @@
 namespace pathscope::engine {
 
 class UdpSocket {
-public:
+  public:
     /// Opens a socket bound to UDP `port` on every local address.
     UdpSocket(EngineContext& ctx, uint16_t port, unsigned ring_size = 4096);
     ~UdpSocket();
@@ -36,7 +36,7 @@ public:
         return rte_ring_sc_dequeue_burst(tx_, reinterpret_cast<void**>(out), n, nullptr);
     }
 
-private:
+  private:
     EngineContext& ctx_;
     uint16_t port_;
     rte_ring* rx_ = nullptr;

@@ -28,8 +28,6 @@ uint16_t eth_input_process(rte_graph* graph, rte_node* node, void** objs, uint16
 
 }  // namespace
 
-void register_eth_input() {
-    register_node(kEthInput, eth_input_process, {kIp6Input, kDrop});
-}
+void register_eth_input() { register_node(kEthInput, eth_input_process, {kIp6Input, kDrop}); }
 
 }  // namespace pathscope::engine

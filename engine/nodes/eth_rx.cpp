@@ -13,7 +13,8 @@ uint16_t eth_rx_process(rte_graph* graph, rte_node* node, void**, uint16_t) {
     for (const uint16_t port_id : ctx.polled_ports) {
         PortRuntime& port = ctx.ports[port_id];
         for (uint16_t q = 0; q < port.nb_rx; ++q) {
-            auto** to = reinterpret_cast<rte_mbuf**>(rte_node_next_stream_get(graph, node, 0, burst));
+            auto** to =
+                reinterpret_cast<rte_mbuf**>(rte_node_next_stream_get(graph, node, 0, burst));
             const uint16_t n = rte_eth_rx_burst(port_id, q, to, burst);
             RxQueueCounters& qc = port.rxq[q];
             if (n == 0) {

@@ -36,7 +36,8 @@ void finish_reply(EngineContext& ctx, rte_mbuf* m, uint32_t icmp_len) {
     ip->payload_len = rte_cpu_to_be_16(static_cast<uint16_t>(icmp_len));
     auto* icmp = reinterpret_cast<rte_icmp_hdr*>(ip + 1);
     icmp->icmp_cksum = 0;
-    icmp->icmp_cksum = l4_checksum_field(m, ip, kL3Offset + sizeof(rte_ipv6_hdr), IPPROTO_ICMPV6, icmp_len);
+    icmp->icmp_cksum =
+        l4_checksum_field(m, ip, kL3Offset + sizeof(rte_ipv6_hdr), IPPROTO_ICMPV6, icmp_len);
     reply_ethernet(ctx, m);
 }
 
@@ -78,7 +79,8 @@ rte_edge_t solicitation(EngineContext& ctx, rte_mbuf* m, const uint8_t* msg, uin
         !ctx.is_local(target))
         return drop_as(m, DropReason::icmp6_ns_invalid, to_drop);
     static const uint8_t unspecified[16] = {};
-    if (memcmp(ip->src_addr, unspecified, 16) == 0)  // duplicate address detection: not ours to answer
+    if (memcmp(ip->src_addr, unspecified, 16) ==
+        0)  // duplicate address detection: not ours to answer
         return drop_as(m, DropReason::icmp6_ns_invalid, to_drop);
     if (const uint8_t* ll = find_ll_option(msg + kNdMsgLen, icmp_len - kNdMsgLen, kOptSourceLl)) {
         rte_ether_addr mac;
@@ -119,7 +121,8 @@ uint16_t icmp6_input_process(rte_graph* graph, rte_node* node, void** objs, uint
     dispatch(graph, node, objs, n, [&](rte_mbuf* m) -> rte_edge_t {
         const PacketMeta* pm = meta(m);
         const rte_ipv6_hdr* ip = ip6_hdr(m);
-        const uint32_t icmp_len = sizeof(rte_ipv6_hdr) + rte_be_to_cpu_16(ip->payload_len) - pm->l4_off;
+        const uint32_t icmp_len =
+            sizeof(rte_ipv6_hdr) + rte_be_to_cpu_16(ip->payload_len) - pm->l4_off;
         const uint32_t l4_off = kL3Offset + pm->l4_off;
         if (unlikely(icmp_len < 8 || rte_pktmbuf_data_len(m) < l4_off + 8))
             return drop_as(m, DropReason::icmp6_short, to_drop);
@@ -134,7 +137,8 @@ uint16_t icmp6_input_process(rte_graph* graph, rte_node* node, void** objs, uint
         if (msg[0] == kNeighSolicit) return solicitation(ctx, m, msg, icmp_len);
         // Neighbour advertisement: learn, then the packet is consumed here.
         if (icmp_len >= kNdMsgLen && ip->hop_limits == 255) {
-            if (const uint8_t* ll = find_ll_option(msg + kNdMsgLen, icmp_len - kNdMsgLen, kOptTargetLl)) {
+            if (const uint8_t* ll =
+                    find_ll_option(msg + kNdMsgLen, icmp_len - kNdMsgLen, kOptTargetLl)) {
                 rte_ether_addr mac;
                 memcpy(mac.addr_bytes, ll, RTE_ETHER_ADDR_LEN);
                 ctx.learn_neighbour(msg + 8, mac);
@@ -150,8 +154,6 @@ uint16_t icmp6_input_process(rte_graph* graph, rte_node* node, void** objs, uint
 
 }  // namespace
 
-void register_icmp6_input() {
-    register_node(kIcmp6Input, icmp6_input_process, {kEthTx, kDrop});
-}
+void register_icmp6_input() { register_node(kIcmp6Input, icmp6_input_process, {kEthTx, kDrop}); }
 
 }  // namespace pathscope::engine

@@ -33,8 +33,6 @@ uint16_t ip6_forward_process(rte_graph* graph, rte_node* node, void** objs, uint
 
 }  // namespace
 
-void register_ip6_forward() {
-    register_node(kIp6Forward, ip6_forward_process, {kEthTx, kDrop});
-}
+void register_ip6_forward() { register_node(kIp6Forward, ip6_forward_process, {kEthTx, kDrop}); }
 
 }  // namespace pathscope::engine

@@ -26,8 +26,7 @@ uint16_t ip6_input_process(rte_graph* graph, rte_node* node, void** objs, uint16
             return drop_as(m, DropReason::ip6_jumbogram, to_drop);
         const uint32_t ip_len = sizeof(rte_ipv6_hdr) + plen;
         const uint32_t frame_ip_len = rte_pktmbuf_pkt_len(m) - kL3Offset;
-        if (unlikely(ip_len > frame_ip_len))
-            return drop_as(m, DropReason::ip6_truncated, to_drop);
+        if (unlikely(ip_len > frame_ip_len)) return drop_as(m, DropReason::ip6_truncated, to_drop);
         if (ip_len < frame_ip_len) rte_pktmbuf_trim(m, frame_ip_len - ip_len);
 
         // Extension header walk, bounded in count and within the first segment.
@@ -75,8 +74,6 @@ uint16_t ip6_input_process(rte_graph* graph, rte_node* node, void** objs, uint16
 
 }  // namespace
 
-void register_ip6_input() {
-    register_node(kIp6Input, ip6_input_process, {kIp6Lookup, kDrop});
-}
+void register_ip6_input() { register_node(kIp6Input, ip6_input_process, {kIp6Lookup, kDrop}); }
 
 }  // namespace pathscope::engine

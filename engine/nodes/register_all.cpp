@@ -6,8 +6,8 @@ namespace pathscope::engine {
 
 const std::vector<const char*>& register_all_nodes() {
     static const std::vector<const char*> names = {
-        kEthRx,      kEthInput,   kIp6Input,  kIp6Lookup,  kIp6Local, kIp6Forward,
-        kIcmp6Input, kUdp6Input,  kUdp6Output, kEthTx,     kDrop};
+        kEthRx,      kEthInput,  kIp6Input,   kIp6Lookup, kIp6Local, kIp6Forward,
+        kIcmp6Input, kUdp6Input, kUdp6Output, kEthTx,     kDrop};
     static std::once_flag once;
     std::call_once(once, [] {
         register_eth_rx();

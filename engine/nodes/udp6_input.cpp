@@ -46,7 +46,8 @@ rte_edge_t port_unreachable(EngineContext& ctx, rte_mbuf* m) {
     icmp[0] = kDestUnreachable;
     icmp[1] = kPortUnreachable;
     memset(icmp + 2, 0, 6);
-    const uint16_t c = l4_checksum_field(m, ip, kL3Offset + sizeof(rte_ipv6_hdr), IPPROTO_ICMPV6, icmp_len);
+    const uint16_t c =
+        l4_checksum_field(m, ip, kL3Offset + sizeof(rte_ipv6_hdr), IPPROTO_ICMPV6, icmp_len);
     memcpy(icmp + 2, &c, 2);
     reply_ethernet(ctx, m);
     return to_tx;
@@ -58,7 +59,8 @@ uint16_t udp6_input_process(rte_graph* graph, rte_node* node, void** objs, uint1
     dispatch(graph, node, objs, n, [&](rte_mbuf* m) -> rte_edge_t {
         PacketMeta* pm = meta(m);
         const rte_ipv6_hdr* ip = ip6_hdr(m);
-        const uint32_t l4_len = sizeof(rte_ipv6_hdr) + rte_be_to_cpu_16(ip->payload_len) - pm->l4_off;
+        const uint32_t l4_len =
+            sizeof(rte_ipv6_hdr) + rte_be_to_cpu_16(ip->payload_len) - pm->l4_off;
         const uint32_t l4_off = kL3Offset + pm->l4_off;
         if (unlikely(l4_len < sizeof(rte_udp_hdr) ||
                      rte_pktmbuf_data_len(m) < l4_off + sizeof(rte_udp_hdr)))
@@ -89,8 +91,6 @@ uint16_t udp6_input_process(rte_graph* graph, rte_node* node, void** objs, uint1
 
 }  // namespace
 
-void register_udp6_input() {
-    register_node(kUdp6Input, udp6_input_process, {kEthTx, kDrop});
-}
+void register_udp6_input() { register_node(kUdp6Input, udp6_input_process, {kEthTx, kDrop}); }
 
 }  // namespace pathscope::engine

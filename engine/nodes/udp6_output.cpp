@@ -52,7 +52,8 @@ rte_edge_t build(EngineContext& ctx, rte_mbuf* m) {
     udp->dst_port = rte_cpu_to_be_16(sm->peer_port);
     udp->dgram_len = rte_cpu_to_be_16(l4_len);
     udp->dgram_cksum = 0;
-    udp->dgram_cksum = l4_checksum_field(m, ip, kL3Offset + sizeof(rte_ipv6_hdr), IPPROTO_UDP, l4_len);
+    udp->dgram_cksum =
+        l4_checksum_field(m, ip, kL3Offset + sizeof(rte_ipv6_hdr), IPPROTO_UDP, l4_len);
     pm->tx_port = nh.port;
     return to_tx;
 }
@@ -63,7 +64,8 @@ uint16_t udp6_output_process(rte_graph* graph, rte_node* node, void**, uint16_t)
     uint16_t total = 0;
     for (UdpSocket* s : ctx.sockets) {
         const unsigned got = s->take_outgoing(pkts, RTE_GRAPH_BURST_SIZE);
-        for (unsigned i = 0; i < got; ++i) rte_node_enqueue_x1(graph, node, build(ctx, pkts[i]), pkts[i]);
+        for (unsigned i = 0; i < got; ++i)
+            rte_node_enqueue_x1(graph, node, build(ctx, pkts[i]), pkts[i]);
         total += static_cast<uint16_t>(got);
     }
     return total;

@@ -33,8 +33,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<std::string> kEal = {"--no-huge", "-m", "1024", "--no-pci", "--no-shconf", "-l", "0-1",
-                                       "--log-level", "lib.*:error", "--log-level", "pmd.*:error"};
+const std::vector<std::string> kEal = {"--no-huge",   "-m",          "1024",       "--no-pci",
+                                       "--no-shconf", "-l",          "0-1",        "--log-level",
+                                       "lib.*:error", "--log-level", "pmd.*:error"};
 const MacAddr kInMac = {2, 0, 0, 0, 0, 1};
 const std::string kRoutes = std::string(PATHSCOPE_SOURCE_DIR) + "/samples/routes-40k.txt";
 
@@ -103,7 +104,8 @@ struct EngineFigures {
     double forwarded_mpps, delivered_mpps, received_mpps, cycles_per_packet;
 };
 
-EngineFigures run_engine(const std::string& pcap, double seconds, bool histograms, bool print_table = false) {
+EngineFigures run_engine(const std::string& pcap, double seconds, bool histograms,
+                         bool print_table = false) {
     auto r = capture::run_engine(bench_config(pcap, seconds, histograms));
     if (print_table) {
         capture::TableOptions opt;
@@ -116,20 +118,26 @@ EngineFigures run_engine(const std::string& pcap, double seconds, bool histogram
     f.received_mpps = capture::rate_pps(r.window_start, r.window_end, &Ledger::received) / 1e6;
     uint64_t cycles = 0;
     for (const auto& st : r.snapshot.stages) cycles += st.cycles;
-    f.cycles_per_packet = r.snapshot.ledger.received ? static_cast<double>(cycles) / static_cast<double>(r.snapshot.ledger.received) : 0;
+    f.cycles_per_packet =
+        r.snapshot.ledger.received
+            ? static_cast<double>(cycles) / static_cast<double>(r.snapshot.ledger.received)
+            : 0;
     if (!r.snapshot.ledger.balanced()) std::fprintf(stderr, "warning: ledger not balanced\n");
     return f;
 }
 
 /// Runs testpmd for `seconds` and returns the median of port 0's Rx-pps
 /// readings after the first two (warm-up), in Mpps; 0 when it did not run.
-double run_testpmd(const std::string& testpmd, const std::string& pcap, const std::string& mode, double seconds) {
-    const std::string log = (fs::temp_directory_path() / ("bench_testpmd_" + mode + ".log")).string();
+double run_testpmd(const std::string& testpmd, const std::string& pcap, const std::string& mode,
+                   double seconds) {
+    const std::string log =
+        (fs::temp_directory_path() / ("bench_testpmd_" + mode + ".log")).string();
     std::ostringstream cmd;
     cmd << "timeout -s INT " << static_cast<int>(seconds + 3) << " " << testpmd;
     for (const auto& a : kEal) cmd << " '" << a << "'";
     cmd << " --vdev net_pcap0,rx_pcap=" << pcap << ",infinite_rx=1 --vdev net_null0,no-rx=1 -- "
-        << "--forward-mode=" << mode << " --nb-cores=1 --stats-period=1 --rxq=1 --txq=1 >" << log << " 2>&1";
+        << "--forward-mode=" << mode << " --nb-cores=1 --stats-period=1 --rxq=1 --txq=1 >" << log
+        << " 2>&1";
     if (std::system(cmd.str().c_str()) == -1) return 0;
     std::ifstream in(log);
     std::string line;
@@ -138,11 +146,14 @@ double run_testpmd(const std::string& testpmd, const std::string& pcap, const st
     const std::regex header(R"(NIC statistics for port (\d+))"), rate(R"(Rx-pps:\s+(\d+))");
     std::smatch m;
     while (std::getline(in, line)) {
-        if (std::regex_search(line, m, header)) port = std::stoi(m[1]);
-        else if (port == 0 && std::regex_search(line, m, rate)) pps.push_back(std::stod(m[1]));
+        if (std::regex_search(line, m, header))
+            port = std::stoi(m[1]);
+        else if (port == 0 && std::regex_search(line, m, rate))
+            pps.push_back(std::stod(m[1]));
     }
     if (pps.size() <= 2) {
-        std::fprintf(stderr, "testpmd %s gave no rate readings; see %s\n", mode.c_str(), log.c_str());
+        std::fprintf(stderr, "testpmd %s gave no rate readings; see %s\n", mode.c_str(),
+                     log.c_str());
         return 0;
     }
     pps.erase(pps.begin(), pps.begin() + 2);
@@ -159,8 +170,10 @@ int main(int argc, char** argv) {
     std::string testpmd = "dpdk-testpmd";
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a == "--seconds" && i + 1 < argc) seconds = std::atof(argv[++i]);
-        else if (a == "--testpmd" && i + 1 < argc) testpmd = argv[++i];
+        if (a == "--seconds" && i + 1 < argc)
+            seconds = std::atof(argv[++i]);
+        else if (a == "--testpmd" && i + 1 < argc)
+            testpmd = argv[++i];
         else {
             std::fprintf(stderr, "usage: bench_forward [--seconds S] [--testpmd PATH]\n");
             return 2;
@@ -172,8 +185,10 @@ int main(int argc, char** argv) {
         const std::string local_pcap = (dir / "bench_local.pcap").string();
         write_pcap(fwd_pcap, frames(true));
         write_pcap(local_pcap, frames(false));
-        std::printf("workload: 1024 x 64-byte UDP/IPv6 frames, net_pcap infinite_rx -> net_null, %.0f s per run\n",
-                    seconds);
+        std::printf(
+            "workload: 1024 x 64-byte UDP/IPv6 frames, net_pcap infinite_rx -> net_null, %.0f s "
+            "per run\n",
+            seconds);
         const EngineFigures fwd = run_engine(fwd_pcap, seconds, true, true);
         const EngineFigures local = run_engine(local_pcap, seconds, true);
         const EngineFigures bare = run_engine(fwd_pcap, seconds, false);
@@ -181,19 +196,23 @@ int main(int argc, char** argv) {
         const double swap = run_testpmd(testpmd, fwd_pcap, "5tswap", seconds);
 
         std::printf("\n%-46s %10s %12s\n", "path", "Mpps", "cycles/pkt");
-        std::printf("%-46s %10.3f %12.1f\n", "engine forward (40k-route FIB, counters on)", fwd.forwarded_mpps,
-                    fwd.cycles_per_packet);
-        std::printf("%-46s %10.3f %12.1f\n", "engine forward, per-call histograms off", bare.forwarded_mpps,
-                    bare.cycles_per_packet);
-        std::printf("%-46s %10.3f %12.1f\n", "engine receive to socket (sink)", local.delivered_mpps,
-                    local.cycles_per_packet);
+        std::printf("%-46s %10.3f %12.1f\n", "engine forward (40k-route FIB, counters on)",
+                    fwd.forwarded_mpps, fwd.cycles_per_packet);
+        std::printf("%-46s %10.3f %12.1f\n", "engine forward, per-call histograms off",
+                    bare.forwarded_mpps, bare.cycles_per_packet);
+        std::printf("%-46s %10.3f %12.1f\n", "engine receive to socket (sink)",
+                    local.delivered_mpps, local.cycles_per_packet);
         std::printf("%-46s %10.3f %12s\n", "dpdk-testpmd io", io, "-");
         std::printf("%-46s %10.3f %12s\n", "dpdk-testpmd 5tswap", swap, "-");
         std::printf("\nratios\n");
-        std::printf("  engine forward / testpmd 5tswap        %6.2fx  (goal 0.80x or better)\n", ratio(fwd.forwarded_mpps, swap));
-        std::printf("  engine forward / testpmd io            %6.2fx\n", ratio(fwd.forwarded_mpps, io));
-        std::printf("  engine to socket / testpmd 5tswap      %6.2fx\n", ratio(local.delivered_mpps, swap));
-        std::printf("  histograms on / off (forward)          %6.2fx\n", ratio(fwd.forwarded_mpps, bare.forwarded_mpps));
+        std::printf("  engine forward / testpmd 5tswap        %6.2fx  (goal 0.80x or better)\n",
+                    ratio(fwd.forwarded_mpps, swap));
+        std::printf("  engine forward / testpmd io            %6.2fx\n",
+                    ratio(fwd.forwarded_mpps, io));
+        std::printf("  engine to socket / testpmd 5tswap      %6.2fx\n",
+                    ratio(local.delivered_mpps, swap));
+        std::printf("  histograms on / off (forward)          %6.2fx\n",
+                    ratio(fwd.forwarded_mpps, bare.forwarded_mpps));
     } catch (const std::exception& e) {
         std::fprintf(stderr, "bench_forward: %s\n", e.what());
         return 1;

@@ -21,7 +21,7 @@ using Frame = std::vector<uint8_t>;
 namespace {
 
 class Accounting : public ::testing::Test {
-protected:
+  protected:
     static void SetUpTestSuite() { test::init_eal(); }
 };
 
@@ -33,17 +33,21 @@ std::map<std::string, uint64_t> stage_packets(const EngineSnapshot& s) {
 
 TEST_F(Accounting, StageCountsMatchAnIndependentTally) {
     Engine eng(test::ring_config());
-    const unsigned kForward = 300, kSink = 200, kEcho = 50, kPing = 20, kBadVersion = 30, kNoRoute = 25, kHop = 15;
+    const unsigned kForward = 300, kSink = 200, kEcho = 50, kPing = 20, kBadVersion = 30,
+                   kNoRoute = 25, kHop = 15;
     std::vector<Frame> frames;
     for (unsigned i = 0; i < kForward; ++i) {
         FrameSpec s = from_peer(eng, "2001:db8:aaaa::1");
         s.src_port = static_cast<uint16_t>(1000 + i);
         frames.push_back(udp6_frame(s));
     }
-    for (unsigned i = 0; i < kSink; ++i) frames.push_back(udp6_frame(from_peer(eng, "2001:db8:1::1", 9)));
-    for (unsigned i = 0; i < kEcho; ++i) frames.push_back(udp6_frame(from_peer(eng, "2001:db8:1::1", 7)));
+    for (unsigned i = 0; i < kSink; ++i)
+        frames.push_back(udp6_frame(from_peer(eng, "2001:db8:1::1", 9)));
+    for (unsigned i = 0; i < kEcho; ++i)
+        frames.push_back(udp6_frame(from_peer(eng, "2001:db8:1::1", 7)));
     for (unsigned i = 0; i < kPing; ++i)
-        frames.push_back(icmp6_frame(from_peer(eng, "2001:db8:1::1"), 128, 0, {0, 7, 0, static_cast<uint8_t>(i), 'p', 'i', 'n', 'g'}));
+        frames.push_back(icmp6_frame(from_peer(eng, "2001:db8:1::1"), 128, 0,
+                                     {0, 7, 0, static_cast<uint8_t>(i), 'p', 'i', 'n', 'g'}));
     for (unsigned i = 0; i < kBadVersion; ++i) {
         Frame f = udp6_frame(from_peer(eng, "2001:db8:1::1"));
         f[14] = 0x40;
@@ -104,8 +108,10 @@ TEST_F(Accounting, StageCountsMatchAnIndependentTally) {
             ++replies;
         } else {
             ASSERT_EQ(f[20], 17);
-            EXPECT_EQ(f[kEthLen + kIp6Len + 0] << 8 | f[kEthLen + kIp6Len + 1], 7);     // from the echo port
-            EXPECT_EQ(f[kEthLen + kIp6Len + 2] << 8 | f[kEthLen + kIp6Len + 3], 5555);  // to the sender's
+            EXPECT_EQ(f[kEthLen + kIp6Len + 0] << 8 | f[kEthLen + kIp6Len + 1],
+                      7);  // from the echo port
+            EXPECT_EQ(f[kEthLen + kIp6Len + 2] << 8 | f[kEthLen + kIp6Len + 3],
+                      5555);  // to the sender's
             ++echoes;
         }
     }
@@ -158,16 +164,19 @@ TEST_F(Accounting, GeneratorMixBalancesOnTheWorkerLcore) {
     const Ledger l = eng.snapshot().ledger;
     EXPECT_EQ(gen.generated(), g.packets);
     EXPECT_EQ(l.received, gen.generated());
-    EXPECT_TRUE(l.balanced()) << "received " << l.received << " delivered " << l.delivered << " forwarded "
-                              << l.forwarded << " replied " << l.replied << " drops " << l.total_drops();
+    EXPECT_TRUE(l.balanced()) << "received " << l.received << " delivered " << l.delivered
+                              << " forwarded " << l.forwarded << " replied " << l.replied
+                              << " drops " << l.total_drops();
     EXPECT_GT(l.forwarded, 0u);
     EXPECT_GT(l.delivered, 0u);
     EXPECT_GT(l.total_drops(), 0u);
     // Every malformation kind lands in its own reason.
-    for (DropReason r : {DropReason::ip6_bad_version, DropReason::ip6_truncated, DropReason::udp_bad_checksum,
-                         DropReason::eth_unknown_type, DropReason::ip6_hop_limit, DropReason::ip6_fragment,
-                         DropReason::ip6_hbh_not_first, DropReason::udp_bad_length})
-        EXPECT_GT(l.drops[static_cast<unsigned>(r)], 0u) << kDropReasonNames[static_cast<unsigned>(r)];
+    for (DropReason r :
+         {DropReason::ip6_bad_version, DropReason::ip6_truncated, DropReason::udp_bad_checksum,
+          DropReason::eth_unknown_type, DropReason::ip6_hop_limit, DropReason::ip6_fragment,
+          DropReason::ip6_hbh_not_first, DropReason::udp_bad_length})
+        EXPECT_GT(l.drops[static_cast<unsigned>(r)], 0u)
+            << kDropReasonNames[static_cast<unsigned>(r)];
 }
 
 TEST_F(Accounting, RandomlyDamagedFramesAreAllCounted) {
@@ -177,8 +186,10 @@ TEST_F(Accounting, RandomlyDamagedFramesAreAllCounted) {
     cfg.icmp_errors_per_s = 100000;
     Engine eng(cfg);
     std::vector<Frame> seeds = {
-        udp6_frame(from_peer(eng, "2001:db8:1::1", 9)), udp6_frame(from_peer(eng, "2001:db8:1::1", 7)),
-        udp6_frame(from_peer(eng, "2001:db8:aaaa::1")), udp6_frame(from_peer(eng, "2001:db8:1::1", 999)),
+        udp6_frame(from_peer(eng, "2001:db8:1::1", 9)),
+        udp6_frame(from_peer(eng, "2001:db8:1::1", 7)),
+        udp6_frame(from_peer(eng, "2001:db8:aaaa::1")),
+        udp6_frame(from_peer(eng, "2001:db8:1::1", 999)),
         icmp6_frame(from_peer(eng, "2001:db8:1::1"), 128, 0, {1, 2, 3, 4}),
         icmp6_frame(from_peer(eng, "ff02::1:ff00:1"), 135, 0, std::vector<uint8_t>(28, 0))};
     std::mt19937 rng(1234);
@@ -188,7 +199,8 @@ TEST_F(Accounting, RandomlyDamagedFramesAreAllCounted) {
         for (int i = 0; i < 500; ++i) {
             Frame f = seeds[rng() % seeds.size()];
             const int flips = 1 + static_cast<int>(rng() % 4);
-            for (int k = 0; k < flips; ++k) f[12 + rng() % (f.size() - 12)] = static_cast<uint8_t>(rng());
+            for (int k = 0; k < flips; ++k)
+                f[12 + rng() % (f.size() - 12)] = static_cast<uint8_t>(rng());
             if (rng() % 4 == 0) f.resize(rng() % f.size() + 1);
             if (rng() % 8 == 0) f.resize(f.size() + rng() % 64, 0);
             batch.push_back(std::move(f));
@@ -201,8 +213,9 @@ TEST_F(Accounting, RandomlyDamagedFramesAreAllCounted) {
     }
     const Ledger l = eng.snapshot().ledger;
     EXPECT_EQ(l.received, sent);
-    EXPECT_TRUE(l.balanced()) << "received " << l.received << " delivered " << l.delivered << " forwarded "
-                              << l.forwarded << " replied " << l.replied << " drops " << l.total_drops();
+    EXPECT_TRUE(l.balanced()) << "received " << l.received << " delivered " << l.delivered
+                              << " forwarded " << l.forwarded << " replied " << l.replied
+                              << " drops " << l.total_drops();
 }
 
 }  // namespace

@@ -41,7 +41,8 @@ TEST(Corpus, EveryCaptureReplaysOrIsRefusedClearly) {
         } catch (const std::exception& e) {
             const std::string msg = e.what();
             EXPECT_NE(msg.find(file.string()), std::string::npos) << msg;
-            EXPECT_TRUE(msg.find("not Ethernet") != std::string::npos || msg.find("cannot read") != std::string::npos ||
+            EXPECT_TRUE(msg.find("not Ethernet") != std::string::npos ||
+                        msg.find("cannot read") != std::string::npos ||
                         msg.find("damaged") != std::string::npos)
                 << msg;
             EXPECT_THROW(capture::prepare_workload(cfg), std::runtime_error);
@@ -54,14 +55,15 @@ TEST(Corpus, EveryCaptureReplaysOrIsRefusedClearly) {
         eng.run_until_idle(256);
         const Ledger l = eng.snapshot().ledger;
         EXPECT_EQ(l.received, info.packets);
-        EXPECT_TRUE(l.balanced()) << "received " << l.received << " delivered " << l.delivered << " forwarded "
-                                  << l.forwarded << " replied " << l.replied << " drops " << l.total_drops();
+        EXPECT_TRUE(l.balanced()) << "received " << l.received << " delivered " << l.delivered
+                                  << " forwarded " << l.forwarded << " replied " << l.replied
+                                  << " drops " << l.total_drops();
         test::collect(eng, "out");
         ++replayed;
         packets += l.received;
     }
-    std::printf("corpus: %u captures replayed (%llu packets), %u refused with a message\n", replayed,
-                static_cast<unsigned long long>(packets), refused);
+    std::printf("corpus: %u captures replayed (%llu packets), %u refused with a message\n",
+                replayed, static_cast<unsigned long long>(packets), refused);
     EXPECT_GT(replayed, 0u);
 }
 

@@ -41,7 +41,7 @@ Frame with_ext(Frame f, const std::vector<uint8_t>& kinds) {
 }
 
 class DropReasons : public ::testing::Test {
-protected:
+  protected:
     static void SetUpTestSuite() { test::init_eal(); }
     void SetUp() override { eng = std::make_unique<Engine>(test::ring_config()); }
     void TearDown() override { eng.reset(); }
@@ -54,8 +54,10 @@ protected:
         const Ledger after = eng->snapshot().ledger;
         EXPECT_EQ(after.received, before.received + 1);
         for (unsigned r = 0; r < kDropReasonCount; ++r)
-            EXPECT_EQ(after.drops[r] - before.drops[r], r == static_cast<unsigned>(reason) ? 1u : 0u)
-                << "counter " << kDropReasonNames[r] << " while expecting " << drop_reason_name(reason);
+            EXPECT_EQ(after.drops[r] - before.drops[r],
+                      r == static_cast<unsigned>(reason) ? 1u : 0u)
+                << "counter " << kDropReasonNames[r] << " while expecting "
+                << drop_reason_name(reason);
         EXPECT_TRUE(after.balanced());
         covered.insert(reason);
     }
@@ -191,26 +193,32 @@ TEST_F(DropReasons, PortUnreachableWhenAllowed) {
     auto out = test::collect(*eng, "wire");
     ASSERT_EQ(out.size(), 1u);
     const Frame& r = out[0];
-    EXPECT_EQ(r[20], 58);                         // ICMPv6
-    EXPECT_EQ(r[kEthLen + kIp6Len], 1);           // destination unreachable
-    EXPECT_EQ(r[kEthLen + kIp6Len + 1], 4);       // port unreachable
-    EXPECT_EQ(0, memcmp(&r[0], &f[6], 6));        // back to the sender's MAC
-    EXPECT_EQ(0, memcmp(&r[38], &f[22], 16));     // to the sender's address
-    EXPECT_EQ(0, memcmp(&r[kEthLen + kIp6Len + 8], &f[kEthLen], f.size() - kEthLen));  // carries the original
-    EXPECT_EQ(internet_checksum(&r[kEthLen + kIp6Len], r.size() - kEthLen - kIp6Len, [&] {
-                  uint32_t s = 58 + static_cast<uint32_t>(r.size() - kEthLen - kIp6Len);
-                  for (size_t i = 22; i < 54; i += 2) s += static_cast<uint32_t>(r[i] << 8 | r[i + 1]);
-                  return s;
-              }()),
+    EXPECT_EQ(r[20], 58);                      // ICMPv6
+    EXPECT_EQ(r[kEthLen + kIp6Len], 1);        // destination unreachable
+    EXPECT_EQ(r[kEthLen + kIp6Len + 1], 4);    // port unreachable
+    EXPECT_EQ(0, memcmp(&r[0], &f[6], 6));     // back to the sender's MAC
+    EXPECT_EQ(0, memcmp(&r[38], &f[22], 16));  // to the sender's address
+    EXPECT_EQ(0, memcmp(&r[kEthLen + kIp6Len + 8], &f[kEthLen],
+                        f.size() - kEthLen));  // carries the original
+    EXPECT_EQ(internet_checksum(&r[kEthLen + kIp6Len], r.size() - kEthLen - kIp6Len,
+                                [&] {
+                                    uint32_t s =
+                                        58 + static_cast<uint32_t>(r.size() - kEthLen - kIp6Len);
+                                    for (size_t i = 22; i < 54; i += 2)
+                                        s += static_cast<uint32_t>(r[i] << 8 | r[i + 1]);
+                                    return s;
+                                }()),
               0);
 }
 
 // Runs last (gtest keeps declaration order within a file): every reason in
 // the table must have been produced by one of the tests above.
 TEST_F(DropReasons, ZzEveryReasonCovered) {
-    if (::testing::GTEST_FLAG(filter) != "*") GTEST_SKIP() << "coverage is only known when every test ran";
+    if (::testing::GTEST_FLAG(filter) != "*")
+        GTEST_SKIP() << "coverage is only known when every test ran";
     for (unsigned r = 0; r < kDropReasonCount; ++r)
-        EXPECT_TRUE(covered.count(static_cast<DropReason>(r))) << "no test produces " << kDropReasonNames[r];
+        EXPECT_TRUE(covered.count(static_cast<DropReason>(r)))
+            << "no test produces " << kDropReasonNames[r];
 }
 
 }  // namespace

@@ -12,13 +12,14 @@ namespace pathscope::test {
 using namespace engine;
 
 void init_eal() {
-    eal_init({"--no-huge", "-m", "1024", "--no-pci", "--no-shconf", "-l", "0-1", "--log-level", "lib.*:error",
-              "--log-level", "pmd.*:error"});
+    eal_init({"--no-huge", "-m", "1024", "--no-pci", "--no-shconf", "-l", "0-1", "--log-level",
+              "lib.*:error", "--log-level", "pmd.*:error"});
 }
 
 Ip6Addr ip(const char* text) { return *parse_ip6(text); }
 
-PortConfig port(const std::string& name, const std::string& device, MacAddr mac, std::vector<Prefix6> addresses) {
+PortConfig port(const std::string& name, const std::string& device, MacAddr mac,
+                std::vector<Prefix6> addresses) {
     PortConfig p;
     p.name = name;
     p.device = device;
@@ -35,7 +36,9 @@ EngineConfig ring_config() {
                port("out", "ring", {2, 0, 0, 0, 0, 2}, {{ip("2001:db8:2::1"), 64}}),
                port("stuck", "ring", {2, 0, 0, 0, 0, 3}, {})};
     c.ports[2].poll = false;
-    c.nexthops = {{1, "out", {2, 0, 0, 0, 0, 0xfe}}, {2, "wire", {2, 0, 0, 0, 0, 0x10}}, {3, "stuck", {2, 0, 0, 0, 0, 0xfd}}};
+    c.nexthops = {{1, "out", {2, 0, 0, 0, 0, 0xfe}},
+                  {2, "wire", {2, 0, 0, 0, 0, 0x10}},
+                  {3, "stuck", {2, 0, 0, 0, 0, 0xfd}}};
     c.routes = {{*parse_prefix6("2001:db8:aaaa::/48"), 1},
                 {*parse_prefix6("2001:db8:100::/48"), 2},
                 {*parse_prefix6("2001:db8:bbbb::/48"), 3}};
@@ -78,7 +81,8 @@ std::vector<std::vector<uint8_t>> collect(Engine& e, const std::string& port) {
         while (rte_ring_dequeue(r, reinterpret_cast<void**>(&m)) == 0) {
             std::vector<uint8_t> bytes(rte_pktmbuf_pkt_len(m));
             // rte_pktmbuf_read returns a pointer into the mbuf when the data is contiguous.
-            const void* p = rte_pktmbuf_read(m, 0, static_cast<uint32_t>(bytes.size()), bytes.data());
+            const void* p =
+                rte_pktmbuf_read(m, 0, static_cast<uint32_t>(bytes.size()), bytes.data());
             if (p && p != bytes.data()) memcpy(bytes.data(), p, bytes.size());
             out.push_back(std::move(bytes));
             rte_pktmbuf_free(m);

@@ -29,7 +29,8 @@ engine::PortConfig port(const std::string& name, const std::string& device, engi
 engine::FrameSpec from_peer(const engine::Engine& e, const char* dst, uint16_t dst_port = 9);
 
 /// Copies frames into mbufs and enqueues them on a ring port's receive ring.
-void inject(engine::Engine& e, const std::string& port, const std::vector<std::vector<uint8_t>>& frames);
+void inject(engine::Engine& e, const std::string& port,
+            const std::vector<std::vector<uint8_t>>& frames);
 
 /// Dequeues and returns (as bytes) everything the engine sent on a ring port.
 std::vector<std::vector<uint8_t>> collect(engine::Engine& e, const std::string& port);

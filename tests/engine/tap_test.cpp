@@ -26,11 +26,13 @@ const std::string kIface = "pstap" + std::to_string(getpid() % 10000);
 int sh(const std::string& cmd) { return std::system((cmd + " >/dev/null 2>&1").c_str()); }
 
 class Tap : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
-        if (!std::filesystem::exists("/dev/net/tun")) GTEST_SKIP() << "/dev/net/tun is missing: no tap devices here";
+        if (!std::filesystem::exists("/dev/net/tun"))
+            GTEST_SKIP() << "/dev/net/tun is missing: no tap devices here";
         if (geteuid() != 0) GTEST_SKIP() << "tap devices need root";
-        if (sh("command -v ip") != 0 || sh("command -v ping") != 0) GTEST_SKIP() << "ip or ping is not installed";
+        if (sh("command -v ip") != 0 || sh("command -v ping") != 0)
+            GTEST_SKIP() << "ip or ping is not installed";
         test::init_eal();
         EngineConfig cfg;
         cfg.mbufs = 8191;

@@ -15,7 +15,8 @@ TEST(Histogram, BucketLayoutIsContiguousAndTight) {
     // Relative width at most 1/16 above the exact range.
     for (uint64_t v : {17ull, 1000ull, 123456ull, 1ull << 40}) {
         const unsigned b = bucket_index(v);
-        EXPECT_LE(static_cast<double>(bucket_upper(b) - bucket_lower(b) + 1) / static_cast<double>(bucket_lower(b)),
+        EXPECT_LE(static_cast<double>(bucket_upper(b) - bucket_lower(b) + 1) /
+                      static_cast<double>(bucket_lower(b)),
                   1.0 / 16 + 1e-12);
     }
 }

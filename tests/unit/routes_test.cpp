@@ -17,7 +17,8 @@ TEST(Routes, GeneratedTableHasTheShapeOfABgpView) {
     for (const auto& r : routes) {
         ++by_len[r.len];
         EXPECT_EQ(r.addr[0] & 0xe0, 0x20) << "outside 2000::/3";
-        for (int bit = r.len; bit < 128; ++bit) ASSERT_EQ(r.addr[bit / 8] & (0x80 >> (bit % 8)), 0) << "host bits set";
+        for (int bit = r.len; bit < 128; ++bit)
+            ASSERT_EQ(r.addr[bit / 8] & (0x80 >> (bit % 8)), 0) << "host bits set";
     }
     // /48 is the most common, then /32; together most of the table.
     EXPECT_GT(by_len[48], 40000u * 40 / 100);
@@ -28,7 +29,8 @@ TEST(Routes, GeneratedTableHasTheShapeOfABgpView) {
     EXPECT_GT(by_len[40], by_len[36]);
     // Same seed, same table; the sample file is this table.
     EXPECT_EQ(generate_routes(100, 1)[99].addr, generate_routes(100, 1)[99].addr);
-    const auto sample = read_route_file(std::string(PATHSCOPE_SOURCE_DIR) + "/samples/routes-40k.txt", 0);
+    const auto sample =
+        read_route_file(std::string(PATHSCOPE_SOURCE_DIR) + "/samples/routes-40k.txt", 0);
     ASSERT_EQ(sample.size(), routes.size());
     EXPECT_EQ(format_prefix6(sample[123].prefix), format_prefix6(routes[123]));
 }

@@ -20,7 +20,8 @@ std::string error_of(const std::string& text) {
 }  // namespace
 
 TEST(Scenario, DefaultScenarioLoads) {
-    const auto cfg = capture::load_scenario(std::string(PATHSCOPE_SOURCE_DIR) + "/samples/default.toml");
+    const auto cfg =
+        capture::load_scenario(std::string(PATHSCOPE_SOURCE_DIR) + "/samples/default.toml");
     EXPECT_EQ(cfg.ports.size(), 2u);
     EXPECT_EQ(cfg.workload.kind, engine::WorkloadKind::generator);
     EXPECT_EQ(cfg.apps.size(), 2u);
@@ -46,7 +47,9 @@ TEST(Scenario, WrongTypeNamesFileLineAndKey) {
 }
 
 TEST(Scenario, BadValuesAndReferences) {
-    EXPECT_NE(error_of("[[port]]\nname = \"a\"\naddresses = [\"2001:db8::1/200\"]\n").find("s.toml:3:"), std::string::npos);
+    EXPECT_NE(
+        error_of("[[port]]\nname = \"a\"\naddresses = [\"2001:db8::1/200\"]\n").find("s.toml:3:"),
+        std::string::npos);
     EXPECT_NE(error_of("[[nexthop]]\nid = 1\nport = \"nope\"\n").find("'nope'"), std::string::npos);
     EXPECT_NE(error_of("[workload]\nkind = \"magic\"\n").find("workload.kind"), std::string::npos);
     EXPECT_NE(error_of("[engine\n").find("s.toml:1:"), std::string::npos);  // TOML syntax error
@@ -54,6 +57,7 @@ TEST(Scenario, BadValuesAndReferences) {
 }
 
 TEST(Scenario, RelativeFilesResolveAgainstTheScenarioFolder) {
-    const auto cfg = parse_scenario("[routes]\nfile = \"r.txt\"\nnexthop = 1\n", "s.toml", "/base/dir");
+    const auto cfg =
+        parse_scenario("[routes]\nfile = \"r.txt\"\nnexthop = 1\n", "s.toml", "/base/dir");
     EXPECT_EQ(cfg.routes_file, "/base/dir/r.txt");
 }
