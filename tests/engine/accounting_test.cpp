@@ -119,6 +119,30 @@ TEST_F(Accounting, StageCountsMatchAnIndependentTally) {
     EXPECT_EQ(echoes, kEcho);
 }
 
+TEST_F(Accounting, EveryReceiveQueueIsPolledAndCountedOnItsOwn) {
+    auto cfg = test::ring_config();
+    cfg.ports[0].rx_queues = 3;
+    Engine eng(cfg);
+    const Frame f = udp6_frame(from_peer(eng, "2001:db8:1::1", 9));
+    test::inject(eng, "wire", std::vector<Frame>(10, f), 0);
+    test::inject(eng, "wire", std::vector<Frame>(70, f), 2);
+    eng.run_until_idle();
+    const EngineSnapshot s = eng.snapshot();
+    std::map<unsigned, const QueueSnapshot*> rx;
+    for (const auto& q : s.queues)
+        if (q.port == "wire" && q.rx) rx[q.queue] = &q;
+    ASSERT_EQ(rx.size(), 3u);
+    EXPECT_EQ(rx[0]->packets, 10u);
+    EXPECT_EQ(rx[1]->packets, 0u);
+    EXPECT_EQ(rx[2]->packets, 70u);
+    EXPECT_EQ(rx[2]->bytes, 70u * f.size());
+    EXPECT_EQ(rx[2]->bursts, 3u);  // 32 + 32 + 6 with the default burst of 32
+    EXPECT_EQ(rx[2]->burst_size.max(), 32u);
+    EXPECT_EQ(rx[2]->burst_size.min(), 6u);
+    EXPECT_GT(rx[1]->empty_polls, 0u);
+    EXPECT_EQ(s.ledger.delivered, 80u);
+}
+
 TEST_F(Accounting, NeighbourSolicitationIsAnswered) {
     Engine eng(test::ring_config());
     FrameSpec s = from_peer(eng, "ff02::1:ff00:1");

@@ -28,9 +28,9 @@ engine::PortConfig port(const std::string& name, const std::string& device, engi
 /// A frame from the peer 2001:db8:100::5 to `dst`, for the wire port.
 engine::FrameSpec from_peer(const engine::Engine& e, const char* dst, uint16_t dst_port = 9);
 
-/// Copies frames into mbufs and enqueues them on a ring port's receive ring.
+/// Copies frames into mbufs and enqueues them on a ring port's receive ring `queue`.
 void inject(engine::Engine& e, const std::string& port,
-            const std::vector<std::vector<uint8_t>>& frames);
+            const std::vector<std::vector<uint8_t>>& frames, unsigned queue = 0);
 
 /// Dequeues and returns (as bytes) everything the engine sent on a ring port.
 std::vector<std::vector<uint8_t>> collect(engine::Engine& e, const std::string& port);
