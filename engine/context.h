@@ -30,6 +30,14 @@ struct PortRuntime {
     std::unique_ptr<TxQueueCounters[]> txq;
 };
 
+/// Key of a connected UDP socket: the remote end and our port (our address is
+/// any of ours, as for bound sockets).
+struct ConnKey {
+    uint8_t remote[16];
+    uint16_t remote_port;
+    uint16_t local_port;
+};
+
 enum class NexthopKind : uint8_t { none, local, remote, onlink };
 
 /// A FIB next hop value indexes this table. Index 0 is "no route" (the FIB's
@@ -51,6 +59,8 @@ struct EngineContext {
     std::vector<Nexthop> nexthops;
     rte_fib6* fib = nullptr;
     rte_hash* neighbours = nullptr;  ///< IPv6 address -> MAC packed in the data pointer
+    rte_hash* connected = nullptr;   ///< ConnKey -> connected UdpSocket*
+    unsigned connected_count = 0;    ///< skip the 4-tuple lookup while no socket is connected
     std::vector<Ip6Addr> local_addresses;
     UdpSocket* bound[65536] = {};     ///< bound sockets by local port
     std::vector<UdpSocket*> sockets;  ///< every open socket, for the send path

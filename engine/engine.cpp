@@ -82,6 +82,8 @@ void Engine::teardown() {
     if (ctx_) {
         if (ctx_->fib) rte_fib6_free(ctx_->fib);
         if (ctx_->neighbours) rte_hash_free(ctx_->neighbours);
+        if (ctx_->connected) rte_hash_free(ctx_->connected);
+        ctx_->connected = nullptr;
         ctx_->fib = nullptr;
         ctx_->neighbours = nullptr;
     }
@@ -188,6 +190,20 @@ void Engine::setup_port(const PortConfig& pc) {
     }
 }
 
+rte_hash* Engine::make_hash(const char* what, uint32_t key_len) const {
+    rte_hash_parameters hp{};
+    const std::string name = what + std::to_string(serial_);
+    hp.name = name.c_str();
+    hp.entries = 4096;
+    hp.key_len = key_len;
+    hp.socket_id = static_cast<int>(rte_socket_id());
+    rte_hash* h = rte_hash_create(&hp);
+    if (!h)
+        throw std::runtime_error(std::string("cannot create the ") + what +
+                                 " table: " + rte_strerror(rte_errno));
+    return h;
+}
+
 void Engine::setup_routes() {
     EngineContext& ctx = *ctx_;
     ctx.nexthops.assign(2, Nexthop{});
@@ -221,16 +237,8 @@ void Engine::setup_routes() {
         throw std::runtime_error("cannot create the FIB for " + std::to_string(routes.size()) +
                                  " routes: " + rte_strerror(rte_errno) +
                                  " (give the EAL more memory with -m)");
-    rte_hash_parameters hp{};
-    const std::string hname = "nd" + std::to_string(serial_);
-    hp.name = hname.c_str();
-    hp.entries = 4096;
-    hp.key_len = 16;
-    hp.socket_id = static_cast<int>(rte_socket_id());
-    ctx.neighbours = rte_hash_create(&hp);
-    if (!ctx.neighbours)
-        throw std::runtime_error("cannot create the neighbour table: " +
-                                 std::string(rte_strerror(rte_errno)));
+    ctx.neighbours = make_hash("nd", 16);
+    ctx.connected = make_hash("conn", sizeof(ConnKey));
 
     auto add = [&](const Prefix6& p, uint64_t nh, const std::string& what) {
         const int rc = rte_fib6_add(ctx.fib, p.addr.data(), p.len, nh);

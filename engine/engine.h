@@ -58,6 +58,7 @@ class Engine {
     void setup_pool();
     void setup_port(const PortConfig& pc);
     void setup_routes();
+    rte_hash* make_hash(const char* what, uint32_t key_len) const;
     void setup_graph();
     void walk();
     static int worker_main(void* arg);

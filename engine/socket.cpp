@@ -18,20 +18,48 @@ rte_ring* make_ring(const std::string& name, unsigned size) {
 }
 }  // namespace
 
-UdpSocket::UdpSocket(EngineContext& ctx, uint16_t port, unsigned ring_size)
-    : ctx_(ctx), port_(port) {
-    if (ctx.bound[port])
-        throw std::runtime_error("UDP port " + std::to_string(port) + " is already bound");
+void UdpSocket::make_rings(unsigned ring_size) {
     static unsigned serial = 0;
     const std::string base = "us" + std::to_string(serial++);
     rx_ = make_ring(base + "rx", ring_size);
     tx_ = make_ring(base + "tx", ring_size);
+    ctx_.sockets.push_back(this);
+}
+
+UdpSocket::UdpSocket(EngineContext& ctx, uint16_t port, unsigned ring_size)
+    : ctx_(ctx), port_(port) {
+    if (ctx.bound[port])
+        throw std::runtime_error("UDP port " + std::to_string(port) + " is already bound");
+    make_rings(ring_size);
     ctx.bound[port] = this;
-    ctx.sockets.push_back(this);
+}
+
+UdpSocket::UdpSocket(EngineContext& ctx, uint16_t port, const Ip6Addr& peer, uint16_t peer_port,
+                     unsigned ring_size)
+    : ctx_(ctx), port_(port), connected_(true) {
+    memcpy(key_.remote, peer.data(), 16);
+    key_.remote_port = peer_port;
+    key_.local_port = port;
+    if (rte_hash_lookup(ctx.connected, &key_) >= 0)
+        throw std::runtime_error("a socket on UDP port " + std::to_string(port) +
+                                 " is already connected to that peer");
+    make_rings(ring_size);
+    if (rte_hash_add_key_data(ctx.connected, &key_, this) < 0) {
+        std::erase(ctx_.sockets, this);
+        rte_ring_free(rx_);
+        rte_ring_free(tx_);
+        throw std::runtime_error("the connected-socket table is full");
+    }
+    ++ctx.connected_count;
 }
 
 UdpSocket::~UdpSocket() {
-    ctx_.bound[port_] = nullptr;
+    if (connected_) {
+        rte_hash_del_key(ctx_.connected, &key_);
+        --ctx_.connected_count;
+    } else {
+        ctx_.bound[port_] = nullptr;
+    }
     std::erase(ctx_.sockets, this);
     rte_mbuf* m;
     while (rte_ring_dequeue(rx_, reinterpret_cast<void**>(&m)) == 0) rte_pktmbuf_free(m);
@@ -61,6 +89,11 @@ bool UdpSocket::sendto(rte_mbuf* m, const uint8_t* peer, uint16_t peer_port) {
         return false;
     }
     return true;
+}
+
+bool UdpSocket::send(rte_mbuf* m) {
+    if (!connected_) throw std::logic_error("send() on a socket that is not connected");
+    return sendto(m, key_.remote, key_.remote_port);
 }
 
 }  // namespace pathscope::engine

@@ -17,6 +17,10 @@ class UdpSocket {
   public:
     /// Opens a socket bound to UDP `port` on every local address.
     UdpSocket(EngineContext& ctx, uint16_t port, unsigned ring_size = 4096);
+    /// Opens a socket on local `port` connected to `peer`:`peer_port`: it
+    /// receives only that peer's datagrams, ahead of a socket bound to the port.
+    UdpSocket(EngineContext& ctx, uint16_t port, const Ip6Addr& peer, uint16_t peer_port,
+              unsigned ring_size = 4096);
     ~UdpSocket();
     UdpSocket(const UdpSocket&) = delete;
     UdpSocket& operator=(const UdpSocket&) = delete;
@@ -29,6 +33,9 @@ class UdpSocket {
     /// Queues `m` (data = payload) for `peer`:`peer_port`. Takes the mbuf;
     /// returns false (and frees it, counted as socket_full) when the send ring is full.
     bool sendto(rte_mbuf* m, const uint8_t* peer, uint16_t peer_port);
+    /// Queues `m` for the connected peer (a connected socket only).
+    bool send(rte_mbuf* m);
+    bool connected() const { return connected_; }
 
     // Stage side.
     bool deliver(rte_mbuf* m) { return rte_ring_sp_enqueue(rx_, m) == 0; }
@@ -37,8 +44,12 @@ class UdpSocket {
     }
 
   private:
+    void make_rings(unsigned ring_size);
+
     EngineContext& ctx_;
     uint16_t port_;
+    bool connected_ = false;
+    ConnKey key_{};
     rte_ring* rx_ = nullptr;
     rte_ring* tx_ = nullptr;
 };

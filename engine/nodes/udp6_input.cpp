@@ -1,7 +1,8 @@
 // udp6_input: length and checksum checks, then the socket lookup: a socket
-// bound to the destination port gets the datagram (delivered); with none, an
-// ICMPv6 port unreachable goes back (rate-limited, counted as replied) or the
-// packet is dropped as udp_no_socket.
+// connected to the sender (4-tuple) first, else one bound to the destination
+// port, gets the datagram (delivered); with none, an ICMPv6 port unreachable
+// goes back (rate-limited, counted as replied) or the packet is dropped as
+// udp_no_socket.
 #include "engine/nodes/nodes.h"
 
 #include <cstring>
@@ -72,7 +73,17 @@ uint16_t udp6_input_process(rte_graph* graph, rte_node* node, void** objs, uint1
                      ((m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) != RTE_MBUF_F_RX_L4_CKSUM_GOOD &&
                       l4_checksum_sum(m, ip, l4_off, IPPROTO_UDP, l4_len) != 0xffff)))
             return drop_as(m, DropReason::udp_bad_checksum, to_drop);
-        UdpSocket* s = ctx.bound[rte_be_to_cpu_16(udp->dst_port)];
+        UdpSocket* s = nullptr;
+        if (unlikely(ctx.connected_count)) {  // connected 4-tuple first
+            ConnKey key;
+            memcpy(key.remote, ip->src_addr, 16);
+            key.remote_port = rte_be_to_cpu_16(udp->src_port);
+            key.local_port = rte_be_to_cpu_16(udp->dst_port);
+            void* found;
+            if (rte_hash_lookup_data(ctx.connected, &key, &found) >= 0)
+                s = static_cast<UdpSocket*>(found);
+        }
+        if (!s) s = ctx.bound[rte_be_to_cpu_16(udp->dst_port)];
         if (likely(s != nullptr)) {
             SocketMeta* sm = socket_meta(m);
             memcpy(sm->peer, ip->src_addr, 16);

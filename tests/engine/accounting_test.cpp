@@ -11,6 +11,8 @@
 #include "engine/dpdk.h"
 #include "engine/engine.h"
 #include "engine/generator.h"
+#include "engine/packet_meta.h"
+#include "engine/socket.h"
 #include "tests/engine/eal_env.h"
 
 using namespace pathscope;
@@ -141,6 +143,44 @@ TEST_F(Accounting, EveryReceiveQueueIsPolledAndCountedOnItsOwn) {
     EXPECT_EQ(rx[2]->burst_size.min(), 6u);
     EXPECT_GT(rx[1]->empty_polls, 0u);
     EXPECT_EQ(s.ledger.delivered, 80u);
+}
+
+TEST_F(Accounting, ConnectedSocketTakesItsPeersDatagramsBeforeTheBoundOne) {
+    Engine eng(test::ring_config());
+    UdpSocket bound(eng.context(), 9000);
+    UdpSocket conn(eng.context(), 9000, test::ip("2001:db8:100::5"), 5555);
+    FrameSpec from_peer_spec = from_peer(eng, "2001:db8:1::1", 9000);  // 2001:db8:100::5 port 5555
+    FrameSpec other_port = from_peer_spec;
+    other_port.src_port = 6666;
+    FrameSpec other_host = from_peer_spec;
+    other_host.src = test::ip("2001:db8:100::6");
+    test::inject(eng, "wire",
+                 {udp6_frame(from_peer_spec), udp6_frame(other_port), udp6_frame(other_host),
+                  udp6_frame(from_peer_spec)});
+    eng.run_until_idle();
+    rte_mbuf* got[8];
+    const unsigned on_conn = conn.recvfrom(got, 8);
+    rte_pktmbuf_free_bulk(got, on_conn);
+    const unsigned on_bound = bound.recvfrom(got, 8);
+    EXPECT_EQ(on_conn, 2u);
+    EXPECT_EQ(on_bound, 2u);
+    for (unsigned i = 0; i < on_bound; ++i) {
+        const SocketMeta* sm = socket_meta(got[i]);
+        const bool from_connected_peer = sm->peer_port == 5555 && sm->peer[15] == 5;
+        EXPECT_FALSE(from_connected_peer);
+    }
+    rte_pktmbuf_free_bulk(got, on_bound);
+    // A connected socket sends to its peer without naming it.
+    rte_mbuf* m = rte_pktmbuf_alloc(eng.pool());
+    ASSERT_NE(m, nullptr);
+    memcpy(rte_pktmbuf_append(m, 5), "hello", 5);
+    EXPECT_TRUE(conn.send(m));
+    eng.run_until_idle();
+    auto out = test::collect(eng, "wire");
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0][kEthLen + kIp6Len + 2] << 8 | out[0][kEthLen + kIp6Len + 3], 5555);
+    EXPECT_EQ(0, memcmp(&out[0][38], test::ip("2001:db8:100::5").data(), 16));
+    EXPECT_EQ(eng.snapshot().ledger.sent, 1u);
 }
 
 TEST_F(Accounting, NeighbourSolicitationIsAnswered) {
