@@ -1,6 +1,7 @@
 // ip6_forward: hop limit check and decrement, Ethernet rewrite toward the
-// next hop found by ip6_lookup. Time-exceeded errors are not sent yet: such
-// packets count as ip6_hop_limit drops.
+// next hop found by ip6_lookup. A packet whose hop limit runs out gets an
+// ICMPv6 time exceeded back (rate-limited, counted as replied) or is dropped
+// as ip6_hop_limit.
 #include "engine/nodes/nodes.h"
 
 namespace pathscope::engine {
@@ -9,11 +10,22 @@ namespace {
 
 enum Edge : rte_edge_t { to_tx, to_drop };
 
+constexpr uint8_t kTimeExceeded = 3, kHopLimitExceeded = 0;
+
+rte_edge_t hop_limit_exceeded(EngineContext& ctx, rte_mbuf* m) {
+    const PacketMeta* pm = meta(m);
+    const PortRuntime& in = ctx.ports[pm->rx_port];
+    if (!in.addresses.empty() && ctx.icmp_error_allowed(pm->rx_tsc) &&
+        make_icmp6_error(ctx, m, kTimeExceeded, kHopLimitExceeded, in.addresses[0].data()))
+        return to_tx;
+    return drop_as(m, DropReason::ip6_hop_limit, to_drop);
+}
+
 uint16_t ip6_forward_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
     EngineContext& ctx = *node_context(node);
     dispatch(graph, node, objs, n, [&](rte_mbuf* m) -> rte_edge_t {
         rte_ipv6_hdr* ip = ip6_hdr(m);
-        if (unlikely(ip->hop_limits <= 1)) return drop_as(m, DropReason::ip6_hop_limit, to_drop);
+        if (unlikely(ip->hop_limits <= 1)) return hop_limit_exceeded(ctx, m);
         PacketMeta* pm = meta(m);
         const Nexthop& nh = ctx.nexthops[pm->nexthop];
         auto* eth = rte_pktmbuf_mtod(m, rte_ether_hdr*);

@@ -76,6 +76,14 @@ inline uint16_t l4_checksum_field(const rte_mbuf* m, const rte_ipv6_hdr* ip,
     return c;
 }
 
+/// Turns a received packet in place into the ICMPv6 error `type`/`code` from
+/// our address `src` to its sender, carrying as much of the original as fits
+/// in the minimum MTU, and readies it to leave by the port it came in on
+/// (fate: reply). Returns false, leaving the packet as it was, when it must
+/// not be answered (it is itself an ICMPv6 error, or its headers do not fit).
+bool make_icmp6_error(EngineContext& ctx, rte_mbuf* m, uint8_t type, uint8_t code,
+                      const uint8_t* src);
+
 /// Prepares a received packet to go back out of the port it came in on:
 /// swaps the Ethernet addresses, using the port's own as the source.
 void reply_ethernet(EngineContext& ctx, rte_mbuf* m);

@@ -16,43 +16,6 @@ namespace {
 enum Edge : rte_edge_t { to_tx, to_drop };
 
 constexpr uint8_t kDestUnreachable = 1, kPortUnreachable = 4;
-constexpr uint32_t kMinMtu = 1280;
-
-/// Turns the packet into an ICMPv6 port unreachable carrying as much of the
-/// original as fits in the minimum MTU, addressed back to its sender.
-rte_edge_t port_unreachable(EngineContext& ctx, rte_mbuf* m) {
-    const rte_ipv6_hdr* orig = ip6_hdr(m);
-    uint8_t src[16], dst[16];
-    memcpy(src, orig->dst_addr, 16);
-    memcpy(dst, orig->src_addr, 16);
-    const rte_ether_addr peer_mac = rte_pktmbuf_mtod(m, const rte_ether_hdr*)->src_addr;
-    constexpr uint16_t kAdd = sizeof(rte_ipv6_hdr) + 8;
-    if (!rte_pktmbuf_prepend(m, kAdd)) return drop_as(m, DropReason::udp_no_socket, to_drop);
-    // Old Ethernet header now sits where the new IPv6 header goes: it is
-    // overwritten; the original IPv6 packet follows the ICMPv6 header.
-    const uint32_t ip_total = rte_pktmbuf_pkt_len(m) - kL3Offset;
-    if (ip_total > kMinMtu) rte_pktmbuf_trim(m, ip_total - kMinMtu);
-    const uint32_t icmp_len = rte_pktmbuf_pkt_len(m) - kL3Offset - sizeof(rte_ipv6_hdr);
-    auto* eth = rte_pktmbuf_mtod(m, rte_ether_hdr*);
-    eth->src_addr = peer_mac;  // reply_ethernet swaps it into the destination
-    eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
-    rte_ipv6_hdr* ip = ip6_hdr(m);
-    ip->vtc_flow = RTE_BE32(6u << 28);
-    ip->payload_len = rte_cpu_to_be_16(static_cast<uint16_t>(icmp_len));
-    ip->proto = IPPROTO_ICMPV6;
-    ip->hop_limits = 64;
-    memcpy(ip->src_addr, src, 16);
-    memcpy(ip->dst_addr, dst, 16);
-    auto* icmp = reinterpret_cast<uint8_t*>(ip + 1);
-    icmp[0] = kDestUnreachable;
-    icmp[1] = kPortUnreachable;
-    memset(icmp + 2, 0, 6);
-    const uint16_t c =
-        l4_checksum_field(m, ip, kL3Offset + sizeof(rte_ipv6_hdr), IPPROTO_ICMPV6, icmp_len);
-    memcpy(icmp + 2, &c, 2);
-    reply_ethernet(ctx, m);
-    return to_tx;
-}
 
 uint16_t udp6_input_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
     EngineContext& ctx = *node_context(node);
@@ -92,8 +55,12 @@ uint16_t udp6_input_process(rte_graph* graph, rte_node* node, void** objs, uint1
             ++delivered;
             return kConsumed;
         }
-        if (ip->dst_addr[0] != 0xff && ctx.icmp_error_allowed(pm->rx_tsc))
-            return port_unreachable(ctx, m);
+        // Answer from the address the datagram was sent to; never to multicast.
+        if (ip->dst_addr[0] != 0xff && ctx.icmp_error_allowed(pm->rx_tsc)) {
+            uint8_t ours[16];
+            memcpy(ours, ip->dst_addr, 16);
+            if (make_icmp6_error(ctx, m, kDestUnreachable, kPortUnreachable, ours)) return to_tx;
+        }
         return drop_as(m, DropReason::udp_no_socket, to_drop);
     });
     ctx.counters.delivered.add(delivered);

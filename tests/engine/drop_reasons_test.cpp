@@ -211,6 +211,30 @@ TEST_F(DropReasons, PortUnreachableWhenAllowed) {
               0);
 }
 
+TEST_F(DropReasons, TimeExceededWhenAllowedButNeverForAnError) {
+    eng.reset();
+    auto cfg = test::ring_config();
+    cfg.icmp_errors_per_s = 1000;
+    eng = std::make_unique<Engine>(cfg);
+    FrameSpec s = from_peer(*eng, "2001:db8:aaaa::1");
+    s.hop_limit = 1;
+    const Frame f = udp6_frame(s);
+    // An ICMPv6 error that itself runs out of hops is dropped, not answered.
+    const Frame err = icmp6_frame(s, 1, 4, std::vector<uint8_t>(44, 0));
+    test::inject(*eng, "wire", {f, err});
+    eng->run_until_idle();
+    const Ledger l = eng->snapshot().ledger;
+    EXPECT_EQ(l.replied, 1u);
+    EXPECT_EQ(l.drops[static_cast<unsigned>(DropReason::ip6_hop_limit)], 1u);
+    EXPECT_TRUE(l.balanced());
+    auto out = test::collect(*eng, "wire");
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0][kEthLen + kIp6Len], 3);      // time exceeded
+    EXPECT_EQ(out[0][kEthLen + kIp6Len + 1], 0);  // hop limit exceeded in transit
+    EXPECT_EQ(0, memcmp(&out[0][22], test::ip("2001:db8:1::1").data(), 16));  // from the in-port
+    EXPECT_EQ(0, memcmp(&out[0][38], &f[22], 16));                            // to the sender
+}
+
 // Runs last (gtest keeps declaration order within a file): every reason in
 // the table must have been produced by one of the tests above.
 TEST_F(DropReasons, ZzEveryReasonCovered) {
