@@ -3,6 +3,7 @@
 #include <toml++/toml.h>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "engine/routes.h"
@@ -20,22 +21,25 @@ class Section {
     Section(const toml::table& t, std::string file, std::string path)
         : t_(t), file_(std::move(file)), path_(std::move(path)) {}
 
-    /// Call last: every key not read is unknown.
-    void finish(std::initializer_list<const char*> known) const {
+    /// Call last: every key that no get*() asked for is unknown.
+    void finish() const {
         for (const auto& [k, v] : t_) {
-            bool ok = false;
-            for (const char* n : known) ok = ok || k.str() == n;
-            if (!ok) {
-                std::string list;
-                for (const char* n : known) list += std::string(list.empty() ? "" : ", ") + n;
-                fail(v, "unknown key '" + key(std::string(k.str())) +
-                            "' (known keys here: " + list + ")");
-            }
+            if (known_.count(std::string(k.str()))) continue;
+            std::string list;
+            for (const auto& n : order_) list += (list.empty() ? "" : ", ") + n;
+            fail(v,
+                 "unknown key '" + key(std::string(k.str())) + "' (known keys here: " + list + ")");
         }
+    }
+
+    /// Declares a key as known without reading it (a sub-table read elsewhere).
+    void know(const char* k) const {
+        if (known_.insert(k).second) order_.push_back(k);
     }
 
     template <typename T>
     void get(const char* k, T& out) const {
+        know(k);
         const toml::node* n = t_.get(k);
         if (!n) return;
         if constexpr (std::is_same_v<T, bool>) {
@@ -60,6 +64,7 @@ class Section {
     }
 
     void get_strings(const char* k, std::vector<std::string>& out) const {
+        know(k);
         const toml::node* n = t_.get(k);
         if (!n) return;
         if (!n->is_array()) fail(*n, "'" + key(k) + "' must be an array of strings");
@@ -81,6 +86,7 @@ class Section {
     }
 
     const toml::table* table(const char* k) const {
+        know(k);
         const toml::node* n = t_.get(k);
         if (!n) return nullptr;
         if (!n->is_table()) fail(*n, "'" + key(k) + "' must be a table ([" + key(k) + "])");
@@ -89,6 +95,7 @@ class Section {
 
     /// An array of tables ([[k]]).
     std::vector<const toml::table*> tables(const char* k) const {
+        know(k);
         std::vector<const toml::table*> out;
         const toml::node* n = t_.get(k);
         if (!n) return out;
@@ -111,6 +118,8 @@ class Section {
     const toml::table& t_;
     std::string file_;
     std::string path_;
+    mutable std::set<std::string> known_;
+    mutable std::vector<std::string> order_;
 };
 
 std::string resolve(const std::string& base_dir, const std::string& p) {
@@ -131,12 +140,14 @@ EngineConfig parse_scenario(const std::string& text, const std::string& name,
     }
     EngineConfig cfg;
     Section top(root, name, "");
-    top.finish({"eal", "engine", "port", "nexthop", "route", "routes", "app", "workload"});
+    for (const char* k : {"eal", "engine", "port", "nexthop", "route", "routes", "app", "workload"})
+        top.know(k);
+    top.finish();
 
     if (const auto* t = top.table("eal")) {
         Section s(*t, name, "eal");
         s.get_strings("args", cfg.eal_args);
-        s.finish({"args"});
+        s.finish();
     }
     if (const auto* t = top.table("engine")) {
         Section s(*t, name, "engine");
@@ -145,7 +156,7 @@ EngineConfig parse_scenario(const std::string& text, const std::string& name,
         s.get("mbufs", cfg.mbufs);
         s.get("icmp_errors_per_s", cfg.icmp_errors_per_s);
         s.get("call_histograms", cfg.call_histograms);
-        s.finish({"burst", "duration", "mbufs", "icmp_errors_per_s", "call_histograms"});
+        s.finish();
         if (cfg.burst == 0 || cfg.burst > 256)
             s.fail(*t->get("burst"), "'engine.burst' must be between 1 and 256");
     }
@@ -171,8 +182,7 @@ EngineConfig parse_scenario(const std::string& text, const std::string& name,
             Prefix6 full{*parse_ip6(a.substr(0, a.find('/'))), pf->len};
             p.addresses.push_back(full);
         }
-        s.finish({"name", "device", "rx_queues", "tx_queues", "poll", "promiscuous", "mac",
-                  "addresses"});
+        s.finish();
         for (const auto& q : cfg.ports)
             if (q.name == p.name) s.fail_here("port name '" + p.name + "' is used twice");
         cfg.ports.push_back(std::move(p));
@@ -190,7 +200,7 @@ EngineConfig parse_scenario(const std::string& text, const std::string& name,
         s.get("id", n.id);
         s.get("port", n.port);
         s.get_parsed("mac", n.mac, parse_mac, "a MAC address like 02:00:00:00:00:fe");
-        s.finish({"id", "port", "mac"});
+        s.finish();
         if (n.id == 0) s.fail_here("every [[nexthop]] needs an id of 1 or more");
         known_port(s, *t, n.port, "port");
         cfg.nexthops.push_back(n);
@@ -200,14 +210,14 @@ EngineConfig parse_scenario(const std::string& text, const std::string& name,
         RouteConfig r;
         s.get_parsed("prefix", r.prefix, parse_prefix6, "an IPv6 prefix like 2001:db8::/32");
         s.get("nexthop", r.nexthop);
-        s.finish({"prefix", "nexthop"});
+        s.finish();
         cfg.routes.push_back(r);
     }
     if (const auto* t = top.table("routes")) {
         Section s(*t, name, "routes");
         s.get("file", cfg.routes_file);
         s.get("nexthop", cfg.routes_file_nexthop);
-        s.finish({"file", "nexthop"});
+        s.finish();
         cfg.routes_file = resolve(base_dir, cfg.routes_file);
     }
     for (const auto* t : top.tables("app")) {
@@ -216,7 +226,7 @@ EngineConfig parse_scenario(const std::string& text, const std::string& name,
         std::string kind = "sink";
         s.get("kind", kind);
         s.get("port", a.port);
-        s.finish({"kind", "port"});
+        s.finish();
         if (kind == "sink")
             a.kind = AppKind::sink;
         else if (kind == "echo")
@@ -243,8 +253,7 @@ EngineConfig parse_scenario(const std::string& text, const std::string& name,
         s.get_parsed("source_prefix", g.source_prefix, parse_prefix6, "an IPv6 prefix");
         s.get("file", p.file);
         s.get("infinite", p.infinite);
-        s.finish({"kind", "port", "flows", "frame_size", "sink_percent", "echo_percent",
-                  "malformed_percent", "packets", "source_prefix", "file", "infinite"});
+        s.finish();
         if (kind == "generator")
             cfg.workload.kind = WorkloadKind::generator;
         else if (kind == "pcap")

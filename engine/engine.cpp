@@ -378,28 +378,29 @@ EngineSnapshot Engine::snapshot() const {
     for (uint16_t id = 0; id < port_names_.size(); ++id) {
         if (port_names_[id].empty()) continue;
         const PortRuntime& p = ctx_->ports[id];
-        for (uint16_t q = 0; q < p.nb_rx; ++q) {
-            QueueSnapshot qs;
+        auto queue = [&](uint16_t q, bool rx) {
+            QueueSnapshot& qs = s.queues.emplace_back();
             qs.port = p.name;
             qs.queue = q;
-            qs.rx = true;
-            qs.packets = p.rxq[q].packets.get();
-            qs.bytes = p.rxq[q].bytes.get();
-            qs.bursts = p.rxq[q].bursts.get();
-            qs.empty_polls = p.rxq[q].empty_polls.get();
-            qs.burst_size = p.rxq[q].burst_size.snapshot();
-            s.queues.push_back(std::move(qs));
+            qs.rx = rx;
+            return &qs;
+        };
+        for (uint16_t q = 0; p.poll && q < p.nb_rx; ++q) {  // unpolled queues have nothing to show
+            QueueSnapshot* qs = queue(q, true);
+            const RxQueueCounters& c = p.rxq[q];
+            qs->packets = c.packets.get();
+            qs->bytes = c.bytes.get();
+            qs->bursts = c.bursts.get();
+            qs->empty_polls = c.empty_polls.get();
+            qs->burst_size = c.burst_size.snapshot();
         }
         for (uint16_t q = 0; q < p.nb_tx; ++q) {
-            QueueSnapshot qs;
-            qs.port = p.name;
-            qs.queue = q;
-            qs.rx = false;
-            qs.packets = p.txq[q].packets.get();
-            qs.bytes = p.txq[q].bytes.get();
-            qs.bursts = p.txq[q].bursts.get();
-            qs.full = p.txq[q].full.get();
-            s.queues.push_back(std::move(qs));
+            QueueSnapshot* qs = queue(q, false);
+            const TxQueueCounters& c = p.txq[q];
+            qs->packets = c.packets.get();
+            qs->bytes = c.bytes.get();
+            qs->bursts = c.bursts.get();
+            qs->full = c.full.get();
         }
     }
     const PathCounters& c = ctx_->counters;
