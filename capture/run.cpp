@@ -78,6 +78,7 @@ RunResult run_engine(EngineConfig cfg,
     result.interrupted = g_interrupted;
     result.snapshot = engine.snapshot();
     result.generated = gen ? gen->generated() : 0;
+    result.returned = gen ? gen->returned() : 0;
     return result;
 }
 

@@ -18,6 +18,7 @@ struct RunResult {
     engine::EngineSnapshot window_start, window_end;
     double seconds = 0;        ///< measured wall time the worker ran
     uint64_t generated = 0;    ///< packets the built-in generator produced
+    uint64_t returned = 0;     ///< packets the engine sent back to the generator's port
     bool interrupted = false;  ///< stopped early by Ctrl-C
 };
 

@@ -54,6 +54,9 @@ std::string render_runtime(const RunResult& r, const TableOptions& opt) {
          static_cast<unsigned long long>(l.forwarded), static_cast<unsigned long long>(l.replied),
          static_cast<unsigned long long>(l.total_drops()),
          l.balanced() ? "balanced" : "NOT BALANCED");
+    if (r.generated)
+        emit("generator offered %llu packets; %llu came back out of its port\n",
+             static_cast<unsigned long long>(r.generated), static_cast<unsigned long long>(r.returned));
     uint64_t send_drops = 0;
     for (auto d : l.send_drops) send_drops += d;
     emit("sent by local sockets %llu, lost on the send path %llu\n",

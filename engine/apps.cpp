@@ -14,15 +14,11 @@ class SinkApp final : public App {
     void poll() override {
         rte_mbuf* m[kBurst];
         const unsigned n = sock_.recvfrom(m, kBurst);
-        if (n == 0) return;
-        count_.add(n);
-        rte_pktmbuf_free_bulk(m, n);
+        if (n) rte_pktmbuf_free_bulk(m, n);
     }
-    uint64_t datagrams() const override { return count_.get(); }
 
   private:
     UdpSocket sock_;
-    Counter count_;
 };
 
 class EchoApp final : public App {
@@ -35,13 +31,10 @@ class EchoApp final : public App {
             const SocketMeta* sm = socket_meta(m[i]);
             sock_.sendto(m[i], sm->peer, sm->peer_port);
         }
-        count_.add(n);
     }
-    uint64_t datagrams() const override { return count_.get(); }
 
   private:
     UdpSocket sock_;
-    Counter count_;
 };
 
 }  // namespace

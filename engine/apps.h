@@ -14,7 +14,6 @@ class App {
   public:
     virtual ~App() = default;
     virtual void poll() = 0;
-    virtual uint64_t datagrams() const = 0;
 };
 
 std::unique_ptr<App> make_app(EngineContext& ctx, const AppConfig& cfg);

@@ -41,7 +41,6 @@ class Generator {
 
     uint64_t generated() const { return generated_.load(std::memory_order_relaxed); }
     uint64_t returned() const { return returned_.load(std::memory_order_relaxed); }
-    size_t templates() const { return templates_.size(); }
 
   private:
     void run();

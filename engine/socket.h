@@ -25,8 +25,6 @@ class UdpSocket {
     UdpSocket(const UdpSocket&) = delete;
     UdpSocket& operator=(const UdpSocket&) = delete;
 
-    uint16_t port() const { return port_; }
-
     /// Receives up to n datagrams. Each mbuf's data starts at the UDP payload;
     /// the sender's address and port are in socket_meta(m)->peer / peer_port.
     unsigned recvfrom(rte_mbuf** out, unsigned n);
@@ -35,7 +33,6 @@ class UdpSocket {
     bool sendto(rte_mbuf* m, const uint8_t* peer, uint16_t peer_port);
     /// Queues `m` for the connected peer (a connected socket only).
     bool send(rte_mbuf* m);
-    bool connected() const { return connected_; }
 
     // Stage side.
     bool deliver(rte_mbuf* m) { return rte_ring_sp_enqueue(rx_, m) == 0; }
