@@ -132,7 +132,11 @@ void Engine::setup_port(const PortConfig& pc) {
                                                 ? pc.device.substr(devname.size() + 1).c_str()
                                                 : "")
                       : 0;
-        if (rc < 0) throw port_error(pc, "cannot open the device", rc);
+        if (rc < 0)
+            throw port_error(pc,
+                             "cannot open the device (is the driver name right? net_null, "
+                             "net_pcap, net_tap, net_af_packet, ... and are its arguments?)",
+                             rc);
         if (vdev) removable_devices_.push_back(devname);
         if (rte_eth_dev_get_port_by_name(devname.c_str(), &id) != 0)
             throw port_error(
