@@ -9,7 +9,6 @@
 #include "engine/eal.h"
 #include "engine/engine.h"
 #include "engine/generator.h"
-#include "engine/routes.h"
 
 namespace pathscope::capture {
 
@@ -41,10 +40,7 @@ RunResult run_engine(EngineConfig cfg,
     std::unique_ptr<Generator> gen;
     if (cfg.workload.kind == WorkloadKind::generator) {
         std::vector<Prefix6> prefixes;
-        for (const auto& r : cfg.routes) prefixes.push_back(r.prefix);
-        if (!cfg.routes_file.empty())
-            for (const auto& r : read_route_file(cfg.routes_file, cfg.routes_file_nexthop))
-                prefixes.push_back(r.prefix);
+        for (const auto& r : engine.routes()) prefixes.push_back(r.prefix);
         gen = std::make_unique<Generator>(engine, cfg.workload.generator, prefixes);
     }
     g_interrupted = false;

@@ -223,7 +223,8 @@ void Engine::setup_routes() {
         by_user_id[nc.id] = static_cast<uint32_t>(ctx.nexthops.size());
         ctx.nexthops.push_back(nh);
     }
-    std::vector<RouteConfig> routes = cfg_.routes;
+    std::vector<RouteConfig>& routes = routes_;
+    routes = cfg_.routes;
     if (!cfg_.routes_file.empty()) {
         auto file = read_route_file(cfg_.routes_file, cfg_.routes_file_nexthop);
         routes.insert(routes.end(), file.begin(), file.end());

@@ -52,6 +52,9 @@ class Engine {
     rte_mempool* pool() const { return pool_; }
     EngineContext& context() { return *ctx_; }
     const EngineConfig& config() const { return cfg_; }
+    /// Every route installed from the scenario and its route file (not the
+    /// on-link and local routes the addresses add).
+    const std::vector<RouteConfig>& routes() const { return routes_; }
 
   private:
     void teardown();
@@ -72,6 +75,7 @@ class Engine {
     std::vector<RingPort> ring_ports_;
     std::vector<std::string> ring_port_names_;
     std::vector<std::unique_ptr<App>> apps_;
+    std::vector<RouteConfig> routes_;
     rte_graph_t graph_id_ = RTE_GRAPH_ID_INVALID;
     rte_graph* graph_ = nullptr;
     std::unique_ptr<HistogramRecorder[]> call_cycles_;  ///< by node id
