@@ -2,7 +2,7 @@
 // run: a net_pcap replay (infinite_rx=1) of 64-byte UDP/IPv6 frames into
 // net_null, one forwarding lcore each.
 //
-//   bench_forward [--seconds S] [--testpmd PATH]
+//   bench_forward [--seconds S] [--testpmd PATH] [--hugepages]
 //
 // Prints Mpps for the engine's forwarding path (40,000-route FIB), its
 // receive-to-socket path (sink app), the forwarding path with per-call
@@ -33,9 +33,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<std::string> kEal = {"--no-huge",   "-m",          "1024",       "--no-pci",
-                                       "--no-shconf", "-l",          "0-1",        "--log-level",
-                                       "lib.*:error", "--log-level", "pmd.*:error"};
+// The same EAL arguments for the engine and for testpmd. --hugepages swaps
+// --no-huge for hugetlbfs memory (pages must be reserved and mounted).
+std::vector<std::string> kEal = {"--no-huge",   "-m",          "1024",       "--no-pci",
+                                 "--no-shconf", "-l",          "0-1",        "--log-level",
+                                 "lib.*:error", "--log-level", "pmd.*:error"};
 const MacAddr kInMac = {2, 0, 0, 0, 0, 1};
 const std::string kRoutes = std::string(PATHSCOPE_SOURCE_DIR) + "/samples/routes-40k.txt";
 
@@ -174,8 +176,12 @@ int main(int argc, char** argv) {
             seconds = std::atof(argv[++i]);
         else if (a == "--testpmd" && i + 1 < argc)
             testpmd = argv[++i];
-        else {
-            std::fprintf(stderr, "usage: bench_forward [--seconds S] [--testpmd PATH]\n");
+        else if (a == "--hugepages") {
+            kEal.erase(kEal.begin());  // drop --no-huge
+            kEal.push_back("--in-memory");
+        } else {
+            std::fprintf(stderr,
+                         "usage: bench_forward [--seconds S] [--testpmd PATH] [--hugepages]\n");
             return 2;
         }
     }
@@ -186,9 +192,9 @@ int main(int argc, char** argv) {
         write_pcap(fwd_pcap, frames(true));
         write_pcap(local_pcap, frames(false));
         std::printf(
-            "workload: 1024 x 64-byte UDP/IPv6 frames, net_pcap infinite_rx -> net_null, %.0f s "
-            "per run\n",
-            seconds);
+            "workload: 1024 x 64-byte UDP/IPv6 frames, net_pcap infinite_rx -> net_null, "
+            "%.0f s per run, %s\n",
+            seconds, kEal[0] == "--no-huge" ? "4 KiB pages (--no-huge)" : "hugepages");
         const EngineFigures fwd = run_engine(fwd_pcap, seconds, true, true);
         const EngineFigures local = run_engine(local_pcap, seconds, true);
         const EngineFigures bare = run_engine(fwd_pcap, seconds, false);
