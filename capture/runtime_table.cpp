@@ -16,6 +16,17 @@ double rate_pps(const EngineSnapshot& a, const EngineSnapshot& b, uint64_t Ledge
     return static_cast<double>(b.ledger.*field - a.ledger.*field) / secs;
 }
 
+std::string format_rate(double pps) {
+    char buf[32];
+    if (pps >= 1e5)
+        std::snprintf(buf, sizeof buf, "%.3f Mpps", pps / 1e6);
+    else if (pps >= 1e3)
+        std::snprintf(buf, sizeof buf, "%.1f kpps", pps / 1e3);
+    else
+        std::snprintf(buf, sizeof buf, "%.0f pps", pps);
+    return buf;
+}
+
 std::string render_runtime(const RunResult& r, const TableOptions& opt) {
     const EngineSnapshot& s = r.snapshot;
     const Ledger& l = s.ledger;
@@ -56,18 +67,17 @@ std::string render_runtime(const RunResult& r, const TableOptions& opt) {
          l.balanced() ? "balanced" : "NOT BALANCED");
     if (r.generated)
         emit("generator offered %llu packets; %llu came back out of its port\n",
-             static_cast<unsigned long long>(r.generated), static_cast<unsigned long long>(r.returned));
+             static_cast<unsigned long long>(r.generated),
+             static_cast<unsigned long long>(r.returned));
     uint64_t send_drops = 0;
     for (auto d : l.send_drops) send_drops += d;
     emit("sent by local sockets %llu, lost on the send path %llu\n",
          static_cast<unsigned long long>(l.sent), static_cast<unsigned long long>(send_drops));
     if (secs > 0)
-        emit(
-            "steady-state rate over %.2f s: received %.3f Mpps, forwarded %.3f Mpps, delivered "
-            "%.3f Mpps\n",
-            secs, rate_pps(r.window_start, r.window_end, &Ledger::received) / 1e6,
-            rate_pps(r.window_start, r.window_end, &Ledger::forwarded) / 1e6,
-            rate_pps(r.window_start, r.window_end, &Ledger::delivered) / 1e6);
+        emit("steady-state rate over %.2f s: received %s, forwarded %s, delivered %s\n", secs,
+             format_rate(rate_pps(r.window_start, r.window_end, &Ledger::received)).c_str(),
+             format_rate(rate_pps(r.window_start, r.window_end, &Ledger::forwarded)).c_str(),
+             format_rate(rate_pps(r.window_start, r.window_end, &Ledger::delivered)).c_str());
 
     if (l.total_drops() || send_drops) {
         emit("\n%-22s %12s %12s  %s\n", "drop reason", "received", "send path", "meaning");

@@ -15,6 +15,9 @@ struct TableOptions {
 
 std::string render_runtime(const RunResult& r, const TableOptions& opt = {});
 
+/// "12.345 Mpps", "12.3 kpps" or "12 pps".
+std::string format_rate(double pps);
+
 /// Packets per second of `received` between two snapshots.
 double rate_pps(const engine::EngineSnapshot& a, const engine::EngineSnapshot& b,
                 uint64_t engine::Ledger::*field);

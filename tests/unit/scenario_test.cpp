@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 using namespace pathscope;
 using pathscope::capture::parse_scenario;
 using pathscope::capture::ScenarioError;
@@ -27,6 +29,17 @@ TEST(Scenario, DefaultScenarioLoads) {
     EXPECT_EQ(cfg.apps.size(), 2u);
     EXPECT_NE(cfg.routes_file.find("samples/routes-40k.txt"), std::string::npos);
     EXPECT_EQ(cfg.burst, 32);
+}
+
+TEST(Scenario, EverySampleScenarioLoads) {
+    unsigned n = 0;
+    for (const auto& e :
+         std::filesystem::directory_iterator(std::string(PATHSCOPE_SOURCE_DIR) + "/samples")) {
+        if (e.path().extension() != ".toml") continue;
+        EXPECT_NO_THROW(capture::load_scenario(e.path().string())) << e.path();
+        ++n;
+    }
+    EXPECT_GE(n, 2u);
 }
 
 TEST(Scenario, UnknownKeyNamesFileLineAndKey) {
