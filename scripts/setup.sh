@@ -12,6 +12,9 @@ PACKAGES=(
   libdpdk-dev dpdk-dev            # engine; dpdk-testpmd for the benchmark
   libtomlplusplus-dev             # scenario files
   libpcap-dev                     # capture files
+  libsqlite3-dev                  # the store
+  libpfm4-dev libdw-dev           # perf_event encoding; stack symbolization
+  tshark                          # test: reads back annotated pcapng
   libgtest-dev                    # tests
   iproute2 iputils-ping procps    # tap tests: ip, ping -6, sysctl
 )

@@ -1,0 +1,141 @@
+// Plain rows of the store, shared by the writer, the read queries and their
+// users (capture, analysis, CLI, GUI). No SQLite, no engine types.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pathscope::db {
+
+/// One capture (or import) run.
+struct RunInfo {
+    int64_t id = 0;
+    std::string uuid;  ///< unique across machines: merge keys on it
+    std::string label;
+    std::string kind = "capture";    ///< "capture" or "pcap-import"
+    std::string status = "running";  ///< running, complete or aborted
+    std::string scenario_path;
+    std::string scenario_text;
+    std::string settings;  ///< the --set overrides, one "key=value" a line
+    std::string host;
+    std::string cpu_model;
+    uint64_t tsc_hz = 0;
+    std::string engine_version;
+    std::string git_revision;
+    int64_t pid = 0;
+    std::string started_at;  ///< UTC, ISO 8601
+    std::string ended_at;
+    int trials = 0;  ///< planned
+    double trial_seconds = 0;
+    double interval_seconds = 0;
+    std::string pmu;   ///< what perf_event offered, one "event: supported|reason" a line
+    std::string note;  ///< why a run ended early, import summary, ...
+};
+
+struct TrialRow {
+    int trial = 0;
+    double seconds = 0;  ///< steady-state window the rates are measured over
+    uint64_t received = 0, delivered = 0, forwarded = 0, replied = 0, dropped = 0, sent = 0;
+    double rx_pps = 0, forwarded_pps = 0, delivered_pps = 0;
+};
+
+/// Per-interval receive ledger deltas (time series).
+struct IntervalRow {
+    int trial = 0;
+    int seq = 0;
+    double t = 0;  ///< seconds since the trial started, at the interval's end
+    uint64_t received = 0, delivered = 0, forwarded = 0, replied = 0, dropped = 0;
+};
+
+/// Per-stage counters: trial totals (seq = -1) or one interval's deltas.
+struct StageRow {
+    int trial = 0;
+    int seq = -1;
+    std::string stage;
+    int ord = 0;  ///< the stage's place in the engine's graph
+    uint64_t calls = 0, packets = 0, cycles = 0;
+};
+
+/// Per-queue counters: trial totals (seq = -1) or one interval's deltas.
+struct QueueRow {
+    int trial = 0;
+    int seq = -1;
+    std::string port;
+    int queue = 0;
+    std::string dir;  ///< "rx" or "tx"
+    uint64_t packets = 0, bytes = 0, bursts = 0, empty_polls = 0, full = 0;
+};
+
+struct DropRow {
+    int trial = 0;
+    std::string reason;
+    std::string stage;
+    std::string path = "receive";  ///< "receive" or "send"
+    uint64_t packets = 0;
+};
+
+/// A log-linear histogram (analysis::Histogram's layout) in sparse form.
+struct HistogramRow {
+    int trial = 0;
+    std::string kind;     ///< "stage_call_cycles", "rx_burst_size", ...
+    std::string subject;  ///< stage name, "port/queue", ...
+    std::string unit;     ///< "cycles", "packets", ...
+    uint64_t count = 0, sum = 0, min = 0, max = 0;
+    std::vector<std::pair<uint32_t, uint64_t>> buckets;  ///< (bucket index, count), non-zero only
+};
+
+struct PerfCounterRow {
+    int trial = 0;
+    std::string event;
+    bool supported = false;
+    uint64_t value = 0;
+    uint64_t time_enabled = 0, time_running = 0;  ///< ns; running < enabled when multiplexed
+    std::string note;                             ///< why unsupported
+};
+
+struct Frame {
+    std::string symbol;
+    std::string module;
+    bool operator==(const Frame&) const = default;
+};
+
+/// One sampled call stack, root first, with its weight (samples).
+struct StackRow {
+    int trial = 0;
+    std::string event;
+    std::vector<Frame> frames;
+    uint64_t weight = 0;
+};
+
+/// One sampled packet with what it cost at each stage it went through.
+struct PacketTraceRow {
+    int trial = 0;
+    int64_t seq = 0;
+    double t = 0;  ///< seconds since the trial started
+    std::string port;
+    uint32_t wire_len = 0;
+    std::vector<uint8_t> data;  ///< the frame as received (possibly cut short)
+    std::vector<std::pair<std::string, double>> stage_cycles;  ///< path order
+};
+
+/// Everything one writer transaction stores.
+struct Batch {
+    std::vector<TrialRow> trials;
+    std::vector<IntervalRow> intervals;
+    std::vector<StageRow> stages;
+    std::vector<QueueRow> queues;
+    std::vector<DropRow> drops;
+    std::vector<HistogramRow> histograms;
+    std::vector<PerfCounterRow> perf;
+    std::vector<StackRow> stacks;
+    std::vector<PacketTraceRow> traces;
+    /// Key/value facts (pcap import summary: packets, flows, protocols).
+    std::vector<std::pair<std::string, std::string>> facts;
+
+    size_t rows() const;
+    bool empty() const { return rows() == 0; }
+};
+
+}  // namespace pathscope::db

@@ -1,0 +1,198 @@
+#include "db/schema.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <ctime>
+#include <vector>
+
+namespace pathscope::db {
+
+namespace {
+
+// migrations[v] takes a store from user_version v to v + 1. Never edit one
+// that has shipped: add the next.
+const std::vector<const char*> kMigrations = {
+    // 0 -> 1: the first schema.
+    R"sql(
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY,
+  uuid TEXT NOT NULL UNIQUE,
+  label TEXT NOT NULL,
+  kind TEXT NOT NULL DEFAULT 'capture',
+  status TEXT NOT NULL CHECK (status IN ('running', 'complete', 'aborted')),
+  scenario_path TEXT NOT NULL DEFAULT '',
+  scenario_text TEXT NOT NULL DEFAULT '',
+  settings TEXT NOT NULL DEFAULT '',
+  host TEXT NOT NULL DEFAULT '',
+  cpu_model TEXT NOT NULL DEFAULT '',
+  tsc_hz INTEGER NOT NULL DEFAULT 0,
+  engine_version TEXT NOT NULL DEFAULT '',
+  git_revision TEXT NOT NULL DEFAULT '',
+  pid INTEGER NOT NULL DEFAULT 0,
+  started_at TEXT NOT NULL,
+  ended_at TEXT NOT NULL DEFAULT '',
+  trials INTEGER NOT NULL DEFAULT 0,
+  trial_seconds REAL NOT NULL DEFAULT 0,
+  interval_seconds REAL NOT NULL DEFAULT 0,
+  pmu TEXT NOT NULL DEFAULT '',
+  note TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX runs_label ON runs(label);
+CREATE TABLE trials (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  trial INTEGER NOT NULL,
+  seconds REAL NOT NULL,
+  received INTEGER NOT NULL, delivered INTEGER NOT NULL, forwarded INTEGER NOT NULL,
+  replied INTEGER NOT NULL, dropped INTEGER NOT NULL, sent INTEGER NOT NULL,
+  rx_pps REAL NOT NULL, forwarded_pps REAL NOT NULL, delivered_pps REAL NOT NULL,
+  PRIMARY KEY (run_id, trial)
+) WITHOUT ROWID;
+CREATE TABLE intervals (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  trial INTEGER NOT NULL, seq INTEGER NOT NULL, t REAL NOT NULL,
+  received INTEGER NOT NULL, delivered INTEGER NOT NULL, forwarded INTEGER NOT NULL,
+  replied INTEGER NOT NULL, dropped INTEGER NOT NULL,
+  PRIMARY KEY (run_id, trial, seq)
+) WITHOUT ROWID;
+CREATE TABLE stage_counters (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  trial INTEGER NOT NULL,
+  seq INTEGER NOT NULL,  -- -1: trial total; otherwise the interval's delta
+  stage TEXT NOT NULL,
+  ord INTEGER NOT NULL,  -- the stage's place in the engine's graph
+  calls INTEGER NOT NULL, packets INTEGER NOT NULL, cycles INTEGER NOT NULL,
+  PRIMARY KEY (run_id, trial, seq, stage)
+) WITHOUT ROWID;
+CREATE TABLE queue_counters (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  trial INTEGER NOT NULL,
+  seq INTEGER NOT NULL,  -- -1: trial total; otherwise the interval's delta
+  port TEXT NOT NULL, queue INTEGER NOT NULL, dir TEXT NOT NULL CHECK (dir IN ('rx', 'tx')),
+  packets INTEGER NOT NULL, bytes INTEGER NOT NULL, bursts INTEGER NOT NULL,
+  empty_polls INTEGER NOT NULL, full INTEGER NOT NULL,
+  PRIMARY KEY (run_id, trial, seq, port, queue, dir)
+) WITHOUT ROWID;
+CREATE TABLE drops (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  trial INTEGER NOT NULL, path TEXT NOT NULL, reason TEXT NOT NULL, stage TEXT NOT NULL,
+  packets INTEGER NOT NULL,
+  PRIMARY KEY (run_id, trial, path, reason)
+) WITHOUT ROWID;
+-- One log-linear bucket layout everywhere (analysis/histogram.h).
+CREATE TABLE histograms (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  trial INTEGER NOT NULL, kind TEXT NOT NULL, subject TEXT NOT NULL, unit TEXT NOT NULL,
+  count INTEGER NOT NULL, sum INTEGER NOT NULL, min INTEGER NOT NULL, max INTEGER NOT NULL,
+  PRIMARY KEY (run_id, trial, kind, subject)
+) WITHOUT ROWID;
+CREATE TABLE histogram_buckets (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  trial INTEGER NOT NULL, kind TEXT NOT NULL, subject TEXT NOT NULL,
+  bucket INTEGER NOT NULL, count INTEGER NOT NULL,
+  PRIMARY KEY (run_id, trial, kind, subject, bucket)
+) WITHOUT ROWID;
+CREATE TABLE perf_counters (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  trial INTEGER NOT NULL, event TEXT NOT NULL, supported INTEGER NOT NULL,
+  value INTEGER NOT NULL, time_enabled INTEGER NOT NULL, time_running INTEGER NOT NULL,
+  note TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (run_id, trial, event)
+) WITHOUT ROWID;
+-- Interned frames and stacks: a stack is its leaf frame plus its parent stack.
+CREATE TABLE frames (
+  id INTEGER PRIMARY KEY, symbol TEXT NOT NULL, module TEXT NOT NULL,
+  UNIQUE (symbol, module)
+);
+CREATE TABLE stacks (
+  id INTEGER PRIMARY KEY,
+  parent INTEGER NOT NULL,  -- 0: a root frame
+  frame INTEGER NOT NULL REFERENCES frames(id),
+  UNIQUE (parent, frame)
+);
+CREATE TABLE stack_samples (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  trial INTEGER NOT NULL, event TEXT NOT NULL, stack INTEGER NOT NULL REFERENCES stacks(id),
+  weight INTEGER NOT NULL,
+  PRIMARY KEY (run_id, trial, event, stack)
+) WITHOUT ROWID;
+CREATE TABLE packet_traces (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  trial INTEGER NOT NULL, seq INTEGER NOT NULL, t REAL NOT NULL,
+  port TEXT NOT NULL, wire_len INTEGER NOT NULL, data BLOB NOT NULL,
+  stage_cycles TEXT NOT NULL,  -- "stage=cycles" pairs in path order, space separated
+  PRIMARY KEY (run_id, trial, seq)
+) WITHOUT ROWID;
+CREATE TABLE facts (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  key TEXT NOT NULL, value TEXT NOT NULL,
+  PRIMARY KEY (run_id, key)
+) WITHOUT ROWID;
+)sql",
+};
+
+bool process_gone(int64_t pid) {
+    return pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+}
+
+}  // namespace
+
+std::string host_name() {
+    char buf[256] = {};
+    if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+    return buf;
+}
+
+int recover_stale_runs(Database& db) {
+    Statement q = db.prepare("SELECT id, pid FROM runs WHERE status = 'running' AND host = ?1");
+    q.bind(1, host_name());
+    std::vector<int64_t> stale;
+    while (q.step())
+        if (process_gone(q.i64(1))) stale.push_back(q.i64(0));
+    if (stale.empty()) return 0;
+    Statement u = db.prepare(
+        "UPDATE runs SET status = 'aborted', note = CASE note WHEN '' THEN "
+        "'the capture process ended without closing the run (killed?)' ELSE note END "
+        "WHERE id = ?1 AND status = 'running'");
+    for (int64_t id : stale) u.bind(1, id).run();
+    return static_cast<int>(stale.size());
+}
+
+std::unique_ptr<Database> open_store(const std::string& path, Database::Mode mode) {
+    auto db = std::make_unique<Database>(path, mode);
+    const int64_t app = db->scalar("PRAGMA application_id");
+    const int64_t version = db->scalar("PRAGMA user_version");
+    const int64_t tables = db->scalar("SELECT count(*) FROM sqlite_schema");
+    if (app != kApplicationId && !(app == 0 && tables == 0)) {
+        throw DbError(path + ": not a pathscope store (application_id " + std::to_string(app) +
+                      ", expected " + std::to_string(kApplicationId) +
+                      "); give --db a pathscope store or a new file name");
+    }
+    if (version > kSchemaVersion)
+        throw DbError(path + ": written by a newer pathscope (schema version " +
+                      std::to_string(version) + ", this build reads up to " +
+                      std::to_string(kSchemaVersion) + "); upgrade pathscope to read it");
+    if (mode == Database::Mode::read_only) {
+        if (tables == 0)
+            throw DbError(path + ": empty file, not a pathscope store yet (capture into it first)");
+        if (version < kSchemaVersion)
+            throw DbError(path + ": schema version " + std::to_string(version) +
+                          " needs a migration; open it once read-write (pathscope list --db)");
+        return db;
+    }
+    db->exec("PRAGMA journal_mode = WAL");
+    db->exec("PRAGMA synchronous = NORMAL");
+    db->exec("PRAGMA foreign_keys = ON");
+    for (int64_t v = version; v < kSchemaVersion; ++v) {
+        Transaction tx(*db);
+        db->exec(kMigrations[static_cast<size_t>(v)]);
+        db->exec("PRAGMA application_id = " + std::to_string(kApplicationId));
+        db->exec("PRAGMA user_version = " + std::to_string(v + 1));
+        tx.commit();
+    }
+    recover_stale_runs(*db);
+    return db;
+}
+
+}  // namespace pathscope::db

@@ -1,0 +1,150 @@
+#include "db/sqlite.h"
+
+namespace pathscope::db {
+
+namespace {
+std::string message(sqlite3* db, int rc) {
+    const char* m = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    std::string s = m ? m : sqlite3_errstr(rc);
+    if (rc == SQLITE_FULL) s += " (free some space, or use --db on a disk with room)";
+    return s;
+}
+}  // namespace
+
+Statement::Statement(sqlite3* db, std::string_view sql, const std::string& where)
+    : db_(db), where_(where) {
+    const int rc =
+        sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr);
+    if (rc != SQLITE_OK)
+        throw DbError(where_ + ": cannot prepare \"" + std::string(sql.substr(0, 60)) +
+                          "\": " + message(db, rc),
+                      rc);
+}
+
+Statement::~Statement() { sqlite3_finalize(stmt_); }
+
+Statement::Statement(Statement&& o) noexcept
+    : db_(o.db_), stmt_(o.stmt_), where_(std::move(o.where_)) {
+    o.stmt_ = nullptr;
+}
+
+Statement& Statement::operator=(Statement&& o) noexcept {
+    if (this != &o) {
+        sqlite3_finalize(stmt_);
+        db_ = o.db_;
+        stmt_ = o.stmt_;
+        where_ = std::move(o.where_);
+        o.stmt_ = nullptr;
+    }
+    return *this;
+}
+
+void Statement::check(int rc, const char* what) const {
+    if (rc != SQLITE_OK) throw DbError(where_ + ": " + what + ": " + message(db_, rc), rc);
+}
+
+Statement& Statement::bind(int i, int64_t v) {
+    check(sqlite3_bind_int64(stmt_, i, v), "bind");
+    return *this;
+}
+Statement& Statement::bind(int i, double v) {
+    check(sqlite3_bind_double(stmt_, i, v), "bind");
+    return *this;
+}
+Statement& Statement::bind(int i, std::string_view v) {
+    check(sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT),
+          "bind");
+    return *this;
+}
+Statement& Statement::bind_blob(int i, const void* data, size_t n) {
+    check(sqlite3_bind_blob(stmt_, i, data, static_cast<int>(n), SQLITE_TRANSIENT), "bind");
+    return *this;
+}
+Statement& Statement::bind_null(int i) {
+    check(sqlite3_bind_null(stmt_, i), "bind");
+    return *this;
+}
+
+bool Statement::step() {
+    const int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    const std::string sql = sqlite3_sql(stmt_) ? sqlite3_sql(stmt_) : "";
+    sqlite3_reset(stmt_);
+    throw DbError(where_ + ": " + message(db_, rc) + " (in \"" + sql.substr(0, 60) + "\")", rc);
+}
+
+void Statement::run() {
+    while (step()) {
+    }
+    reset();
+}
+
+void Statement::reset() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+}
+
+std::string Statement::text(int col) const {
+    const auto* p = sqlite3_column_text(stmt_, col);
+    return p ? std::string(reinterpret_cast<const char*>(p),
+                           static_cast<size_t>(sqlite3_column_bytes(stmt_, col)))
+             : std::string();
+}
+
+std::vector<uint8_t> Statement::blob(int col) const {
+    const auto* p = static_cast<const uint8_t*>(sqlite3_column_blob(stmt_, col));
+    return p ? std::vector<uint8_t>(p, p + sqlite3_column_bytes(stmt_, col))
+             : std::vector<uint8_t>();
+}
+
+Database::Database(const std::string& path, Mode mode) : path_(path) {
+    const int flags =
+        mode == Mode::read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    const int rc = sqlite3_open_v2(path.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+    if (rc != SQLITE_OK) {
+        std::string m = message(db_, rc);
+        sqlite3_close(db_);
+        db_ = nullptr;
+        throw DbError(path + ": cannot open the store: " + m +
+                          (mode == Mode::read_only ? " (does the file exist?)" : ""),
+                      rc);
+    }
+    sqlite3_extended_result_codes(db_, 0);
+    // A capture's writer holds the write lock for one short batch at a time;
+    // readers and a second writer wait for it rather than fail.
+    sqlite3_busy_timeout(db_, 5000);
+}
+
+Database::~Database() { sqlite3_close_v2(db_); }
+
+void Database::exec(const std::string& sql) {
+    char* err = nullptr;
+    const int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err);
+    if (rc != SQLITE_OK) {
+        std::string m = err ? err : sqlite3_errstr(rc);
+        sqlite3_free(err);
+        if (rc == SQLITE_FULL) m += " (free some space, or use --db on a disk with room)";
+        throw DbError(path_ + ": " + m, rc);
+    }
+}
+
+Statement Database::prepare(std::string_view sql) const { return Statement(db_, sql, path_); }
+
+int64_t Database::scalar(std::string_view sql) const {
+    Statement s = prepare(sql);
+    return s.step() ? s.i64(0) : 0;
+}
+
+Transaction::Transaction(Database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+
+Transaction::~Transaction() {
+    if (!done_) sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+void Transaction::commit() {
+    db_.exec("COMMIT");
+    done_ = true;
+}
+
+}  // namespace pathscope::db

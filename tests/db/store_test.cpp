@@ -1,0 +1,288 @@
+// The store on real SQLite files: schema and migrations, refusal of foreign
+// and newer files, batch round trips, merge, and readers during a capture.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "db/merge.h"
+#include "db/queries.h"
+#include "db/schema.h"
+#include "db/writer.h"
+
+namespace fs = std::filesystem;
+using namespace pathscope::db;
+
+namespace {
+
+class StoreTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() /
+               ("pathscope_store_" + std::to_string(getpid()) + "_" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+    std::string file(const std::string& name) const { return (dir_ / name).string(); }
+    fs::path dir_;
+};
+
+RunInfo sample_run(const std::string& label) {
+    RunInfo r;
+    r.label = label;
+    r.host = host_name();
+    r.pid = getpid();
+    r.trials = 1;
+    return r;
+}
+
+Batch sample_batch(int trial) {
+    Batch b;
+    b.trials.push_back({trial, 1.5, 100, 20, 70, 5, 5, 0, 66.7, 46.7, 13.3});
+    b.stages.push_back({trial, -1, "eth_rx", 0, 10, 100, 5000});
+    b.stages.push_back({trial, -1, "ip6_input", 1, 9, 100, 1500});
+    b.queues.push_back({trial, -1, "wire", 0, "rx", 100, 6400, 10, 3, 0});
+    b.drops.push_back({trial, "ip6_bad_version", "ip6_input", "receive", 5});
+    b.histograms.push_back(
+        {trial, "stage_call_cycles", "eth_rx", "cycles", 10, 5000, 300, 700, {{70, 4}, {75, 6}}});
+    b.perf.push_back({trial, "perf::task-clock", true, 123456, 1000, 1000, ""});
+    b.perf.push_back({trial, "perf::cycles", false, 0, 0, 0, "not supported by this PMU"});
+    b.stacks.push_back({trial, "cpu-clock", {{"main", "pathscope"}, {"walk", "pathscope"}}, 7});
+    b.stacks.push_back({trial, "cpu-clock", {{"main", "pathscope"}, {"poll", "libfoo.so"}}, 3});
+    b.traces.push_back({trial,
+                        1,
+                        0.25,
+                        "wire",
+                        64,
+                        std::vector<uint8_t>(64, 0xab),
+                        {{"eth_rx", 40.5}, {"ip6_input", 12.0}}});
+    b.facts.emplace_back("packets", "100");
+    return b;
+}
+
+}  // namespace
+
+TEST_F(StoreTest, NewStoreHasApplicationIdVersionAndWal) {
+    const auto path = file("new.db");
+    { auto db = open_store(path, Database::Mode::read_write); }
+    Database raw(path, Database::Mode::read_only);
+    EXPECT_EQ(raw.scalar("PRAGMA application_id"), kApplicationId);
+    EXPECT_EQ(raw.scalar("PRAGMA user_version"), kSchemaVersion);
+    auto s = raw.prepare("PRAGMA journal_mode");
+    ASSERT_TRUE(s.step());
+    EXPECT_EQ(s.text(0), "wal");
+}
+
+TEST_F(StoreTest, MigratesAnOlderVersionForward) {
+    // An empty SQLite file is schema version 0: opening it read-write applies
+    // every migration; read-only asks for that first.
+    const auto path = file("old.db");
+    {
+        Database raw(path, Database::Mode::read_write);
+        raw.exec("PRAGMA user_version = 0");
+    }
+    EXPECT_THROW(open_store(path, Database::Mode::read_only), DbError);
+    { auto db = open_store(path, Database::Mode::read_write); }
+    auto db = open_store(path, Database::Mode::read_only);
+    EXPECT_EQ(db->scalar("PRAGMA user_version"), kSchemaVersion);
+    EXPECT_EQ(db->scalar("SELECT count(*) FROM sqlite_schema WHERE name = 'runs'"), 1);
+}
+
+TEST_F(StoreTest, RefusesAForeignApplicationId) {
+    const auto path = file("foreign.db");
+    {
+        Database raw(path, Database::Mode::read_write);
+        raw.exec("PRAGMA application_id = 1234; CREATE TABLE t (x)");
+    }
+    try {
+        open_store(path, Database::Mode::read_write);
+        FAIL() << "a foreign store was opened";
+    } catch (const DbError& e) {
+        EXPECT_NE(std::string(e.what()).find("not a pathscope store"), std::string::npos)
+            << e.what();
+        EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+    }
+    Database raw(path, Database::Mode::read_only);  // and it is left as it was
+    EXPECT_EQ(raw.scalar("PRAGMA application_id"), 1234);
+}
+
+TEST_F(StoreTest, RefusesANewerSchemaVersion) {
+    const auto path = file("newer.db");
+    {
+        auto db = open_store(path, Database::Mode::read_write);
+        db->exec("PRAGMA user_version = 99");
+    }
+    try {
+        open_store(path, Database::Mode::read_write);
+        FAIL() << "a newer store was opened";
+    } catch (const DbError& e) {
+        EXPECT_NE(std::string(e.what()).find("newer pathscope"), std::string::npos) << e.what();
+    }
+}
+
+TEST_F(StoreTest, RefusesAFileThatIsNotSqlite) {
+    const auto path = file("text.db");
+    std::ofstream(path) << "this is not a database, just some text that is long enough......\n"
+                        << std::string(200, 'x');
+    EXPECT_THROW(open_store(path, Database::Mode::read_write), DbError);
+    EXPECT_THROW(open_store(file("missing.db"), Database::Mode::read_only), DbError);
+}
+
+TEST_F(StoreTest, BatchRoundTrip) {
+    const auto path = file("rt.db");
+    int64_t id = 0;
+    {
+        RunWriter w(path, sample_run("base"));
+        id = w.run_id();
+        w.submit(sample_batch(0));
+        w.finish("complete");
+        EXPECT_EQ(w.batches_written(), 1u);
+    }
+    auto db = open_store(path, Database::Mode::read_only);
+    const RunData d = load_run(*db, id);
+    EXPECT_EQ(d.info.label, "base");
+    EXPECT_EQ(d.info.status, "complete");
+    EXPECT_FALSE(d.info.ended_at.empty());
+    ASSERT_EQ(d.rows.trials.size(), 1u);
+    EXPECT_EQ(d.rows.trials[0].forwarded, 70u);
+    ASSERT_EQ(d.rows.stages.size(), 2u);
+    EXPECT_EQ(d.rows.stages[0].stage, "eth_rx");  // graph order, not alphabetical
+    ASSERT_EQ(d.rows.histograms.size(), 1u);
+    EXPECT_EQ(d.rows.histograms[0].buckets.size(), 2u);
+    EXPECT_EQ(d.rows.histograms[0].max, 700u);
+    ASSERT_EQ(d.rows.stacks.size(), 2u);
+    EXPECT_EQ(d.rows.stacks[0].weight, 7u);
+    ASSERT_EQ(d.rows.stacks[0].frames.size(), 2u);
+    EXPECT_EQ(d.rows.stacks[0].frames[0].symbol, "main");
+    EXPECT_EQ(d.rows.stacks[0].frames[1].symbol, "walk");
+    EXPECT_EQ(db->scalar("SELECT count(*) FROM frames"), 3);  // "main" interned once
+    ASSERT_EQ(d.rows.traces.size(), 1u);
+    EXPECT_EQ(d.rows.traces[0].data.size(), 64u);
+    ASSERT_EQ(d.rows.traces[0].stage_cycles.size(), 2u);
+    EXPECT_DOUBLE_EQ(d.rows.traces[0].stage_cycles[0].second, 40.5);
+    EXPECT_EQ(d.rows.perf.size(), 2u);
+    EXPECT_EQ(find_run(*db, "base").id, id);
+    EXPECT_EQ(find_run(*db, std::to_string(id)).label, "base");
+    EXPECT_THROW(find_run(*db, "nope"), DbError);
+}
+
+TEST_F(StoreTest, AmbiguousLabelNamesTheIds) {
+    const auto path = file("amb.db");
+    {
+        RunWriter a(path, sample_run("same"));
+        a.finish("complete");
+    }
+    {
+        RunWriter b(path, sample_run("same"));
+        b.finish("complete");
+    }
+    auto db = open_store(path, Database::Mode::read_only);
+    try {
+        find_run(*db, "same");
+        FAIL();
+    } catch (const DbError& e) {
+        EXPECT_NE(std::string(e.what()).find("ids 1, 2"), std::string::npos) << e.what();
+    }
+}
+
+TEST_F(StoreTest, RunOfADeadProcessReopensAsAborted) {
+    const auto path = file("dead.db");
+    {
+        auto db = open_store(path, Database::Mode::read_write);
+        BatchWriter w(*db);
+        RunInfo r = sample_run("ghost");
+        r.pid = 999999999;  // no such process
+        w.insert_run(r);
+    }
+    auto db = open_store(path, Database::Mode::read_write);
+    EXPECT_EQ(list_runs(*db).at(0).status, "aborted");
+}
+
+TEST_F(StoreTest, MergeCopiesEachRunOnceAndReinternsStacks) {
+    const auto a = file("a.db"), b = file("b.db"), out = file("out.db");
+    {
+        RunWriter w(a, sample_run("from-a"));
+        w.submit(sample_batch(0));
+        w.finish("complete");
+    }
+    {
+        RunWriter w(b, sample_run("from-b"));
+        Batch extra;  // interns frames in another order than a.db
+        extra.stacks.push_back({0, "cpu-clock", {{"other", "x"}, {"main", "pathscope"}}, 1});
+        w.submit(std::move(extra));
+        w.submit(sample_batch(0));
+        w.finish("complete");
+    }
+    auto r1 = merge_stores({a, b}, out);
+    EXPECT_EQ(r1.copied, 2);
+    auto r2 = merge_stores({a, b}, out);  // again: nothing new
+    EXPECT_EQ(r2.copied, 0);
+    EXPECT_EQ(r2.skipped, 2);
+    auto db = open_store(out, Database::Mode::read_only);
+    const auto runs = list_runs(*db);
+    ASSERT_EQ(runs.size(), 2u);
+    const RunData d = load_run(*db, find_run(*db, "from-b").id);
+    ASSERT_EQ(d.rows.stacks.size(), 3u);
+    bool found_walk = false;
+    for (const auto& s : d.rows.stacks)
+        if (s.frames.size() == 2 && s.frames[0].symbol == "main" && s.frames[1].symbol == "walk") {
+            found_walk = true;
+            EXPECT_EQ(s.weight, 7u);
+        }
+    EXPECT_TRUE(found_walk);
+    EXPECT_EQ(d.rows.stages.size(), 2u);
+    EXPECT_EQ(d.rows.traces.size(), 1u);
+}
+
+TEST_F(StoreTest, MergeRefusesAForeignInput) {
+    const auto bad = file("bad.db");
+    {
+        Database raw(bad, Database::Mode::read_write);
+        raw.exec("PRAGMA application_id = 7; CREATE TABLE t(x)");
+    }
+    EXPECT_THROW(merge_stores({bad}, file("out.db")), DbError);
+}
+
+// A reader sees whole batches only: every interval it can see has all of its
+// stage rows, while a writer commits batch after batch.
+TEST_F(StoreTest, ReaderSeesWholeBatchesDuringWrites) {
+    const auto path = file("concurrent.db");
+    RunWriter w(path, sample_run("live"));
+    const int64_t id = w.run_id();
+    constexpr int kStages = 8, kBatches = 200;
+    std::atomic<bool> done{false};
+    std::atomic<int> checks{0}, torn{0};
+    std::thread reader([&] {
+        auto db = open_store(path, Database::Mode::read_only);
+        auto q = db->prepare(
+            "SELECT (SELECT count(*) FROM intervals WHERE run_id = ?1), "
+            "(SELECT count(*) FROM stage_counters WHERE run_id = ?1 AND seq >= 0)");
+        while (!done) {
+            q.bind(1, id);
+            ASSERT_TRUE(q.step());
+            if (q.i64(1) != q.i64(0) * kStages) torn++;
+            q.reset();
+            checks++;
+        }
+    });
+    for (int seq = 0; seq < kBatches; ++seq) {
+        Batch b;
+        b.intervals.push_back({0, seq, seq * 0.1, 10, 10, 0, 0, 0});
+        for (int s = 0; s < kStages; ++s)
+            b.stages.push_back({0, seq, "stage" + std::to_string(s), s, 1, 10, 100});
+        w.submit(std::move(b));
+    }
+    w.finish("complete");
+    done = true;
+    reader.join();
+    EXPECT_GT(checks.load(), 0);
+    EXPECT_EQ(torn.load(), 0);
+    auto db = open_store(path, Database::Mode::read_only);
+    EXPECT_EQ(db->scalar("SELECT count(*) FROM intervals"), kBatches);
+}
