@@ -106,10 +106,15 @@ class Section {
     }
 
     [[noreturn]] void fail(const toml::node& n, const std::string& msg) const {
-        throw ScenarioError(file_ + ":" + std::to_string(n.source().begin.line) + ": " + msg);
+        throw ScenarioError(where(n) + ": " + msg);
     }
     [[noreturn]] void fail_here(const std::string& msg) const {
-        throw ScenarioError(file_ + ":" + std::to_string(t_.source().begin.line) + ": " + msg);
+        throw ScenarioError(where(t_) + ": " + msg);
+    }
+    /// "FILE:LINE", or "--set" for a value that came from the command line.
+    std::string where(const toml::node& n) const {
+        if (n.source().begin.line == 0) return "--set";
+        return file_ + ":" + std::to_string(n.source().begin.line);
     }
 
     std::string key(const std::string& k) const { return path_.empty() ? k : path_ + "." + k; }
@@ -127,10 +132,76 @@ std::string resolve(const std::string& base_dir, const std::string& p) {
     return (std::filesystem::path(base_dir) / p).lexically_normal().string();
 }
 
+/// Stores a --set value under `key`: TOML if it parses as one, otherwise a
+/// bare string. Copies carry no source position, so errors say "--set".
+void set_value(toml::table& t, const std::string& key, const std::string& value) {
+    try {
+        toml::table parsed = toml::parse("v = " + value);
+        if (toml::node* n = parsed.get("v")) {
+            n->visit([&](auto&& v) {
+                using T = std::remove_cvref_t<decltype(v)>;
+                if constexpr (toml::is_value<T>)
+                    t.insert_or_assign(key, v.get());
+                else
+                    t.insert_or_assign(key, T(v));
+            });
+            return;
+        }
+    } catch (const toml::parse_error&) {
+    }
+    t.insert_or_assign(key, value);
+}
+
+/// Applies one "a.b.c=value" to `root`, creating tables on the way.
+void apply_override(toml::table& root, const std::string& setting) {
+    const auto eq = setting.find('=');
+    if (eq == std::string::npos || eq == 0)
+        throw ScenarioError("--set " + setting + ": expected KEY=VALUE, like engine.burst=64");
+    const std::string key = setting.substr(0, eq);
+    std::vector<std::string> parts;
+    for (size_t start = 0;;) {
+        const auto dot = key.find('.', start);
+        parts.push_back(key.substr(start, dot - start));
+        if (dot == std::string::npos) break;
+        start = dot + 1;
+    }
+    toml::table* t = &root;
+    for (size_t i = 0; i + 1 < parts.size(); ++i) {
+        toml::node* n = t->get(parts[i]);
+        if (!n) {
+            t->insert(parts[i], toml::table{});
+            n = t->get(parts[i]);
+        }
+        if (n->is_array_of_tables()) {
+            // [[port]] and friends: the next part picks one, by index or by name.
+            auto& arr = *n->as_array();
+            const std::string& pick = parts[++i];
+            toml::table* found = nullptr;
+            const bool index = pick.find_first_not_of("0123456789") == std::string::npos;
+            for (size_t k = 0; k < arr.size(); ++k) {
+                auto* e = arr[k].as_table();
+                const auto* nm = e->get("name");
+                if ((index && std::to_string(k) == pick) ||
+                    (nm && nm->is_string() && nm->as_string()->get() == pick))
+                    found = e;
+            }
+            if (!found || i + 1 >= parts.size())
+                throw ScenarioError("--set " + setting + ": no [[" + parts[i - 1] +
+                                    "]] with index or name '" + pick + "'");
+            t = found;
+            continue;
+        }
+        if (!n->is_table())
+            throw ScenarioError("--set " + setting + ": '" + parts[i] + "' is not a table");
+        t = n->as_table();
+    }
+    set_value(*t, parts.back(), setting.substr(eq + 1));
+}
+
 }  // namespace
 
-EngineConfig parse_scenario(const std::string& text, const std::string& name,
-                            const std::string& base_dir) {
+Scenario parse_scenario(const std::string& text, const std::string& name,
+                        const std::string& base_dir, const std::vector<std::string>& overrides) {
     toml::table root;
     try {
         root = toml::parse(text, name);
@@ -138,9 +209,14 @@ EngineConfig parse_scenario(const std::string& text, const std::string& name,
         throw ScenarioError(name + ":" + std::to_string(e.source().begin.line) + ": " +
                             std::string(e.description()));
     }
-    EngineConfig cfg;
+    for (const auto& o : overrides) apply_override(root, o);
+    Scenario scenario;
+    scenario.text = text;
+    scenario.overrides = overrides;
+    EngineConfig& cfg = scenario.engine;
     Section top(root, name, "");
-    for (const char* k : {"eal", "engine", "port", "nexthop", "route", "routes", "app", "workload"})
+    for (const char* k :
+         {"eal", "engine", "capture", "port", "nexthop", "route", "routes", "app", "workload"})
         top.know(k);
     top.finish();
 
@@ -148,6 +224,21 @@ EngineConfig parse_scenario(const std::string& text, const std::string& name,
         Section s(*t, name, "eal");
         s.get_strings("args", cfg.eal_args);
         s.finish();
+    }
+    if (const auto* t = top.table("capture")) {
+        Section s(*t, name, "capture");
+        CaptureSettings& c = scenario.capture;
+        s.get("trials", c.trials);
+        s.get("interval", c.interval_s);
+        s.get_strings("perf_events", c.perf_events);
+        s.get("sample_event", c.sample_event);
+        s.get("sample_hz", c.sample_hz);
+        s.get("traces_per_s", c.traces_per_s);
+        s.finish();
+        if (c.trials == 0 || c.trials > 1000)
+            s.fail(*t->get("trials"), "'capture.trials' must be between 1 and 1000");
+        if (c.interval_s < 0.01 || c.interval_s > 60)
+            s.fail(*t->get("interval"), "'capture.interval' must be between 0.01 and 60 seconds");
     }
     if (const auto* t = top.table("engine")) {
         Section s(*t, name, "engine");
@@ -278,15 +369,17 @@ EngineConfig parse_scenario(const std::string& text, const std::string& name,
         p.port = port;
         p.file = resolve(base_dir, p.file);
     }
-    return cfg;
+    if (cfg.duration_s <= 0) top.fail_here("'engine.duration' must be more than 0 seconds");
+    return scenario;
 }
 
-EngineConfig load_scenario(const std::string& path) {
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
     std::ifstream in(path);
     if (!in) throw ScenarioError(path + ": cannot open scenario file");
     std::stringstream ss;
     ss << in.rdbuf();
-    return parse_scenario(ss.str(), path, std::filesystem::path(path).parent_path().string());
+    return parse_scenario(ss.str(), path, std::filesystem::path(path).parent_path().string(),
+                          overrides);
 }
 
 }  // namespace pathscope::capture

@@ -5,10 +5,33 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "engine/config.h"
 
 namespace pathscope::capture {
+
+/// How a capture run records: the [capture] table.
+struct CaptureSettings {
+    unsigned trials = 1;      ///< repetitions, each on a fresh engine
+    double interval_s = 0.1;  ///< snapshot interval
+    /// Counted per trial on the worker thread; what the PMU lacks is recorded
+    /// as unsupported, never an error.
+    std::vector<std::string> perf_events{"perf::task-clock",    "perf::context-switches",
+                                         "perf::page-faults",   "perf::cycles",
+                                         "perf::instructions",  "perf::cache-misses",
+                                         "perf::branch-misses"};
+    std::string sample_event = "perf::cpu-clock";  ///< sampled with call chains
+    uint32_t sample_hz = 999;                      ///< 0: no sampling
+    uint32_t traces_per_s = 50;                    ///< packet traces per second; 0: none
+};
+
+struct Scenario {
+    engine::EngineConfig engine;
+    CaptureSettings capture;
+    std::string text;  ///< the file as written (before --set)
+    std::vector<std::string> overrides;  ///< the --set KEY=VALUE list applied
+};
 
 class ScenarioError : public std::runtime_error {
   public:
@@ -16,11 +39,15 @@ class ScenarioError : public std::runtime_error {
 };
 
 /// Reads `path`; relative file names inside it are taken relative to the
-/// scenario's own folder. Throws ScenarioError.
-engine::EngineConfig load_scenario(const std::string& path);
+/// scenario's own folder. `overrides` are "dotted.key=value" settings applied
+/// over the file (`--set`): the value is TOML (64, 1.5, true, "text", [..])
+/// or else a bare string; an array of tables is indexed by position or by
+/// its name (port.uplink.rx_queues=2). Throws ScenarioError.
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
 
 /// Same, from text (for tests); `name` is used in messages, `base_dir` for relative paths.
-engine::EngineConfig parse_scenario(const std::string& text, const std::string& name,
-                                    const std::string& base_dir);
+Scenario parse_scenario(const std::string& text, const std::string& name,
+                        const std::string& base_dir,
+                        const std::vector<std::string>& overrides = {});
 
 }  // namespace pathscope::capture

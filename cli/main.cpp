@@ -101,7 +101,7 @@ int cmd_run(const std::vector<std::string>& args) {
         }
     }
     if (scenario.empty()) scenario = default_scenario();
-    auto cfg = capture::load_scenario(scenario);
+    auto cfg = capture::load_scenario(scenario).engine;
     if (duration > 0) cfg.duration_s = duration;
     const bool tty = isatty(STDERR_FILENO);
     std::cerr << "pathscope run: " << scenario << " for " << cfg.duration_s

@@ -23,7 +23,7 @@ std::string error_of(const std::string& text) {
 
 TEST(Scenario, DefaultScenarioLoads) {
     const auto cfg =
-        capture::load_scenario(std::string(PATHSCOPE_SOURCE_DIR) + "/samples/default.toml");
+        capture::load_scenario(std::string(PATHSCOPE_SOURCE_DIR) + "/samples/default.toml").engine;
     EXPECT_EQ(cfg.ports.size(), 2u);
     EXPECT_EQ(cfg.workload.kind, engine::WorkloadKind::generator);
     EXPECT_EQ(cfg.apps.size(), 2u);
@@ -71,6 +71,60 @@ TEST(Scenario, BadValuesAndReferences) {
 
 TEST(Scenario, RelativeFilesResolveAgainstTheScenarioFolder) {
     const auto cfg =
-        parse_scenario("[routes]\nfile = \"r.txt\"\nnexthop = 1\n", "s.toml", "/base/dir");
+        parse_scenario("[routes]\nfile = \"r.txt\"\nnexthop = 1\n", "s.toml", "/base/dir").engine;
     EXPECT_EQ(cfg.routes_file, "/base/dir/r.txt");
+}
+
+namespace {
+std::string override_error(const std::string& text, const std::vector<std::string>& sets) {
+    try {
+        parse_scenario(text, "s.toml", "/base", sets);
+    } catch (const ScenarioError& e) {
+        return e.what();
+    }
+    return "";
+}
+}  // namespace
+
+TEST(Scenario, CaptureSettingsAndDefaults) {
+    auto s =
+        parse_scenario("[capture]\ntrials = 5\ninterval = 0.25\nsample_hz = 0\n", "s.toml", "/b");
+    EXPECT_EQ(s.capture.trials, 5u);
+    EXPECT_DOUBLE_EQ(s.capture.interval_s, 0.25);
+    EXPECT_EQ(s.capture.sample_hz, 0u);
+    auto d = parse_scenario("", "s.toml", "/b");
+    EXPECT_EQ(d.capture.trials, 1u);
+    EXPECT_DOUBLE_EQ(d.capture.interval_s, 0.1);
+    EXPECT_NE(override_error("[capture]\ntrials = 0\n", {}).find("s.toml:2:"), std::string::npos);
+}
+
+TEST(Scenario, SetOverridesAnySetting) {
+    const std::string text =
+        "[engine]\nburst = 32\n[[port]]\nname = \"a\"\n[[port]]\nname = \"b\"\n";
+    auto s =
+        parse_scenario(text, "s.toml", "/b",
+                       {"engine.burst=64", "port.b.rx_queues=4", "port.0.device=net_null0",
+                        "capture.trials=3", "eal.args=[\"--no-huge\"]", "engine.duration=0.5"});
+    EXPECT_EQ(s.engine.burst, 64);
+    EXPECT_EQ(s.engine.ports[1].rx_queues, 4);
+    EXPECT_EQ(s.engine.ports[0].device, "net_null0");  // bare words are strings
+    EXPECT_EQ(s.capture.trials, 3u);
+    EXPECT_EQ(s.engine.eal_args.size(), 1u);
+    EXPECT_DOUBLE_EQ(s.engine.duration_s, 0.5);
+    EXPECT_EQ(s.text, text);  // the file as written is what the store keeps
+    EXPECT_EQ(s.overrides.size(), 6u);
+}
+
+TEST(Scenario, BadSetNamesTheSetting) {
+    const std::string text = "[engine]\nburst = 32\n[[port]]\nname = \"a\"\n";
+    const auto unknown = override_error(text, {"engine.speed=3"});
+    EXPECT_NE(unknown.find("--set"), std::string::npos) << unknown;
+    EXPECT_NE(unknown.find("engine.speed"), std::string::npos) << unknown;
+    const auto type = override_error(text, {"engine.burst=fast"});
+    EXPECT_NE(type.find("--set: 'engine.burst' must be an integer"), std::string::npos) << type;
+    const auto range = override_error(text, {"engine.burst=0"});
+    EXPECT_NE(range.find("--set: 'engine.burst' must be between 1 and 256"), std::string::npos)
+        << range;
+    EXPECT_NE(override_error(text, {"engine.burst"}).find("KEY=VALUE"), std::string::npos);
+    EXPECT_NE(override_error(text, {"port.zz.device=x"}).find("no [[port]]"), std::string::npos);
 }
