@@ -32,8 +32,7 @@ void prepare_workload(EngineConfig& cfg) {
     }
 }
 
-RunResult run_engine(EngineConfig cfg,
-                     const std::function<void(double, const EngineSnapshot&)>& progress) {
+RunResult run_engine(EngineConfig cfg, const RunHooks& hooks) {
     prepare_workload(cfg);
     eal_init(cfg.eal_args);
     Engine engine(cfg);
@@ -48,33 +47,45 @@ RunResult run_engine(EngineConfig cfg,
     const auto t0 = std::chrono::steady_clock::now();
     engine.start();
     if (gen) gen->start();
+    if (hooks.started) hooks.started(engine);
     RunResult result;
-    using namespace std::chrono_literals;
+    using namespace std::chrono;
     result.window_start = engine.snapshot();
     bool warm = false;
-    for (;;) {
-        std::this_thread::sleep_for(std::min(
-            100ms, std::chrono::milliseconds(static_cast<long>(cfg.duration_s * 200) + 1)));
-        const double elapsed =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const auto interval = duration_cast<steady_clock::duration>(
+        duration<double>(std::min(hooks.interval_s, cfg.duration_s)));
+    for (auto next = t0 + interval;; next += interval) {
+        // Sleep in short steps so Ctrl-C is seen quickly even with long intervals.
+        while (steady_clock::now() < next && !g_interrupted)
+            std::this_thread::sleep_for(
+                std::min<steady_clock::duration>(next - steady_clock::now(), milliseconds(50)));
+        const double elapsed = duration<double>(steady_clock::now() - t0).count();
         if (!warm && elapsed >= cfg.duration_s * 0.2) {
             result.window_start = engine.snapshot();
             warm = true;
         }
-        if (elapsed >= cfg.duration_s || g_interrupted) break;
-        if (progress) progress(elapsed, engine.snapshot());
+        if (g_interrupted) break;
+        const bool last = elapsed >= cfg.duration_s;
+        if (last) result.window_end = engine.snapshot();
+        if (hooks.interval &&
+            !hooks.interval(elapsed, last ? result.window_end : engine.snapshot())) {
+            result.stopped_by_hook = true;
+            break;
+        }
+        if (last) break;
     }
-    result.window_end = engine.snapshot();
+    if (result.window_end.tsc == 0) result.window_end = engine.snapshot();
     if (gen) gen->stop();
     // The worker stops between walks, and a walk runs every packet it
     // received to its end, so the ledger balances without a drain.
     engine.stop();
-    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    result.seconds = duration<double>(steady_clock::now() - t0).count();
     std::signal(SIGINT, old);
     result.interrupted = g_interrupted;
     result.snapshot = engine.snapshot();
     result.generated = gen ? gen->generated() : 0;
     result.returned = gen ? gen->returned() : 0;
+    if (hooks.stopped) hooks.stopped(engine);
     return result;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "engine/config.h"
+#include "engine/engine.h"
 #include "engine/snapshot.h"
 
 namespace pathscope::capture {
@@ -16,20 +17,31 @@ struct RunResult {
     /// Steady-state window for rates: taken once the run is warm (20% in) and
     /// just before the workload stops.
     engine::EngineSnapshot window_start, window_end;
-    double seconds = 0;        ///< measured wall time the worker ran
-    uint64_t generated = 0;    ///< packets the built-in generator produced
-    uint64_t returned = 0;     ///< packets the engine sent back to the generator's port
-    bool interrupted = false;  ///< stopped early by Ctrl-C
+    double seconds = 0;            ///< measured wall time the worker ran
+    uint64_t generated = 0;        ///< packets the built-in generator produced
+    uint64_t returned = 0;         ///< packets the engine sent back to the generator's port
+    bool interrupted = false;      ///< stopped early by Ctrl-C
+    bool stopped_by_hook = false;  ///< stopped early because a hook said so
 };
 
 /// Turns a pcap workload into its port's net_pcap device (checking the file
 /// first). Throws std::runtime_error on a capture that cannot be replayed.
 void prepare_workload(engine::EngineConfig& cfg);
 
-/// Runs `cfg` (EAL initialised from cfg.eal_args if it is not yet). `progress`
-/// is called about every 100 ms with the elapsed seconds and a snapshot.
-RunResult run_engine(
-    engine::EngineConfig cfg,
-    const std::function<void(double, const engine::EngineSnapshot&)>& progress = {});
+/// What a caller can do while a run goes on; every hook runs on the control thread.
+struct RunHooks {
+    double interval_s = 0.1;
+    /// After the worker started (attach perf_event to engine.worker_tid() here).
+    std::function<void(engine::Engine&)> started;
+    /// Every interval with the seconds since start and a fresh snapshot;
+    /// returning false ends the run early.
+    std::function<bool(double, const engine::EngineSnapshot&)> interval;
+    /// After the worker stopped, before the engine is torn down.
+    std::function<void(engine::Engine&)> stopped;
+};
+
+/// Runs `cfg` (EAL initialised from cfg.eal_args if it is not yet) for its
+/// duration, or until Ctrl-C or a hook says stop.
+RunResult run_engine(engine::EngineConfig cfg, const RunHooks& hooks = {});
 
 }  // namespace pathscope::capture

@@ -17,10 +17,9 @@ struct CaptureSettings {
     double interval_s = 0.1;  ///< snapshot interval
     /// Counted per trial on the worker thread; what the PMU lacks is recorded
     /// as unsupported, never an error.
-    std::vector<std::string> perf_events{"perf::task-clock",    "perf::context-switches",
-                                         "perf::page-faults",   "perf::cycles",
-                                         "perf::instructions",  "perf::cache-misses",
-                                         "perf::branch-misses"};
+    std::vector<std::string> perf_events{
+        "perf::task-clock",   "perf::context-switches", "perf::page-faults",  "perf::cycles",
+        "perf::instructions", "perf::cache-misses",     "perf::branch-misses"};
     std::string sample_event = "perf::cpu-clock";  ///< sampled with call chains
     uint32_t sample_hz = 999;                      ///< 0: no sampling
     uint32_t traces_per_s = 50;                    ///< packet traces per second; 0: none
@@ -29,7 +28,7 @@ struct CaptureSettings {
 struct Scenario {
     engine::EngineConfig engine;
     CaptureSettings capture;
-    std::string text;  ///< the file as written (before --set)
+    std::string text;                    ///< the file as written (before --set)
     std::vector<std::string> overrides;  ///< the --set KEY=VALUE list applied
 };
 

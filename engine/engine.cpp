@@ -1,5 +1,6 @@
 #include "engine/engine.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <stdexcept>
@@ -289,11 +290,21 @@ void Engine::setup_graph() {
     graph_ = rte_graph_lookup(name.c_str());
     call_cycles_ = std::make_unique<HistogramRecorder[]>(rte_node_max_count());
     for (const char* n : names) node_ids_.push_back(rte_node_from_name(n));
+    trace_entry_ = rte_node_from_name("eth_input");
+    trace_source_ = rte_node_from_name("eth_rx");
 }
 
 // rte_graph_walk with one addition: the same rdtsc pair that feeds the graph
 // library's per-node cycle counter also feeds a per-call cycle histogram.
 void Engine::walk() {
+    const uint64_t period = trace_period_.load(std::memory_order_relaxed);
+    if (unlikely(period != 0)) {
+        const uint64_t now = rte_rdtsc();
+        if (now >= trace_next_) {
+            walk_traced(now);
+            return;
+        }
+    }
     rte_graph* graph = graph_;
     const rte_graph_off_t* cir_start = graph->cir_start;
     const rte_node_t mask = graph->cir_mask;
@@ -317,6 +328,90 @@ void Engine::walk() {
     graph->tail = 0;
 }
 
+// The same walk, following one received packet: the first one eth_input
+// sees, with its share of the eth_rx call that brought it in. Every stage whose input holds it
+// records the packet's share of that call. Runs about trace_rate times a second, so the pointer
+// search over each stage's input stays off the hot path.
+void Engine::walk_traced(uint64_t now) {
+    rte_graph* graph = graph_;
+    const rte_graph_off_t* cir_start = graph->cir_start;
+    const rte_node_t mask = graph->cir_mask;
+    uint32_t head = graph->head;
+    HistogramRecorder* hist = call_cycles_.get();
+    PacketTrace* tr = traces_.slot();
+    const rte_mbuf* traced = nullptr;
+    float source_share = 0;
+    uint16_t source_node = 0;
+    while (likely(head != graph->tail)) {
+        rte_node* node =
+            static_cast<rte_node*>(RTE_PTR_ADD(graph, cir_start[static_cast<int32_t>(head++)]));
+        void** objs = node->objs;
+        const uint16_t n = node->idx;
+        bool holds = false;
+        if (tr && n) {
+            if (!traced && node->id == trace_entry_) {
+                traced = static_cast<const rte_mbuf*>(objs[0]);
+                tr->tsc = now;
+                tr->port = traced->port;
+                tr->wire_len = static_cast<uint16_t>(rte_pktmbuf_pkt_len(traced));
+                tr->cap_len = static_cast<uint16_t>(
+                    std::min<uint32_t>(rte_pktmbuf_data_len(traced), PacketTrace::kMaxBytes));
+                std::memcpy(tr->data.data(), rte_pktmbuf_mtod(traced, const void*), tr->cap_len);
+                tr->stages = 0;
+                if (source_share > 0) {
+                    tr->node[0] = source_node;
+                    tr->cycles[0] = source_share;
+                    tr->stages = 1;
+                }
+            }
+            for (uint16_t i = 0; traced && i < n && !holds; ++i) holds = objs[i] == traced;
+        }
+        const uint64_t start = rte_rdtsc();
+        const uint16_t rc = node->process(graph, node, objs, n);
+        const uint64_t cycles = rte_rdtsc() - start;
+        node->total_cycles += cycles;
+        node->total_calls++;
+        node->total_objs += rc;
+        if (rc) hist[node->id].record(cycles);
+        if (!n && rc && !traced && node->id == trace_source_) {  // eth_rx: its per-packet share
+            source_share = static_cast<float>(cycles) / static_cast<float>(rc);
+            source_node = static_cast<uint16_t>(node->id);
+        }
+        if (holds && tr->stages < PacketTrace::kMaxStages) {
+            tr->node[tr->stages] = static_cast<uint16_t>(node->id);
+            tr->cycles[tr->stages] = static_cast<float>(cycles) / static_cast<float>(n);
+            tr->stages++;
+        }
+        node->idx = 0;
+        head = likely(static_cast<int32_t>(head) > 0) ? head & mask : head;
+    }
+    graph->tail = 0;
+    if (traced) {  // a walk without packets leaves the trace armed for the next one
+        traces_.publish();
+        trace_next_ = now + trace_period_.load(std::memory_order_relaxed);
+    } else if (!tr) {
+        trace_next_ = now + trace_period_.load(std::memory_order_relaxed);  // ring full: skip
+    }
+}
+
+void Engine::set_trace_rate(uint32_t per_second) {
+    if (per_second && !cfg_.call_histograms)
+        throw std::runtime_error(
+            "packet traces need engine.call_histograms = true (they ride on the engine's own "
+            "graph walk)");
+    trace_period_ = per_second ? ctx_->tsc_hz / per_second : 0;
+}
+
+std::string Engine::node_name(uint16_t node) const {
+    const char* n = rte_node_id_to_name(node);
+    return n ? n : "node" + std::to_string(node);
+}
+
+int Engine::worker_tid() const {
+    while (running_ && worker_tid_.load() == 0) std::this_thread::yield();
+    return worker_tid_.load();
+}
+
 uint64_t Engine::poll() {
     const uint64_t before = ctx_->counters.received.get();
     if (cfg_.call_histograms)
@@ -333,6 +428,7 @@ void Engine::run_until_idle(unsigned idle_polls) {
 
 int Engine::worker_main(void* arg) {
     auto* self = static_cast<Engine*>(arg);
+    self->worker_tid_ = static_cast<int>(rte_sys_gettid());
     const bool histograms = self->cfg_.call_histograms;
     while (!self->stop_.load(std::memory_order_relaxed)) {
         if (histograms)
@@ -364,6 +460,7 @@ void Engine::stop() {
     stop_ = true;
     rte_eal_wait_lcore(worker_lcore_);
     running_ = false;
+    worker_tid_ = 0;
 }
 
 EngineSnapshot Engine::snapshot() const {
@@ -421,6 +518,24 @@ EngineSnapshot Engine::snapshot() const {
     s.ledger.sent = c.sent.get();
     s.ledger.received = c.received.get();
     return s;
+}
+
+bool Engine::inject(const std::string& port, const uint8_t* data, size_t len, unsigned queue) {
+    const RingPort& rp = ring_port(port);
+    rte_mbuf* m = rte_pktmbuf_alloc(pool_);
+    if (!m) return false;
+    if (len > rte_pktmbuf_tailroom(m)) {
+        rte_pktmbuf_free(m);
+        throw std::runtime_error("a " + std::to_string(len) + "-byte frame does not fit an mbuf");
+    }
+    memcpy(rte_pktmbuf_mtod(m, void*), data, len);
+    m->data_len = static_cast<uint16_t>(len);
+    m->pkt_len = static_cast<uint32_t>(len);
+    if (rte_ring_enqueue(rp.rx.at(queue), m) != 0) {
+        rte_pktmbuf_free(m);
+        return false;
+    }
+    return true;
 }
 
 const RingPort& Engine::ring_port(const std::string& name) const {

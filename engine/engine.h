@@ -11,6 +11,7 @@
 #include "engine/config.h"
 #include "engine/context.h"
 #include "engine/snapshot.h"
+#include "engine/trace.h"
 
 namespace pathscope::engine {
 
@@ -47,7 +48,25 @@ class Engine {
 
     EngineSnapshot snapshot() const;
 
+    /// Follows about `per_second` packets a second through the graph (0: off).
+    /// Needs per-call histograms on (our own graph walk).
+    void set_trace_rate(uint32_t per_second);
+    /// Drains the traces the worker wrote; f(const PacketTrace&).
+    template <typename F>
+    unsigned drain_traces(F&& f) {
+        return traces_.drain(f);
+    }
+    /// Stage name of a graph node id (as in PacketTrace::node).
+    std::string node_name(uint16_t node) const;
+
+    /// Kernel thread id of the worker lcore (for perf_event); waits until it has started.
+    int worker_tid() const;
+
     const RingPort& ring_port(const std::string& name) const;
+    /// Copies a frame into an mbuf and queues it on a ring port's receive
+    /// ring `queue`. False when the pool or the ring is full (poll, then retry).
+    /// Throws on a frame larger than an mbuf.
+    bool inject(const std::string& port, const uint8_t* data, size_t len, unsigned queue = 0);
     uint16_t port_id(const std::string& name) const;
     rte_mempool* pool() const { return pool_; }
     EngineContext& context() { return *ctx_; }
@@ -64,6 +83,7 @@ class Engine {
     rte_hash* make_hash(const char* what, uint32_t key_len) const;
     void setup_graph();
     void walk();
+    void walk_traced(uint64_t now);
     static int worker_main(void* arg);
 
     EngineConfig cfg_;
@@ -81,6 +101,12 @@ class Engine {
     std::unique_ptr<HistogramRecorder[]> call_cycles_;  ///< by node id
     std::vector<rte_node_t> node_ids_;
     std::atomic<bool> stop_{false};
+    std::atomic<int> worker_tid_{0};
+    TraceRing traces_;
+    std::atomic<uint64_t> trace_period_{0};          ///< TSC cycles between traces; 0: off
+    uint64_t trace_next_ = 0;                        ///< worker-owned: TSC of the next trace
+    rte_node_t trace_entry_ = RTE_NODE_ID_INVALID;   ///< traces start at this stage
+    rte_node_t trace_source_ = RTE_NODE_ID_INVALID;  ///< ... fed by this one
     bool running_ = false;
     unsigned worker_lcore_ = 0;
 };

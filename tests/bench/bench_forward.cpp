@@ -22,8 +22,9 @@
 #include <string>
 #include <vector>
 
+#include "analysis/run_view.h"
 #include "capture/run.h"
-#include "capture/runtime_table.h"
+#include "capture/snapshot_rows.h"
 #include "engine/frame_builder.h"
 #include "engine/routes.h"
 
@@ -110,9 +111,11 @@ EngineFigures run_engine(const std::string& pcap, double seconds, bool histogram
                          bool print_table = false) {
     auto r = capture::run_engine(bench_config(pcap, seconds, histograms));
     if (print_table) {
-        capture::TableOptions opt;
+        analysis::RunViewOptions opt;
         opt.histograms = false;
-        std::printf("%s\n", capture::render_runtime(r, opt).c_str());
+        db::RunData run;
+        run.rows = capture::trial_rows(0, r);
+        std::printf("%s\n", analysis::render_run(run, opt).c_str());
     }
     EngineFigures f{};
     f.forwarded_mpps = capture::rate_pps(r.window_start, r.window_end, &Ledger::forwarded) / 1e6;

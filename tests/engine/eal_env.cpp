@@ -59,19 +59,9 @@ FrameSpec from_peer(const Engine& e, const char* dst, uint16_t dst_port) {
 
 void inject(Engine& e, const std::string& port, const std::vector<std::vector<uint8_t>>& frames,
             unsigned queue) {
-    const RingPort& rp = e.ring_port(port);
-    for (const auto& f : frames) {
-        rte_mbuf* m = rte_pktmbuf_alloc(e.pool());
-        if (!m) throw std::runtime_error("test: mempool empty");
-        if (f.size() > rte_pktmbuf_tailroom(m)) throw std::runtime_error("test: frame too large");
-        memcpy(rte_pktmbuf_mtod(m, void*), f.data(), f.size());
-        m->data_len = static_cast<uint16_t>(f.size());
-        m->pkt_len = static_cast<uint32_t>(f.size());
-        if (rte_ring_enqueue(rp.rx.at(queue), m) != 0) {
-            rte_pktmbuf_free(m);
-            throw std::runtime_error("test: receive ring full");
-        }
-    }
+    for (const auto& f : frames)
+        if (!e.inject(port, f.data(), f.size(), queue))
+            throw std::runtime_error("test: mempool or receive ring full");
 }
 
 std::vector<std::vector<uint8_t>> collect(Engine& e, const std::string& port) {

@@ -1,0 +1,28 @@
+// A stored run as text in the spirit of VPP's `show runtime`: trials, the
+// stage table, the receive ledger, drops by reason, queues, per-call cycle
+// histograms, perf counters and the hottest sampled functions. Used by
+// `pathscope run` (on the rows it just stored) and `pathscope show`.
+#pragma once
+
+#include <string>
+
+#include "analysis/histogram.h"
+#include "db/queries.h"
+#include "db/records.h"
+
+namespace pathscope::analysis {
+
+struct RunViewOptions {
+    bool histograms = true;  ///< per-call cycle histograms of the busiest stages
+    unsigned top_frames = 10;
+};
+
+std::string render_run(const db::RunData& run, const RunViewOptions& opt = {});
+
+/// "12.345 Mpps", "12.3 kpps" or "12 pps".
+std::string format_rate(double pps);
+
+/// A stored histogram back as a Histogram.
+Histogram to_histogram(const db::HistogramRow& row);
+
+}  // namespace pathscope::analysis

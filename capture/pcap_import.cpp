@@ -1,0 +1,254 @@
+#include "capture/pcap_import.h"
+
+#include <pcap/dlt.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+
+#include "capture/pcap_reader.h"
+#include "capture/recorder.h"
+#include "capture/snapshot_rows.h"
+#include "db/schema.h"
+#include "db/writer.h"
+#include "engine/eal.h"
+#include "engine/engine.h"
+#include "engine/routes.h"
+
+namespace pathscope::capture {
+
+using namespace engine;
+
+namespace {
+
+constexpr uint16_t kEthIpv6 = 0x86dd;
+constexpr uint16_t kEthIpv4 = 0x0800;
+
+/// Bytes to strip before the network layer, and the EtherType to put in
+/// their place, for the link types that are not Ethernet; nullopt: refuse.
+struct LinkAdapter {
+    size_t strip = 0;
+    bool ethernet = false;
+};
+std::optional<LinkAdapter> adapter_for(int dlt) {
+    switch (dlt) {
+        case DLT_EN10MB:
+            return LinkAdapter{0, true};
+        case DLT_RAW:
+        case 14:
+        case 229:  // LINKTYPE_IPV6
+            return LinkAdapter{0, false};
+        case DLT_NULL:
+        case DLT_LOOP:
+            return LinkAdapter{4, false};
+        case DLT_LINUX_SLL:
+            return LinkAdapter{16, false};
+        case 276:
+            return LinkAdapter{20, false};  // LINUX_SLL2
+        default:
+            return std::nullopt;
+    }
+}
+
+/// What the summary counts a packet as: its upper-layer protocol, found by
+/// a bounds-checked walk of the IPv6 extension headers.
+struct Parsed {
+    std::string proto = "other";
+    std::string flow;  ///< "src dst proto sport dport"; empty when not IPv6
+};
+
+std::string hex_addr(const uint8_t* a) {
+    Ip6Addr x;
+    std::memcpy(x.data(), a, 16);
+    return format_ip6(x);
+}
+
+Parsed classify(const uint8_t* p, size_t n) {
+    Parsed out;
+    if (n < 14) {
+        out.proto = "runt";
+        return out;
+    }
+    const uint16_t type = static_cast<uint16_t>(p[12] << 8 | p[13]);
+    if (type == kEthIpv4) {
+        out.proto = "ipv4";
+        return out;
+    }
+    if (type != kEthIpv6) {
+        out.proto = type == 0x0806 ? "arp" : "non-ip";
+        return out;
+    }
+    p += 14;
+    n -= 14;
+    if (n < 40) {
+        out.proto = "ipv6-truncated";
+        return out;
+    }
+    uint8_t next = p[6];
+    const std::string src = hex_addr(p + 8), dst = hex_addr(p + 24);
+    size_t off = 40;
+    for (int hops = 0; hops < 8; ++hops) {
+        if (next == 0 || next == 43 || next == 60) {  // hop-by-hop, routing, destination
+            if (off + 2 > n) break;
+            const size_t len = (static_cast<size_t>(p[off + 1]) + 1) * 8;
+            next = p[off];
+            off += len;
+        } else if (next == 44) {  // fragment
+            if (off + 8 > n) break;
+            next = p[off];
+            off += 8;
+        } else {
+            break;
+        }
+    }
+    uint16_t sport = 0, dport = 0;
+    switch (next) {
+        case 17:
+            out.proto = "udp";
+            break;
+        case 6:
+            out.proto = "tcp";
+            break;
+        case 58:
+            out.proto = "icmpv6";
+            break;
+        case 44:
+            out.proto = "ipv6-fragment";
+            break;
+        case 59:
+            out.proto = "ipv6-no-next";
+            break;
+        default:
+            out.proto = "ipv6-proto-" + std::to_string(next);
+    }
+    if ((next == 17 || next == 6) && off + 4 <= n) {
+        sport = static_cast<uint16_t>(p[off] << 8 | p[off + 1]);
+        dport = static_cast<uint16_t>(p[off + 2] << 8 | p[off + 3]);
+    }
+    out.flow = src + " " + dst + " " + std::to_string(next) + " " + std::to_string(sport) + " " +
+               std::to_string(dport);
+    return out;
+}
+
+EngineConfig parser_config() {
+    EngineConfig c;
+    c.mbufs = 8191;
+    PortConfig in;
+    in.name = "capture";
+    in.device = "ring";
+    in.promiscuous = true;  // the frames were addressed to other hosts
+    in.mac = {2, 0, 0, 0, 0, 1};
+    PortConfig out;
+    out.name = "out";
+    out.device = "net_null_import" + std::to_string(getpid()) + ",no-rx=1";
+    out.poll = false;
+    out.mac = {2, 0, 0, 0, 0, 2};
+    c.ports = {in, out};
+    c.nexthops = {{1, "out", {2, 0, 0, 0, 0, 0xfe}}};
+    c.routes = {{Prefix6{{}, 0}, 1}};  // a default route: well-formed packets are forwarded
+    c.icmp_errors_per_s = 0;
+    return c;
+}
+
+}  // namespace
+
+db::RunData import_pcap(const std::string& file, const std::string& db_path,
+                        const std::string& label) {
+    PcapReader reader(file);
+    const auto adapter = adapter_for(reader.link_type());
+    if (!adapter)
+        throw std::runtime_error(file + ": link type " + reader.link_name() +
+                                 " is not one pathscope can parse (Ethernet, raw IPv6, BSD "
+                                 "loopback or Linux cooked)");
+    EngineConfig cfg = parser_config();
+    eal_init(cfg.eal_args);
+    Engine engine(cfg);
+
+    uint64_t bytes = 0, cut_short = 0, too_big = 0;
+    std::map<std::string, uint64_t> protocols;
+    std::set<std::string> flows;
+    std::vector<uint8_t> frame;
+    PcapReader::Packet p;
+    unsigned pending = 0;
+    while (reader.next(p)) {
+        bytes += p.wire_len;
+        if (p.cap_len < p.wire_len) ++cut_short;
+        frame.clear();
+        if (adapter->ethernet) {
+            frame.assign(p.data, p.data + p.cap_len);
+        } else if (p.cap_len >= adapter->strip) {
+            const uint8_t* l3 = p.data + adapter->strip;
+            // Raw and loopback captures say IPv4 or IPv6 by the version nibble.
+            const uint16_t type =
+                p.cap_len > adapter->strip && (l3[0] >> 4) == 4 ? kEthIpv4 : kEthIpv6;
+            const uint8_t eth[14] = {2,
+                                     0,
+                                     0,
+                                     0,
+                                     0,
+                                     1,
+                                     2,
+                                     0,
+                                     0,
+                                     0,
+                                     0,
+                                     9,
+                                     static_cast<uint8_t>(type >> 8),
+                                     static_cast<uint8_t>(type)};
+            frame.assign(eth, eth + 14);
+            frame.insert(frame.end(), l3, p.data + p.cap_len);
+        }
+        const Parsed parsed = classify(frame.data(), frame.size());
+        protocols[parsed.proto]++;
+        if (!parsed.flow.empty()) flows.insert(parsed.flow);
+        if (frame.empty()) continue;
+        if (frame.size() > 9000) {  // larger than an mbuf: counted, not parsed
+            ++too_big;
+            continue;
+        }
+        while (!engine.inject("capture", frame.data(), frame.size())) engine.run_until_idle(4);
+        if (++pending == 256) {
+            engine.run_until_idle(4);
+            pending = 0;
+        }
+    }
+    engine.run_until_idle(64);
+    if (reader.packets() == 0) throw std::runtime_error(file + ": capture holds no packets");
+
+    RunResult r;
+    r.snapshot = engine.snapshot();
+    r.window_start = r.window_end = r.snapshot;
+    db::Batch batch = trial_rows(0, r);
+    auto fact = [&](const std::string& k, const std::string& v) { batch.facts.emplace_back(k, v); };
+    fact("pcap.file", std::filesystem::absolute(file).string());
+    fact("pcap.link_type", reader.link_name());
+    fact("pcap.packets", std::to_string(reader.packets()));
+    fact("pcap.bytes", std::to_string(bytes));
+    fact("pcap.flows", std::to_string(flows.size()));
+    fact("pcap.cut_short", std::to_string(cut_short));
+    if (too_big) fact("pcap.too_big_to_parse", std::to_string(too_big));
+    for (const auto& [proto, n] : protocols) fact("pcap.protocol." + proto, std::to_string(n));
+
+    db::RunInfo info;
+    info.label = label.empty() ? std::filesystem::path(file).filename().string() : label;
+    info.kind = "pcap-import";
+    info.scenario_path = file;
+    info.host = db::host_name();
+    info.cpu_model = cpu_model();
+    info.tsc_hz = rte_get_tsc_hz();
+    info.pid = getpid();
+    info.trials = 1;
+    db::RunWriter writer(db_path, info);
+    info.id = writer.run_id();
+    db::Batch copy = batch;
+    writer.submit(std::move(batch));
+    writer.finish("complete");
+    info.status = "complete";
+    return {info, std::move(copy)};
+}
+
+}  // namespace pathscope::capture

@@ -1,0 +1,187 @@
+#include "capture/recorder.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+
+#include "capture/perf_events.h"
+#include "capture/snapshot_rows.h"
+#include "capture/symbolize.h"
+#include "db/schema.h"
+#include "db/writer.h"
+#include "engine/eal.h"
+
+namespace pathscope::capture {
+
+using namespace engine;
+
+namespace {
+
+void append(db::Batch& to, db::Batch&& from) {
+    auto move_all = [](auto& dst, auto& src) {
+        dst.insert(dst.end(), std::make_move_iterator(src.begin()),
+                   std::make_move_iterator(src.end()));
+    };
+    move_all(to.trials, from.trials);
+    move_all(to.intervals, from.intervals);
+    move_all(to.stages, from.stages);
+    move_all(to.queues, from.queues);
+    move_all(to.drops, from.drops);
+    move_all(to.histograms, from.histograms);
+    move_all(to.perf, from.perf);
+    move_all(to.stacks, from.stacks);
+    move_all(to.traces, from.traces);
+    move_all(to.facts, from.facts);
+}
+
+std::string join_lines(const std::vector<std::string>& v) {
+    std::string out;
+    for (const auto& s : v) out += (out.empty() ? "" : "\n") + s;
+    return out;
+}
+
+db::PacketTraceRow trace_row(Engine& engine, int trial, int64_t seq, uint64_t trial_tsc,
+                             const PacketTrace& t) {
+    db::PacketTraceRow row;
+    row.trial = trial;
+    row.seq = seq;
+    row.t = t.tsc > trial_tsc
+                ? static_cast<double>(t.tsc - trial_tsc) / static_cast<double>(rte_get_tsc_hz())
+                : 0;
+    row.port = engine.context().ports.size() > t.port ? engine.context().ports[t.port].name : "";
+    row.wire_len = t.wire_len;
+    row.data.assign(t.data.begin(), t.data.begin() + t.cap_len);
+    for (unsigned i = 0; i < t.stages; ++i)
+        row.stage_cycles.emplace_back(engine.node_name(t.node[i]), t.cycles[i]);
+    return row;
+}
+
+}  // namespace
+
+std::string cpu_model() {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("model name", 0) == 0) {
+            const auto colon = line.find(':');
+            return colon == std::string::npos ? line : line.substr(colon + 2);
+        }
+    return "";
+}
+
+RecordResult record_run(const Scenario& sc, const RecordOptions& opt) {
+    const CaptureSettings& cs = sc.capture;
+    eal_init(sc.engine.eal_args);
+
+    db::RunInfo info;
+    info.label = opt.label;
+    if (info.label.empty()) {
+        info.label = std::filesystem::path(opt.scenario_path).stem().string();
+        for (const auto& o : sc.overrides) info.label += " " + o;
+    }
+    info.scenario_path = opt.scenario_path;
+    info.scenario_text = sc.text;
+    info.settings = join_lines(sc.overrides);
+    info.host = db::host_name();
+    info.cpu_model = cpu_model();
+    info.tsc_hz = rte_get_tsc_hz();
+    info.engine_version = PATHSCOPE_VERSION;
+    info.git_revision = PATHSCOPE_GIT_REVISION;
+    info.pid = getpid();
+    info.trials = static_cast<int>(cs.trials);
+    info.trial_seconds = sc.engine.duration_s;
+    info.interval_seconds = cs.interval_s;
+    info.pmu = probe_pmu(cs.perf_events);
+
+    db::RunWriter writer(opt.db_path, info);
+    info.id = writer.run_id();
+    RecordResult result;
+    result.run.info = info;
+
+    for (unsigned trial = 0; trial < cs.trials && !result.interrupted && result.error.empty();
+         ++trial) {
+        const int tr = static_cast<int>(trial);
+        std::optional<PerfCounters> counters;
+        std::optional<PerfSampler> sampler;
+        Engine* engine = nullptr;
+        EngineSnapshot prev;
+        int seq = 0;
+        int64_t trace_seq = 0;
+        uint64_t trial_tsc = 0;
+        auto drain_traces = [&](db::Batch& into) {
+            engine->drain_traces([&](const PacketTrace& t) {
+                into.traces.push_back(trace_row(*engine, tr, trace_seq++, trial_tsc, t));
+            });
+        };
+        RunHooks hooks;
+        hooks.interval_s = cs.interval_s;
+        hooks.started = [&](Engine& e) {
+            engine = &e;
+            trial_tsc = rte_rdtsc();
+            prev = e.snapshot();
+            const int tid = e.worker_tid();
+            if (!cs.perf_events.empty()) counters.emplace(cs.perf_events, tid);
+            if (cs.sample_hz) sampler.emplace(cs.sample_event, cs.sample_hz, tid);
+            if (cs.traces_per_s && e.config().call_histograms) e.set_trace_rate(cs.traces_per_s);
+        };
+        hooks.interval = [&](double t, const EngineSnapshot& s) {
+            db::Batch b = interval_rows(tr, seq++, t, prev, s);
+            prev = s;
+            drain_traces(b);
+            if (sampler) sampler->drain();  // keep the kernel's buffer from overflowing
+            writer.submit(std::move(b));
+            if (auto err = writer.error()) {
+                result.error = *err;
+                return false;
+            }
+            if (opt.progress)
+                opt.progress({trial + 1, cs.trials, t, sc.engine.duration_s, s.ledger.received,
+                              writer.rows_written()});
+            return true;
+        };
+        db::Batch late;  // what only the end of a trial gives
+        hooks.stopped = [&](Engine& e) {
+            drain_traces(late);
+            if (counters) late.perf = counters->read(tr);
+            const std::string key = "trial" + std::to_string(trial) + ".samples";
+            if (sampler && sampler->ok()) {
+                sampler->drain();
+                Symbolizer sym;
+                late.stacks = sym.stacks(tr, sampler->event(), sampler->stacks());
+                late.facts.emplace_back(key, std::to_string(sampler->samples()) + " of " +
+                                                 sampler->event() + " (" +
+                                                 std::to_string(sampler->lost()) + " lost)");
+            } else if (sampler) {
+                late.facts.emplace_back(key, "none: " + sampler->event() + ": " + sampler->note());
+            }
+            counters.reset();
+            sampler.reset();
+            (void)e;
+        };
+        RunResult r = run_engine(sc.engine, hooks);
+        result.interrupted = r.interrupted;
+        db::Batch totals = trial_rows(tr, r);
+        append(totals, std::move(late));
+        db::Batch copy = totals;
+        writer.submit(std::move(totals));
+        append(result.run.rows, std::move(copy));
+        if (auto err = writer.error()) result.error = *err;
+    }
+    if (result.error.empty()) {
+        try {
+            if (result.interrupted)
+                writer.finish("aborted", "stopped by Ctrl-C; every interval before it is kept");
+            else
+                writer.finish("complete");
+        } catch (const std::exception& e) {
+            result.error = e.what();
+        }
+    }
+    result.run.info.status = result.error.empty() && !result.interrupted ? "complete" : "aborted";
+    result.run.info.ended_at = db::utc_now();
+    return result;
+}
+
+}  // namespace pathscope::capture

@@ -1,0 +1,42 @@
+// A capture run: every trial of a scenario on a fresh engine, snapshots every
+// interval, perf_event counting and sampling on the worker thread, packet
+// traces, all handed to the store's writer thread as batches.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "capture/scenario.h"
+#include "db/queries.h"
+
+namespace pathscope::capture {
+
+struct RecordProgress {
+    unsigned trial = 0, trials = 0;
+    double t = 0, duration = 0;  ///< seconds into the trial, of
+    uint64_t received = 0;       ///< packets received so far in this trial
+    uint64_t rows = 0;           ///< rows the writer has committed
+};
+
+struct RecordOptions {
+    std::string db_path = "pathscope.db";
+    std::string label;  ///< default: the scenario's file name and the --set list
+    std::string scenario_path;
+    std::function<void(const RecordProgress&)> progress;
+};
+
+struct RecordResult {
+    db::RunData run;  ///< what was stored, without the interval rows
+    bool interrupted = false;
+    std::string error;  ///< a store error that ended the run early
+};
+
+/// Runs and records `scenario`. Throws on a scenario or store that cannot be
+/// used at all; errors after the run has started end it early and are in
+/// RecordResult::error, with everything committed before kept.
+RecordResult record_run(const Scenario& scenario, const RecordOptions& options);
+
+/// This machine's CPU model (from /proc/cpuinfo).
+std::string cpu_model();
+
+}  // namespace pathscope::capture

@@ -1,0 +1,106 @@
+#include "capture/snapshot_rows.h"
+
+#include <map>
+
+#include "engine/drop_reason.h"
+
+namespace pathscope::capture {
+
+using namespace engine;
+
+namespace {
+
+db::HistogramRow histogram_row(int trial, const char* kind, const std::string& subject,
+                               const char* unit, const analysis::Histogram& h) {
+    db::HistogramRow row{trial, kind, subject, unit, h.count(), h.sum(), h.min(), h.max(), {}};
+    const auto& counts = h.counts();
+    for (uint32_t i = 0; i < counts.size(); ++i)
+        if (counts[i]) row.buckets.emplace_back(i, counts[i]);
+    return row;
+}
+
+db::QueueRow queue_row(int trial, int seq, const QueueSnapshot& q) {
+    return {trial,     seq,     q.port,   q.queue,       q.rx ? "rx" : "tx",
+            q.packets, q.bytes, q.bursts, q.empty_polls, q.full};
+}
+
+std::string queue_subject(const QueueSnapshot& q) { return q.port + "/" + std::to_string(q.queue); }
+
+}  // namespace
+
+double rate_pps(const EngineSnapshot& a, const EngineSnapshot& b, uint64_t Ledger::*field) {
+    if (b.tsc <= a.tsc || b.tsc_hz == 0) return 0;
+    const double secs = static_cast<double>(b.tsc - a.tsc) / static_cast<double>(b.tsc_hz);
+    return static_cast<double>(b.ledger.*field - a.ledger.*field) / secs;
+}
+
+db::Batch trial_rows(int trial, const RunResult& r) {
+    db::Batch b;
+    const EngineSnapshot& s = r.snapshot;
+    const Ledger& l = s.ledger;
+    const double window = r.window_end.tsc > r.window_start.tsc && s.tsc_hz
+                              ? static_cast<double>(r.window_end.tsc - r.window_start.tsc) /
+                                    static_cast<double>(s.tsc_hz)
+                              : 0;
+    b.trials.push_back({trial, window, l.received, l.delivered, l.forwarded, l.replied,
+                        l.total_drops(), l.sent,
+                        rate_pps(r.window_start, r.window_end, &Ledger::received),
+                        rate_pps(r.window_start, r.window_end, &Ledger::forwarded),
+                        rate_pps(r.window_start, r.window_end, &Ledger::delivered)});
+    int ord = 0;
+    for (const auto& st : s.stages) {
+        b.stages.push_back({trial, -1, st.name, ord++, st.calls, st.packets, st.cycles});
+        if (st.cycles_per_call.count())
+            b.histograms.push_back(
+                histogram_row(trial, "stage_call_cycles", st.name, "cycles", st.cycles_per_call));
+    }
+    for (const auto& q : s.queues) {
+        b.queues.push_back(queue_row(trial, -1, q));
+        if (q.rx && q.burst_size.count())
+            b.histograms.push_back(
+                histogram_row(trial, "rx_burst_size", queue_subject(q), "packets", q.burst_size));
+    }
+    for (unsigned i = 0; i < kDropReasonCount; ++i) {
+        const std::string reason(kDropReasonNames[i]), stage(kDropReasonStage[i]);
+        if (l.drops[i]) b.drops.push_back({trial, reason, stage, "receive", l.drops[i]});
+        if (l.send_drops[i]) b.drops.push_back({trial, reason, stage, "send", l.send_drops[i]});
+    }
+    if (r.generated) {
+        b.facts.emplace_back("trial" + std::to_string(trial) + ".generated",
+                             std::to_string(r.generated));
+        b.facts.emplace_back("trial" + std::to_string(trial) + ".returned",
+                             std::to_string(r.returned));
+    }
+    return b;
+}
+
+db::Batch interval_rows(int trial, int seq, double t, const EngineSnapshot& prev,
+                        const EngineSnapshot& cur) {
+    db::Batch b;
+    const Ledger& a = prev.ledger;
+    const Ledger& c = cur.ledger;
+    b.intervals.push_back({trial, seq, t, c.received - a.received, c.delivered - a.delivered,
+                           c.forwarded - a.forwarded, c.replied - a.replied,
+                           c.total_drops() - a.total_drops()});
+    for (size_t i = 0; i < cur.stages.size(); ++i) {
+        const StageSnapshot& n = cur.stages[i];
+        const StageSnapshot* o = i < prev.stages.size() ? &prev.stages[i] : nullptr;
+        b.stages.push_back({trial, seq, n.name, static_cast<int>(i), n.calls - (o ? o->calls : 0),
+                            n.packets - (o ? o->packets : 0), n.cycles - (o ? o->cycles : 0)});
+    }
+    for (size_t i = 0; i < cur.queues.size(); ++i) {
+        QueueSnapshot d = cur.queues[i];
+        if (i < prev.queues.size()) {
+            const QueueSnapshot& o = prev.queues[i];
+            d.packets -= o.packets;
+            d.bytes -= o.bytes;
+            d.bursts -= o.bursts;
+            d.empty_polls -= o.empty_polls;
+            d.full -= o.full;
+        }
+        b.queues.push_back(queue_row(trial, seq, d));
+    }
+    return b;
+}
+
+}  // namespace pathscope::capture

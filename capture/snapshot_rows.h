@@ -1,0 +1,23 @@
+// Engine snapshots turned into the store's rows: trial totals, and the
+// deltas of one snapshot interval.
+#pragma once
+
+#include "capture/run.h"
+#include "db/records.h"
+
+namespace pathscope::capture {
+
+/// Totals of one trial: its TrialRow (steady-state rates), per-stage and
+/// per-queue counters (seq -1), drops by reason and histograms.
+db::Batch trial_rows(int trial, const RunResult& r);
+
+/// What changed between two snapshots of a running trial: one IntervalRow
+/// and per-stage and per-queue deltas, all with sequence number `seq`.
+db::Batch interval_rows(int trial, int seq, double t, const engine::EngineSnapshot& prev,
+                        const engine::EngineSnapshot& cur);
+
+/// Packets per second of a ledger field between two snapshots.
+double rate_pps(const engine::EngineSnapshot& a, const engine::EngineSnapshot& b,
+                uint64_t engine::Ledger::*field);
+
+}  // namespace pathscope::capture
