@@ -88,6 +88,10 @@ Parsed classify(const uint8_t* p, size_t n) {
         out.proto = "ipv6-truncated";
         return out;
     }
+    if ((p[0] >> 4) != 6) {
+        out.proto = "ipv6-bad-version";
+        return out;
+    }
     uint8_t next = p[6];
     const std::string src = hex_addr(p + 8), dst = hex_addr(p + 24);
     size_t off = 40;
@@ -161,14 +165,14 @@ db::RunData import_pcap(const std::string& file, const std::string& db_path,
     PcapReader reader(file);
     const auto adapter = adapter_for(reader.link_type());
     if (!adapter)
-        throw std::runtime_error(file + ": link type " + reader.link_name() +
+        throw std::runtime_error(file + ": link type " + reader.link_name() + " (file header)" +
                                  " is not one pathscope can parse (Ethernet, raw IPv6, BSD "
                                  "loopback or Linux cooked)");
     EngineConfig cfg = parser_config();
     eal_init(cfg.eal_args);
     Engine engine(cfg);
 
-    uint64_t bytes = 0, cut_short = 0, too_big = 0;
+    uint64_t bytes = 0, cut_short = 0, too_big = 0, too_short = 0;
     std::map<std::string, uint64_t> protocols;
     std::set<std::string> flows;
     std::vector<uint8_t> frame;
@@ -205,8 +209,11 @@ db::RunData import_pcap(const std::string& file, const std::string& db_path,
         const Parsed parsed = classify(frame.data(), frame.size());
         protocols[parsed.proto]++;
         if (!parsed.flow.empty()) flows.insert(parsed.flow);
-        if (frame.empty()) continue;
-        if (frame.size() > 9000) {  // larger than an mbuf: counted, not parsed
+        if (frame.empty()) {  // shorter than its link-layer header
+            ++too_short;
+            continue;
+        }
+        if (frame.size() > engine.max_frame()) {  // a GSO super-frame: counted, not parsed
             ++too_big;
             continue;
         }
@@ -230,7 +237,9 @@ db::RunData import_pcap(const std::string& file, const std::string& db_path,
     fact("pcap.bytes", std::to_string(bytes));
     fact("pcap.flows", std::to_string(flows.size()));
     fact("pcap.cut_short", std::to_string(cut_short));
-    if (too_big) fact("pcap.too_big_to_parse", std::to_string(too_big));
+    // Frames the engine did not see, so that packets = received + these.
+    fact("pcap.too_big_to_parse", std::to_string(too_big));
+    fact("pcap.not_parsed_short", std::to_string(too_short));
     for (const auto& [proto, n] : protocols) fact("pcap.protocol." + proto, std::to_string(n));
 
     db::RunInfo info;

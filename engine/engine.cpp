@@ -538,6 +538,10 @@ bool Engine::inject(const std::string& port, const uint8_t* data, size_t len, un
     return true;
 }
 
+size_t Engine::max_frame() const {
+    return rte_pktmbuf_data_room_size(pool_) - RTE_PKTMBUF_HEADROOM;
+}
+
 const RingPort& Engine::ring_port(const std::string& name) const {
     for (size_t i = 0; i < ring_port_names_.size(); ++i)
         if (ring_port_names_[i] == name) return ring_ports_[i];

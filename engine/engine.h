@@ -67,6 +67,8 @@ class Engine {
     /// ring `queue`. False when the pool or the ring is full (poll, then retry).
     /// Throws on a frame larger than an mbuf.
     bool inject(const std::string& port, const uint8_t* data, size_t len, unsigned queue = 0);
+    /// The largest frame inject() takes (one mbuf's data room).
+    size_t max_frame() const;
     uint16_t port_id(const std::string& name) const;
     rte_mempool* pool() const { return pool_; }
     EngineContext& context() { return *ctx_; }

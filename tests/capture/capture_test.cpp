@@ -1,0 +1,204 @@
+// Capture runs as users start them: the real pathscope binary, a real store.
+// A killed capture keeps every committed batch; Ctrl-C ends a run as
+// aborted; a full disk gives a clear error and an intact store; traces come
+// out as pcapng that tshark reads, comments included.
+#include <gtest/gtest.h>
+#include <spawn.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "db/queries.h"
+#include "db/schema.h"
+
+extern char** environ;
+namespace fs = std::filesystem;
+using namespace pathscope::db;
+using namespace std::chrono_literals;
+
+namespace {
+
+class CaptureTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() /
+               ("pathscope_capture_" + std::to_string(getpid()) + "_" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override {
+        if (mounted_) umount2(mount_point_.c_str(), MNT_DETACH);
+        fs::remove_all(dir_);
+    }
+
+    /// Starts `pathscope ARGS` with its output in files; returns the pid.
+    pid_t spawn(std::vector<std::string> args) {
+        args.insert(args.begin(), PATHSCOPE_CLI);
+        std::vector<char*> argv;
+        for (auto& a : args) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        posix_spawn_file_actions_t fa;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_addopen(&fa, 1, (dir_ / "stdout").c_str(),
+                                         O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        posix_spawn_file_actions_addopen(&fa, 2, (dir_ / "stderr").c_str(),
+                                         O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        pid_t pid = 0;
+        const int rc = posix_spawn(&pid, PATHSCOPE_CLI, &fa, nullptr, argv.data(), environ);
+        posix_spawn_file_actions_destroy(&fa);
+        EXPECT_EQ(rc, 0) << "cannot start " << PATHSCOPE_CLI;
+        return pid;
+    }
+    /// Waits for `pid`; returns its exit code, or 128 + signal.
+    static int wait_for(pid_t pid) {
+        int status = 0;
+        waitpid(pid, &status, 0);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+    std::string output(const char* stream) const {
+        std::ifstream in(dir_ / stream);
+        std::stringstream ss;
+        ss << in.rdbuf();
+        return ss.str();
+    }
+    /// Committed intervals of run 1, read the way any other reader would.
+    int64_t committed_intervals(const std::string& db) const {
+        try {
+            auto store = open_store(db, Database::Mode::read_only);
+            return store->scalar("SELECT count(*) FROM intervals WHERE run_id = 1");
+        } catch (const DbError&) {
+            return 0;  // not created yet
+        }
+    }
+    /// Polls until run 1 has `n` committed intervals (or 60 s pass).
+    int64_t wait_for_intervals(const std::string& db, int64_t n) const {
+        const auto deadline = std::chrono::steady_clock::now() + 60s;
+        int64_t seen = 0;
+        while ((seen = committed_intervals(db)) < n && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(20ms);
+        return seen;
+    }
+
+    fs::path dir_;
+    fs::path mount_point_;
+    bool mounted_ = false;
+};
+
+}  // namespace
+
+TEST_F(CaptureTest, KillNineKeepsEveryCommittedBatch) {
+    const std::string db = (dir_ / "killed.db").string();
+    const pid_t pid =
+        spawn({"run", "--db", db, "--label", "victim", "--duration", "60", "--interval", "0.05"});
+    const int64_t before = wait_for_intervals(db, 6);
+    ASSERT_GE(before, 6) << output("stderr");
+    ASSERT_EQ(kill(pid, SIGKILL), 0);
+    EXPECT_EQ(wait_for(pid), 128 + SIGKILL);
+
+    auto store = open_store(db, Database::Mode::read_write);  // reopens cleanly
+    auto check = store->prepare("PRAGMA integrity_check");
+    ASSERT_TRUE(check.step());
+    EXPECT_EQ(check.text(0), "ok");
+    const RunInfo run = find_run(*store, "victim");
+    EXPECT_EQ(run.status, "aborted");
+    EXPECT_NE(run.note.find("killed"), std::string::npos) << run.note;
+    const RunData data = load_run(*store, run.id);
+    EXPECT_GE(static_cast<int64_t>(data.rows.intervals.size()), before);
+    // Every committed interval is whole: a ledger row and a row per stage.
+    std::map<int, int> stages_per_interval;
+    for (const auto& s : data.rows.stages) stages_per_interval[s.seq]++;
+    for (const auto& iv : data.rows.intervals)
+        EXPECT_EQ(stages_per_interval[iv.seq], stages_per_interval[0]) << "interval " << iv.seq;
+    uint64_t received = 0;
+    for (const auto& iv : data.rows.intervals) received += iv.received;
+    EXPECT_GT(received, 0u);
+}
+
+TEST_F(CaptureTest, CtrlCEndsTheRunAsAbortedWithItsTotals) {
+    const std::string db = (dir_ / "ctrlc.db").string();
+    const pid_t pid = spawn({"run", "--db", db, "--label", "stopped", "--duration", "60"});
+    ASSERT_GE(wait_for_intervals(db, 3), 3) << output("stderr");
+    ASSERT_EQ(kill(pid, SIGINT), 0);
+    EXPECT_EQ(wait_for(pid), 0) << output("stderr");
+    EXPECT_NE(output("stdout").find("balanced]"), std::string::npos) << output("stdout");
+    EXPECT_NE(output("stdout").find("marked aborted"), std::string::npos) << output("stdout");
+    auto store = open_store(db, Database::Mode::read_only);
+    const RunInfo run = find_run(*store, "stopped");
+    EXPECT_EQ(run.status, "aborted");
+    EXPECT_NE(run.note.find("Ctrl-C"), std::string::npos) << run.note;
+    const RunData data = load_run(*store, run.id);
+    ASSERT_EQ(data.rows.trials.size(), 1u);  // the interrupted trial's totals are kept
+    const TrialRow& t = data.rows.trials[0];
+    EXPECT_GT(t.received, 0u);
+    EXPECT_EQ(t.received, t.delivered + t.forwarded + t.replied + t.dropped);
+}
+
+TEST_F(CaptureTest, FullDiskGivesAClearErrorAndAnIntactStore) {
+    if (geteuid() != 0) GTEST_SKIP() << "mounting a small tmpfs needs root";
+    mount_point_ = dir_ / "small";
+    fs::create_directories(mount_point_);
+    if (mount("pathscope-test", mount_point_.c_str(), "tmpfs", 0, "size=384k") != 0)
+        GTEST_SKIP() << "cannot mount a tmpfs here: " << std::strerror(errno);
+    mounted_ = true;
+    const std::string db = (mount_point_ / "full.db").string();
+    const pid_t pid = spawn({"run", "--db", db, "--label", "full", "--duration", "60", "--interval",
+                             "0.02", "--set", "capture.traces_per_s=2000"});
+    const int rc = wait_for(pid);
+    const std::string err = output("stderr");
+    EXPECT_EQ(rc, 1) << err;
+    EXPECT_NE(err.find("disk is full"), std::string::npos) << err;
+    EXPECT_NE(err.find("committed before it is kept"), std::string::npos) << err;
+    // The store is intact and holds what was committed before the disk filled.
+    auto store = open_store(db, Database::Mode::read_only);
+    auto check = store->prepare("PRAGMA integrity_check");
+    ASSERT_TRUE(check.step());
+    EXPECT_EQ(check.text(0), "ok");
+    EXPECT_EQ(list_runs(*store).size(), 1u);
+    EXPECT_GT(store->scalar("SELECT count(*) FROM intervals"), 0);
+}
+
+TEST_F(CaptureTest, PcapngExportReadsBackInTshark) {
+    if (system("command -v tshark >/dev/null 2>&1") != 0)
+        GTEST_SKIP() << "tshark is not installed (scripts/setup.sh installs it)";
+    const std::string db = (dir_ / "traces.db").string();
+    ASSERT_EQ(wait_for(spawn({"run", "--db", db, "--label", "traced", "--duration", "1", "--set",
+                              "capture.traces_per_s=200"})),
+              0)
+        << output("stderr");
+    const std::string pcapng = (dir_ / "traces.pcapng").string();
+    ASSERT_EQ(wait_for(spawn({"export", "traced", "--db", db, "--format", "pcapng", "-o", pcapng})),
+              0)
+        << output("stderr");
+    auto store = open_store(db, Database::Mode::read_only);
+    const RunData data = load_run(*store, find_run(*store, "traced").id);
+    ASSERT_GT(data.rows.traces.size(), 20u);
+
+    const std::string cmd =
+        "tshark -r '" + pcapng + "' -T fields -e frame.len -e frame.comment 2>/dev/null";
+    FILE* p = popen(cmd.c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::vector<std::string> lines;
+    char buf[4096];
+    while (fgets(buf, sizeof buf, p)) lines.emplace_back(buf);
+    EXPECT_EQ(pclose(p), 0);
+    ASSERT_EQ(lines.size(), data.rows.traces.size());
+    for (size_t i = 0; i < lines.size(); ++i) {
+        const auto& t = data.rows.traces[i];
+        SCOPED_TRACE(lines[i]);
+        EXPECT_EQ(std::stoul(lines[i]), t.wire_len);
+        EXPECT_NE(lines[i].find("trace " + std::to_string(t.seq) + ":"), std::string::npos);
+        ASSERT_FALSE(t.stage_cycles.empty());
+        EXPECT_EQ(t.stage_cycles.front().first, "eth_rx");
+        EXPECT_NE(lines[i].find("eth_rx "), std::string::npos);
+        EXPECT_NE(lines[i].find(" cycles"), std::string::npos);
+    }
+}
