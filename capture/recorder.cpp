@@ -120,7 +120,7 @@ RecordResult record_run(const Scenario& sc, const RecordOptions& opt) {
         hooks.started = [&](Engine& e) {
             engine = &e;
             trial_tsc = rte_rdtsc();
-            prev = e.snapshot();
+            prev = e.snapshot(false);
             const int tid = e.worker_tid();
             if (!cs.perf_events.empty()) counters.emplace(cs.perf_events, tid);
             if (cs.sample_hz) sampler.emplace(cs.sample_event, cs.sample_hz, tid);

@@ -50,7 +50,7 @@ RunResult run_engine(EngineConfig cfg, const RunHooks& hooks) {
     if (hooks.started) hooks.started(engine);
     RunResult result;
     using namespace std::chrono;
-    result.window_start = engine.snapshot();
+    result.window_start = engine.snapshot(false);
     bool warm = false;
     const auto interval = duration_cast<steady_clock::duration>(
         duration<double>(std::min(hooks.interval_s, cfg.duration_s)));
@@ -61,20 +61,20 @@ RunResult run_engine(EngineConfig cfg, const RunHooks& hooks) {
                 std::min<steady_clock::duration>(next - steady_clock::now(), milliseconds(50)));
         const double elapsed = duration<double>(steady_clock::now() - t0).count();
         if (!warm && elapsed >= cfg.duration_s * 0.2) {
-            result.window_start = engine.snapshot();
+            result.window_start = engine.snapshot(false);
             warm = true;
         }
         if (g_interrupted) break;
         const bool last = elapsed >= cfg.duration_s;
-        if (last) result.window_end = engine.snapshot();
+        if (last) result.window_end = engine.snapshot(false);
         if (hooks.interval &&
-            !hooks.interval(elapsed, last ? result.window_end : engine.snapshot())) {
+            !hooks.interval(elapsed, last ? result.window_end : engine.snapshot(false))) {
             result.stopped_by_hook = true;
             break;
         }
         if (last) break;
     }
-    if (result.window_end.tsc == 0) result.window_end = engine.snapshot();
+    if (result.window_end.tsc == 0) result.window_end = engine.snapshot(false);
     if (gen) gen->stop();
     // The worker stops between walks, and a walk runs every packet it
     // received to its end, so the ledger balances without a drain.

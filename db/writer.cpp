@@ -40,9 +40,9 @@ struct BatchWriter::Impl {
     Database& db;
     Statement run, status, trial, interval, stage, queue, drop, hist, bucket, perf, frame_ins,
         frame_sel, stack_ins, stack_sel, sample, trace, fact;
-    // Interned ids seen in committed transactions only (see write()).
-    std::map<std::pair<std::string, std::string>, int64_t> frames;
-    std::map<std::pair<int64_t, int64_t>, int64_t> stacks;
+    // Interned ids seen in committed transactions, and in the open one.
+    std::map<std::pair<std::string, std::string>, int64_t> frames, fresh_frames;
+    std::map<std::pair<int64_t, int64_t>, int64_t> stacks, fresh_stacks;
 
     explicit Impl(Database& d)
         : db(d),
@@ -77,33 +77,33 @@ struct BatchWriter::Impl {
                           "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")),
           fact(d.prepare("INSERT OR REPLACE INTO facts VALUES (?1, ?2, ?3)")) {}
 
-    int64_t intern_frame(const Frame& f,
-                         std::map<std::pair<std::string, std::string>, int64_t>& fresh) {
+    int64_t intern_frame(const Frame& f) {
         const auto key = std::make_pair(f.symbol, f.module);
         if (auto it = frames.find(key); it != frames.end()) return it->second;
-        if (auto it = fresh.find(key); it != fresh.end()) return it->second;
+        if (auto it = fresh_frames.find(key); it != fresh_frames.end()) return it->second;
         frame_ins.bind(1, f.symbol).bind(2, f.module).run();
         frame_sel.bind(1, f.symbol).bind(2, f.module);
         frame_sel.step();
         const int64_t id = frame_sel.i64(0);
         frame_sel.reset();
-        fresh.emplace(key, id);
+        fresh_frames.emplace(key, id);
         return id;
     }
 
-    int64_t intern_stack(int64_t parent, int64_t frame,
-                         std::map<std::pair<int64_t, int64_t>, int64_t>& fresh) {
+    int64_t intern_stack(int64_t parent, int64_t frame) {
         const auto key = std::make_pair(parent, frame);
         if (auto it = stacks.find(key); it != stacks.end()) return it->second;
-        if (auto it = fresh.find(key); it != fresh.end()) return it->second;
+        if (auto it = fresh_stacks.find(key); it != fresh_stacks.end()) return it->second;
         stack_ins.bind(1, parent).bind(2, frame).run();
         stack_sel.bind(1, parent).bind(2, frame);
         stack_sel.step();
         const int64_t id = stack_sel.i64(0);
         stack_sel.reset();
-        fresh.emplace(key, id);
+        fresh_stacks.emplace(key, id);
         return id;
     }
+
+    void write_rows(int64_t id, const Batch& b);
 };
 
 BatchWriter::BatchWriter(Database& db) : impl_(std::make_unique<Impl>(db)) {}
@@ -131,12 +131,22 @@ void BatchWriter::set_status(int64_t run_id, const std::string& status, const st
     tx.commit();
 }
 
-void BatchWriter::write(int64_t id, const Batch& b) {
+void BatchWriter::write(int64_t id, const Batch& b) { write(id, std::vector<const Batch*>{&b}); }
+
+void BatchWriter::write(int64_t id, const std::vector<const Batch*>& batches) {
     Impl& m = *impl_;
-    // Interned ids become visible to later batches only once this one commits.
-    std::map<std::pair<std::string, std::string>, int64_t> fresh_frames;
-    std::map<std::pair<int64_t, int64_t>, int64_t> fresh_stacks;
+    // Interned ids become visible to later transactions only once this one commits.
+    m.fresh_frames.clear();
+    m.fresh_stacks.clear();
     Transaction tx(m.db);
+    for (const Batch* b : batches) m.write_rows(id, *b);
+    tx.commit();
+    m.frames.merge(m.fresh_frames);
+    m.stacks.merge(m.fresh_stacks);
+}
+
+void BatchWriter::Impl::write_rows(int64_t id, const Batch& b) {
+    Impl& m = *this;
     for (const auto& t : b.trials)
         m.trial.bind(1, id)
             .bind(2, t.trial)
@@ -225,8 +235,7 @@ void BatchWriter::write(int64_t id, const Batch& b) {
             .run();
     for (const auto& st : b.stacks) {
         int64_t parent = 0;
-        for (const auto& f : st.frames)
-            parent = m.intern_stack(parent, m.intern_frame(f, fresh_frames), fresh_stacks);
+        for (const auto& f : st.frames) parent = m.intern_stack(parent, m.intern_frame(f));
         if (parent == 0) continue;  // no frames: nothing to attribute the weight to
         m.sample.bind(1, id)
             .bind(2, st.trial)
@@ -254,9 +263,6 @@ void BatchWriter::write(int64_t id, const Batch& b) {
             .run();
     }
     for (const auto& [k, v] : b.facts) m.fact.bind(1, id).bind(2, k).bind(3, v).run();
-    tx.commit();
-    m.frames.merge(fresh_frames);
-    m.stacks.merge(fresh_stacks);
 }
 
 RunWriter::RunWriter(const std::string& path, RunInfo run) : path_(path) {
@@ -304,6 +310,9 @@ std::optional<std::string> RunWriter::error() const {
 }
 
 void RunWriter::loop() {
+    // Group commit: everything queued while the last transaction ran goes
+    // into the next one, up to a bound that keeps each transaction short.
+    constexpr size_t kMaxGroup = 256;
     std::unique_lock lk(mu_);
     for (;;) {
         cv_.wait(lk, [&] { return stop_ || !queue_.empty(); });
@@ -313,18 +322,31 @@ void RunWriter::loop() {
             if (stop_) return;
             continue;
         }
-        Job job = std::move(queue_.front());
-        queue_.pop_front();
+        std::vector<Job> group;
+        while (!queue_.empty() && group.size() < kMaxGroup) {
+            group.push_back(std::move(queue_.front()));
+            queue_.pop_front();
+            if (group.back().status) break;  // a final status goes after its batches
+        }
         busy_ = true;
         lk.unlock();
         std::optional<std::string> err;
         try {
-            if (!job.batch.empty()) {
-                writer_->write(run_id_, job.batch);
-                rows_ += job.batch.rows();
-                batches_++;
+            std::vector<const Batch*> batches;
+            uint64_t rows = 0;
+            for (const auto& j : group)
+                if (!j.batch.empty()) {
+                    batches.push_back(&j.batch);
+                    rows += j.batch.rows();
+                }
+            if (!batches.empty()) {
+                writer_->write(run_id_, batches);
+                rows_ += rows;
+                batches_ += batches.size();
             }
-            if (job.status) writer_->set_status(run_id_, job.status->first, job.status->second);
+            if (group.back().status)
+                writer_->set_status(run_id_, group.back().status->first,
+                                    group.back().status->second);
         } catch (const std::exception& e) {
             err = e.what();
         }

@@ -28,6 +28,9 @@ class BatchWriter {
     int64_t insert_run(RunInfo& run);
     /// Stores `batch` for `run_id` in one transaction.
     void write(int64_t run_id, const Batch& batch);
+    /// Stores several batches in one transaction (group commit): a reader
+    /// still sees each batch whole or not at all.
+    void write(int64_t run_id, const std::vector<const Batch*>& batches);
     void set_status(int64_t run_id, const std::string& status, const std::string& note);
 
   private:
@@ -53,7 +56,8 @@ class RunWriter {
     int64_t run_id() const { return run_id_; }
     const std::string& path() const { return path_; }
 
-    /// Queues a batch; returns at once.
+    /// Queues a batch; returns at once. Batches that queue up while the
+    /// writer is busy go into the disk together, in one transaction.
     void submit(Batch batch);
     /// Waits until everything queued is committed. Throws the first write
     /// error, if any.

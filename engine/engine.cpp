@@ -463,7 +463,7 @@ void Engine::stop() {
     worker_tid_ = 0;
 }
 
-EngineSnapshot Engine::snapshot() const {
+EngineSnapshot Engine::snapshot(bool histograms) const {
     EngineSnapshot s;
     s.tsc_hz = ctx_->tsc_hz;
     s.tsc = rte_rdtsc();
@@ -474,7 +474,7 @@ EngineSnapshot Engine::snapshot() const {
         st.calls = __atomic_load_n(&n->total_calls, __ATOMIC_RELAXED);
         st.packets = __atomic_load_n(&n->total_objs, __ATOMIC_RELAXED);
         st.cycles = __atomic_load_n(&n->total_cycles, __ATOMIC_RELAXED);
-        st.cycles_per_call = call_cycles_[id].snapshot();
+        if (histograms) st.cycles_per_call = call_cycles_[id].snapshot();
         s.stages.push_back(std::move(st));
     }
     for (uint16_t id = 0; id < port_names_.size(); ++id) {
@@ -494,7 +494,7 @@ EngineSnapshot Engine::snapshot() const {
             qs->bytes = c.bytes.get();
             qs->bursts = c.bursts.get();
             qs->empty_polls = c.empty_polls.get();
-            qs->burst_size = c.burst_size.snapshot();
+            if (histograms) qs->burst_size = c.burst_size.snapshot();
         }
         for (uint16_t q = 0; q < p.nb_tx; ++q) {
             QueueSnapshot* qs = queue(q, false);
