@@ -64,6 +64,7 @@ std::string render_run(const db::RunData& run, const RunViewOptions& opt) {
         std::replace(s.begin(), s.end(), '\n', ' ');
         t.emit("settings %s\n", s.c_str());
     }
+    if (!info.pmu.empty()) t.emit("perf_event %s\n", info.pmu.substr(0, info.pmu.find('\n')).c_str());
     if (!info.note.empty()) t.emit("note: %s\n", info.note.c_str());
 
     // Trials: steady-state rates, one row each.
@@ -74,6 +75,25 @@ std::string render_run(const db::RunData& run, const RunViewOptions& opt) {
             t.emit("%-6d %10.2f %14llu %14s %14s %14s\n", tr.trial, tr.seconds,
                    static_cast<ull>(tr.received), format_rate(tr.rx_pps).c_str(),
                    format_rate(tr.forwarded_pps).c_str(), format_rate(tr.delivered_pps).c_str());
+    }
+
+    // The time series, summarised: how steady the receive rate was.
+    if (!rows.intervals.empty() && info.interval_seconds > 0) {
+        std::vector<double> rates;
+        double prev_t = 0;
+        int prev_trial = -1;
+        for (const auto& iv : rows.intervals) {
+            if (iv.trial != prev_trial) prev_t = 0;
+            const double dt = iv.t - prev_t;
+            if (dt > 0) rates.push_back(static_cast<double>(iv.received) / dt);
+            prev_t = iv.t;
+            prev_trial = iv.trial;
+        }
+        std::sort(rates.begin(), rates.end());
+        if (!rates.empty())
+            t.emit("\n%zu intervals of %.2f s: receive rate min %s, median %s, max %s\n",
+                   rates.size(), info.interval_seconds, format_rate(rates.front()).c_str(),
+                   format_rate(rates[rates.size() / 2]).c_str(), format_rate(rates.back()).c_str());
     }
 
     // Stage totals summed over trials, in graph order.
@@ -178,13 +198,16 @@ std::string render_run(const db::RunData& run, const RunViewOptions& opt) {
             auto [it, fresh] = perf.emplace(p.event, p);
             if (!fresh) it->second.value += p.value;
         }
-        t.emit("\n%-26s %16s %14s  %s\n", "perf event (worker)", "count", "per packet", "");
+        t.emit("\n%-26s %16s %-7s %14s\n", "perf event (worker)", "count", "unit",
+               "per packet");
         for (const auto& [name, p] : perf) {
+            // The clock events count nanoseconds; everything else counts events.
+            const bool clock = name.find("clock") != std::string::npos;
             if (p.supported)
-                t.emit("%-26s %16llu %14.3f\n", name.c_str(), static_cast<ull>(p.value),
-                       ratio(p.value, sum.received));
+                t.emit("%-26s %16llu %-7s %14.3f\n", name.c_str(), static_cast<ull>(p.value),
+                       clock ? "ns" : "events", ratio(p.value, sum.received));
             else
-                t.emit("%-26s %16s %14s  %s\n", name.c_str(), "-", "-", p.note.c_str());
+                t.emit("%-26s %16s %-7s %14s  %s\n", name.c_str(), "-", "", "-", p.note.c_str());
         }
     }
 

@@ -252,12 +252,12 @@ db::RunData import_pcap(const std::string& file, const std::string& db_path,
     info.pid = getpid();
     info.trials = 1;
     db::RunWriter writer(db_path, info);
-    info.id = writer.run_id();
-    db::Batch copy = batch;
+    db::RunData run{writer.run(), batch};
     writer.submit(std::move(batch));
     writer.finish("complete");
-    info.status = "complete";
-    return {info, std::move(copy)};
+    run.info.status = "complete";
+    run.info.ended_at = db::utc_now();
+    return run;
 }
 
 }  // namespace pathscope::capture

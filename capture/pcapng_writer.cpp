@@ -77,7 +77,9 @@ std::string trace_comment(const db::RunInfo& run, const db::PacketTraceRow& t) {
         total += t.stage_cycles[i].second;
     }
     std::snprintf(buf, sizeof buf, " = %.1f cycles", total);
-    return s + buf;
+    s += buf;
+    if (!t.outcome.empty()) s += "; " + t.outcome;
+    return s;
 }
 
 size_t write_pcapng(const db::RunData& run, const std::string& path) {

@@ -55,6 +55,18 @@ db::PacketTraceRow trace_row(Engine& engine, int trial, int64_t seq, uint64_t tr
     row.data.assign(t.data.begin(), t.data.begin() + t.cap_len);
     for (unsigned i = 0; i < t.stages; ++i)
         row.stage_cycles.emplace_back(engine.node_name(t.node[i]), t.cycles[i]);
+    switch (t.outcome) {
+        case PacketTrace::Outcome::forwarded: row.outcome = "forwarded"; break;
+        case PacketTrace::Outcome::replied: row.outcome = "replied"; break;
+        case PacketTrace::Outcome::dropped:
+            row.outcome = "dropped: " + std::string(drop_reason_name(static_cast<DropReason>(t.drop)));
+            break;
+        case PacketTrace::Outcome::unknown:
+            // Handed to a socket: udp6_input was its last stage and it was not dropped.
+            row.outcome = !row.stage_cycles.empty() && row.stage_cycles.back().first == "udp6_input"
+                              ? "delivered"
+                              : "";
+    }
     return row;
 }
 
@@ -96,9 +108,8 @@ RecordResult record_run(const Scenario& sc, const RecordOptions& opt) {
     info.pmu = probe_pmu(cs.perf_events);
 
     db::RunWriter writer(opt.db_path, info);
-    info.id = writer.run_id();
     RecordResult result;
-    result.run.info = info;
+    result.run.info = writer.run();
 
     for (unsigned trial = 0; trial < cs.trials && !result.interrupted && result.error.empty();
          ++trial) {

@@ -1,4 +1,5 @@
 // pathscope list / show / merge: reading and combining stores.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -40,14 +41,16 @@ int cmd_list(const std::vector<std::string>& argv) {
         std::cout << db_path(a) << ": no runs yet (pathscope run --db " << db_path(a) << ")\n";
         return 0;
     }
-    std::printf("%5s  %-28s %-9s %6s  %-11s %-14s %s\n", "id", "label", "status", "trials", "kind",
-                "host", "started (UTC)");
+    int width = 5;
+    for (const auto& r : runs) width = std::max(width, std::min(48, static_cast<int>(r.label.size())));
+    std::printf("%5s  %-*s  %-9s %6s  %-11s %-14s %s\n", "id", width, "label", "status", "trials",
+                "kind", "host", "started (UTC)");
     for (const auto& r : runs) {
         const auto trials =
             db->scalar("SELECT count(*) FROM trials WHERE run_id = " + std::to_string(r.id));
-        std::printf("%5lld  %-28s %-9s %3lld/%-2d  %-11s %-14s %s\n", static_cast<long long>(r.id),
-                    r.label.c_str(), r.status.c_str(), static_cast<long long>(trials), r.trials,
-                    r.kind.c_str(), r.host.c_str(), r.started_at.c_str());
+        std::printf("%5lld  %-*s  %-9s %3lld/%-2d  %-11s %-14s %s\n", static_cast<long long>(r.id),
+                    width, r.label.c_str(), r.status.c_str(), static_cast<long long>(trials),
+                    r.trials, r.kind.c_str(), r.host.c_str(), r.started_at.c_str());
     }
     return 0;
 }

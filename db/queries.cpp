@@ -181,12 +181,12 @@ RunData load_run(const Database& db, int64_t id) {
             b.stacks.push_back(std::move(row));
         }
     }
-    for (Statement s = query("SELECT trial, seq, t, port, wire_len, data, stage_cycles FROM "
+    for (Statement s = query("SELECT trial, seq, t, port, wire_len, data, stage_cycles, outcome FROM "
                              "packet_traces WHERE run_id = ?1 ORDER BY trial, seq");
          s.step();)
         b.traces.push_back({static_cast<int>(s.i64(0)), s.i64(1), s.f64(2), s.text(3),
                             static_cast<uint32_t>(s.i64(4)), s.blob(5),
-                            parse_stage_cycles(s.text(6))});
+                            parse_stage_cycles(s.text(6)), s.text(7)});
     for (Statement s = query("SELECT key, value FROM facts WHERE run_id = ?1 ORDER BY key");
          s.step();)
         b.facts.emplace_back(s.text(0), s.text(1));

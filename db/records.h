@@ -118,6 +118,7 @@ struct PacketTraceRow {
     uint32_t wire_len = 0;
     std::vector<uint8_t> data;  ///< the frame as received (possibly cut short)
     std::vector<std::pair<std::string, double>> stage_cycles;  ///< path order
+    std::string outcome;  ///< forwarded, replied, delivered, or "dropped: REASON"
 };
 
 /// Everything one writer transaction stores.

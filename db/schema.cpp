@@ -122,6 +122,7 @@ CREATE TABLE packet_traces (
   trial INTEGER NOT NULL, seq INTEGER NOT NULL, t REAL NOT NULL,
   port TEXT NOT NULL, wire_len INTEGER NOT NULL, data BLOB NOT NULL,
   stage_cycles TEXT NOT NULL,  -- "stage=cycles" pairs in path order, space separated
+  outcome TEXT NOT NULL,  -- forwarded, replied, delivered, or "dropped: REASON"
   PRIMARY KEY (run_id, trial, seq)
 ) WITHOUT ROWID;
 CREATE TABLE facts (

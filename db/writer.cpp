@@ -74,7 +74,7 @@ struct BatchWriter::Impl {
           sample(d.prepare("INSERT INTO stack_samples VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO "
                            "UPDATE SET weight = weight + excluded.weight")),
           trace(d.prepare("INSERT OR REPLACE INTO packet_traces VALUES "
-                          "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")),
+                          "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")),
           fact(d.prepare("INSERT OR REPLACE INTO facts VALUES (?1, ?2, ?3)")) {}
 
     int64_t intern_frame(const Frame& f) {
@@ -260,15 +260,16 @@ void BatchWriter::Impl::write_rows(int64_t id, const Batch& b) {
             .bind(6, t.wire_len)
             .bind_blob(7, t.data.data(), t.data.size())
             .bind(8, cycles)
+            .bind(9, t.outcome)
             .run();
     }
     for (const auto& [k, v] : b.facts) m.fact.bind(1, id).bind(2, k).bind(3, v).run();
 }
 
-RunWriter::RunWriter(const std::string& path, RunInfo run) : path_(path) {
+RunWriter::RunWriter(const std::string& path, RunInfo run) : path_(path), run_(std::move(run)) {
     db_ = open_store(path, Database::Mode::read_write);
     writer_ = std::make_unique<BatchWriter>(*db_);
-    run_id_ = writer_->insert_run(run);
+    writer_->insert_run(run_);
     thread_ = std::thread([this] { loop(); });
 }
 
@@ -340,12 +341,12 @@ void RunWriter::loop() {
                     rows += j.batch.rows();
                 }
             if (!batches.empty()) {
-                writer_->write(run_id_, batches);
+                writer_->write(run_.id, batches);
                 rows_ += rows;
                 batches_ += batches.size();
             }
             if (group.back().status)
-                writer_->set_status(run_id_, group.back().status->first,
+                writer_->set_status(run_.id, group.back().status->first,
                                     group.back().status->second);
         } catch (const std::exception& e) {
             err = e.what();

@@ -53,7 +53,9 @@ class RunWriter {
     RunWriter(const RunWriter&) = delete;
     RunWriter& operator=(const RunWriter&) = delete;
 
-    int64_t run_id() const { return run_id_; }
+    int64_t run_id() const { return run_.id; }
+    /// The run as stored (id, uuid and start time filled in).
+    const RunInfo& run() const { return run_; }
     const std::string& path() const { return path_; }
 
     /// Queues a batch; returns at once. Batches that queue up while the
@@ -80,7 +82,7 @@ class RunWriter {
     std::string path_;
     std::unique_ptr<Database> db_;
     std::unique_ptr<BatchWriter> writer_;
-    int64_t run_id_ = 0;
+    RunInfo run_;
     mutable std::mutex mu_;
     std::condition_variable cv_, idle_cv_;
     std::deque<Job> queue_;

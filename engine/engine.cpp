@@ -292,6 +292,8 @@ void Engine::setup_graph() {
     for (const char* n : names) node_ids_.push_back(rte_node_from_name(n));
     trace_entry_ = rte_node_from_name("eth_input");
     trace_source_ = rte_node_from_name("eth_rx");
+    trace_drop_ = rte_node_from_name("drop");
+    trace_tx_ = rte_node_from_name("eth_tx");
 }
 
 // rte_graph_walk with one addition: the same rdtsc pair that feeds the graph
@@ -358,6 +360,7 @@ void Engine::walk_traced(uint64_t now) {
                     std::min<uint32_t>(rte_pktmbuf_data_len(traced), PacketTrace::kMaxBytes));
                 std::memcpy(tr->data.data(), rte_pktmbuf_mtod(traced, const void*), tr->cap_len);
                 tr->stages = 0;
+                tr->outcome = PacketTrace::Outcome::unknown;
                 if (source_share > 0) {
                     tr->node[0] = source_node;
                     tr->cycles[0] = source_share;
@@ -365,6 +368,14 @@ void Engine::walk_traced(uint64_t now) {
                 }
             }
             for (uint16_t i = 0; traced && i < n && !holds; ++i) holds = objs[i] == traced;
+            // The packet may be freed by this stage: read its fate first.
+            if (holds && node->id == trace_drop_) {
+                tr->outcome = PacketTrace::Outcome::dropped;
+                tr->drop = static_cast<uint16_t>(meta(traced)->drop);
+            } else if (holds && node->id == trace_tx_) {
+                tr->outcome = meta(traced)->fate == Fate::reply ? PacketTrace::Outcome::replied
+                                                                : PacketTrace::Outcome::forwarded;
+            }
         }
         const uint64_t start = rte_rdtsc();
         const uint16_t rc = node->process(graph, node, objs, n);

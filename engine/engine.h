@@ -112,6 +112,8 @@ class Engine {
     uint64_t trace_next_ = 0;                        ///< worker-owned: TSC of the next trace
     rte_node_t trace_entry_ = RTE_NODE_ID_INVALID;   ///< traces start at this stage
     rte_node_t trace_source_ = RTE_NODE_ID_INVALID;  ///< ... fed by this one
+    rte_node_t trace_drop_ = RTE_NODE_ID_INVALID;    ///< outcome: dropped (and why)
+    rte_node_t trace_tx_ = RTE_NODE_ID_INVALID;      ///< outcome: forwarded or replied
     bool running_ = false;
     unsigned worker_lcore_ = 0;
 };

@@ -18,6 +18,9 @@ struct PacketTrace {
     uint16_t wire_len = 0;
     uint16_t cap_len = 0;
     uint8_t stages = 0;
+    /// How the packet left the graph, read from its metadata at the last stage.
+    enum class Outcome : uint8_t { unknown, forwarded, replied, dropped } outcome = Outcome::unknown;
+    uint16_t drop = 0;  ///< DropReason, when dropped
     std::array<uint16_t, kMaxStages> node{};
     /// The packet's share of each stage call: the call's cycles over the packets it handled.
     std::array<float, kMaxStages> cycles{};

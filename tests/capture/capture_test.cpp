@@ -191,6 +191,7 @@ TEST_F(CaptureTest, PcapngExportReadsBackInTshark) {
     while (fgets(buf, sizeof buf, p)) lines.emplace_back(buf);
     EXPECT_EQ(pclose(p), 0);
     ASSERT_EQ(lines.size(), data.rows.traces.size());
+    std::map<std::string, int> outcomes;
     for (size_t i = 0; i < lines.size(); ++i) {
         const auto& t = data.rows.traces[i];
         SCOPED_TRACE(lines[i]);
@@ -199,6 +200,13 @@ TEST_F(CaptureTest, PcapngExportReadsBackInTshark) {
         ASSERT_FALSE(t.stage_cycles.empty());
         EXPECT_EQ(t.stage_cycles.front().first, "eth_rx");
         EXPECT_NE(lines[i].find("eth_rx "), std::string::npos);
-        EXPECT_NE(lines[i].find(" cycles"), std::string::npos);
+        EXPECT_NE(lines[i].find(" cycles; "), std::string::npos);
+        // Each trace says how the packet left the graph, as the store has it.
+        ASSERT_FALSE(t.outcome.empty());
+        EXPECT_NE(lines[i].find("; " + t.outcome), std::string::npos);
+        outcomes[t.outcome.substr(0, t.outcome.find(':'))]++;
     }
+    // The default generator's mix: mostly forwarded, a fifth to sockets, some malformed.
+    EXPECT_GT(outcomes["forwarded"], outcomes["delivered"]);
+    EXPECT_GT(outcomes["delivered"], 0);
 }

@@ -61,7 +61,7 @@ Batch sample_batch(int trial) {
                         "wire",
                         64,
                         std::vector<uint8_t>(64, 0xab),
-                        {{"eth_rx", 40.5}, {"ip6_input", 12.0}}});
+                        {{"eth_rx", 40.5}, {"ip6_input", 12.0}}, "dropped: ip6_bad_version"});
     b.facts.emplace_back("packets", "100");
     return b;
 }
@@ -166,6 +166,7 @@ TEST_F(StoreTest, BatchRoundTrip) {
     EXPECT_EQ(d.rows.traces[0].data.size(), 64u);
     ASSERT_EQ(d.rows.traces[0].stage_cycles.size(), 2u);
     EXPECT_DOUBLE_EQ(d.rows.traces[0].stage_cycles[0].second, 40.5);
+    EXPECT_EQ(d.rows.traces[0].outcome, "dropped: ip6_bad_version");
     EXPECT_EQ(d.rows.perf.size(), 2u);
     EXPECT_EQ(find_run(*db, "base").id, id);
     EXPECT_EQ(find_run(*db, std::to_string(id)).label, "base");
