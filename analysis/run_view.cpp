@@ -67,8 +67,8 @@ std::string render_run(const db::RunData& run, const RunViewOptions& opt) {
     if (!info.pmu.empty()) t.emit("perf_event %s\n", info.pmu.substr(0, info.pmu.find('\n')).c_str());
     if (!info.note.empty()) t.emit("note: %s\n", info.note.c_str());
 
-    // Trials: steady-state rates, one row each.
-    if (!rows.trials.empty()) {
+    // Trials: steady-state rates, one row each (an import has no time to rate over).
+    if (!rows.trials.empty() && info.kind != "pcap-import") {
         t.emit("\n%-6s %10s %14s %14s %14s %14s\n", "trial", "window s", "received", "rx rate",
                "forwarded", "delivered");
         for (const auto& tr : rows.trials)

@@ -249,6 +249,8 @@ db::RunData import_pcap(const std::string& file, const std::string& db_path,
     info.host = db::host_name();
     info.cpu_model = cpu_model();
     info.tsc_hz = rte_get_tsc_hz();
+    info.engine_version = PATHSCOPE_VERSION;
+    info.git_revision = PATHSCOPE_GIT_REVISION;
     info.pid = getpid();
     info.trials = 1;
     db::RunWriter writer(db_path, info);
