@@ -242,16 +242,10 @@ db::RunData import_pcap(const std::string& file, const std::string& db_path,
     fact("pcap.not_parsed_short", std::to_string(too_short));
     for (const auto& [proto, n] : protocols) fact("pcap.protocol." + proto, std::to_string(n));
 
-    db::RunInfo info;
+    db::RunInfo info = machine_run_info();
     info.label = label.empty() ? std::filesystem::path(file).filename().string() : label;
     info.kind = "pcap-import";
     info.scenario_path = file;
-    info.host = db::host_name();
-    info.cpu_model = cpu_model();
-    info.tsc_hz = rte_get_tsc_hz();
-    info.engine_version = PATHSCOPE_VERSION;
-    info.git_revision = PATHSCOPE_GIT_REVISION;
-    info.pid = getpid();
     info.trials = 1;
     db::RunWriter writer(db_path, info);
     db::RunData run{writer.run(), batch};

@@ -56,10 +56,15 @@ db::PacketTraceRow trace_row(Engine& engine, int trial, int64_t seq, uint64_t tr
     for (unsigned i = 0; i < t.stages; ++i)
         row.stage_cycles.emplace_back(engine.node_name(t.node[i]), t.cycles[i]);
     switch (t.outcome) {
-        case PacketTrace::Outcome::forwarded: row.outcome = "forwarded"; break;
-        case PacketTrace::Outcome::replied: row.outcome = "replied"; break;
+        case PacketTrace::Outcome::forwarded:
+            row.outcome = "forwarded";
+            break;
+        case PacketTrace::Outcome::replied:
+            row.outcome = "replied";
+            break;
         case PacketTrace::Outcome::dropped:
-            row.outcome = "dropped: " + std::string(drop_reason_name(static_cast<DropReason>(t.drop)));
+            row.outcome =
+                "dropped: " + std::string(drop_reason_name(static_cast<DropReason>(t.drop)));
             break;
         case PacketTrace::Outcome::unknown:
             // Handed to a socket: udp6_input was its last stage and it was not dropped.
@@ -69,8 +74,6 @@ db::PacketTraceRow trace_row(Engine& engine, int trial, int64_t seq, uint64_t tr
     }
     return row;
 }
-
-}  // namespace
 
 std::string cpu_model() {
     std::ifstream in("/proc/cpuinfo");
@@ -83,11 +86,24 @@ std::string cpu_model() {
     return "";
 }
 
+}  // namespace
+
+db::RunInfo machine_run_info() {
+    db::RunInfo info;
+    info.host = db::host_name();
+    info.cpu_model = cpu_model();
+    info.tsc_hz = rte_get_tsc_hz();
+    info.engine_version = PATHSCOPE_VERSION;
+    info.git_revision = PATHSCOPE_GIT_REVISION;
+    info.pid = getpid();
+    return info;
+}
+
 RecordResult record_run(const Scenario& sc, const RecordOptions& opt) {
     const CaptureSettings& cs = sc.capture;
     eal_init(sc.engine.eal_args);
 
-    db::RunInfo info;
+    db::RunInfo info = machine_run_info();
     info.label = opt.label;
     if (info.label.empty()) {
         info.label = std::filesystem::path(opt.scenario_path).stem().string();
@@ -96,12 +112,6 @@ RecordResult record_run(const Scenario& sc, const RecordOptions& opt) {
     info.scenario_path = opt.scenario_path;
     info.scenario_text = sc.text;
     info.settings = join_lines(sc.overrides);
-    info.host = db::host_name();
-    info.cpu_model = cpu_model();
-    info.tsc_hz = rte_get_tsc_hz();
-    info.engine_version = PATHSCOPE_VERSION;
-    info.git_revision = PATHSCOPE_GIT_REVISION;
-    info.pid = getpid();
     info.trials = static_cast<int>(cs.trials);
     info.trial_seconds = sc.engine.duration_s;
     info.interval_seconds = cs.interval_s;
@@ -153,7 +163,7 @@ RecordResult record_run(const Scenario& sc, const RecordOptions& opt) {
             return true;
         };
         db::Batch late;  // what only the end of a trial gives
-        hooks.stopped = [&](Engine& e) {
+        hooks.stopped = [&](Engine&) {
             drain_traces(late);
             if (counters) late.perf = counters->read(tr);
             const std::string key = "trial" + std::to_string(trial) + ".samples";
@@ -169,7 +179,6 @@ RecordResult record_run(const Scenario& sc, const RecordOptions& opt) {
             }
             counters.reset();
             sampler.reset();
-            (void)e;
         };
         RunResult r = run_engine(sc.engine, hooks);
         result.interrupted = r.interrupted;

@@ -36,7 +36,8 @@ struct RecordResult {
 /// RecordResult::error, with everything committed before kept.
 RecordResult record_run(const Scenario& scenario, const RecordOptions& options);
 
-/// This machine's CPU model (from /proc/cpuinfo).
-std::string cpu_model();
+/// A new run's facts about this machine and build: host, CPU model, TSC Hz
+/// (needs the EAL), pathscope version and git revision, and this process's pid.
+db::RunInfo machine_run_info();
 
 }  // namespace pathscope::capture
