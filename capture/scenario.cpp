@@ -308,7 +308,11 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         Section s(*t, name, "routes");
         s.get("file", cfg.routes_file);
         s.get("nexthop", cfg.routes_file_nexthop);
+        s.get("generate", cfg.routes_generate);
+        s.get("seed", cfg.routes_seed);
         s.finish();
+        if ((!cfg.routes_file.empty() || cfg.routes_generate) && cfg.routes_file_nexthop == 0)
+            s.fail_here("[routes] needs 'nexthop' (the next hop id its routes go to)");
         cfg.routes_file = resolve(base_dir, cfg.routes_file);
     }
     for (const auto* t : top.tables("app")) {

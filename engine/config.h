@@ -86,6 +86,10 @@ struct EngineConfig {
     std::vector<RouteConfig> routes;
     std::string routes_file;           ///< "PREFIX/LEN NEXTHOP" lines
     uint32_t routes_file_nexthop = 0;  ///< next hop for lines that name none
+    /// Routes generated in memory (BGP-shaped, like `pathscope routes`) via
+    /// routes_file_nexthop; 0: none.
+    uint32_t routes_generate = 0;
+    uint64_t routes_seed = 1;
     std::vector<AppConfig> apps;
     WorkloadConfig workload;
     uint32_t icmp_errors_per_s = 100;  ///< ICMPv6 port-unreachable rate limit

@@ -9,6 +9,7 @@
 #include "engine/apps.h"
 #include "engine/eal.h"
 #include "engine/nodes/node.h"
+#include "engine/route_gen.h"
 #include "engine/routes.h"
 
 namespace pathscope::engine {
@@ -229,6 +230,12 @@ void Engine::setup_routes() {
     if (!cfg_.routes_file.empty()) {
         auto file = read_route_file(cfg_.routes_file, cfg_.routes_file_nexthop);
         routes.insert(routes.end(), file.begin(), file.end());
+    }
+    if (cfg_.routes_generate) {
+        if (cfg_.routes_file_nexthop == 0)
+            throw std::runtime_error("[routes] generate needs a nexthop");
+        for (const Prefix6& p : generate_routes(cfg_.routes_generate, cfg_.routes_seed))
+            routes.push_back({p, cfg_.routes_file_nexthop});
     }
 
     rte_fib6_conf conf{};

@@ -70,17 +70,27 @@ class CaptureTest : public ::testing::Test {
         ss << in.rdbuf();
         return ss.str();
     }
-    /// Committed intervals of run 1, read the way any other reader would.
-    int64_t committed_intervals(const std::string& db) const {
+    /// Committed intervals of run 1, read the way any other reader would,
+    /// while the capture writes. Each read also checks that every interval it
+    /// sees is whole: its ledger row and one row per stage (torn_ counts not).
+    int64_t committed_intervals(const std::string& db) {
         try {
             auto store = open_store(db, Database::Mode::read_only);
-            return store->scalar("SELECT count(*) FROM intervals WHERE run_id = 1");
+            auto q = store->prepare(
+                "SELECT (SELECT count(*) FROM intervals WHERE run_id = 1), "
+                "(SELECT count(*) FROM stage_counters WHERE run_id = 1 AND seq >= 0), "
+                "(SELECT count(DISTINCT stage) FROM stage_counters WHERE run_id = 1)");
+            if (!q.step()) return 0;
+            ++reads_;
+            if (q.i64(1) != q.i64(0) * q.i64(2)) ++torn_;
+            return q.i64(0);
         } catch (const DbError&) {
             return 0;  // not created yet
         }
     }
+    int reads_ = 0, torn_ = 0;
     /// Polls until run 1 has `n` committed intervals (or 60 s pass).
-    int64_t wait_for_intervals(const std::string& db, int64_t n) const {
+    int64_t wait_for_intervals(const std::string& db, int64_t n) {
         const auto deadline = std::chrono::steady_clock::now() + 60s;
         int64_t seen = 0;
         while ((seen = committed_intervals(db)) < n && std::chrono::steady_clock::now() < deadline)
@@ -101,6 +111,8 @@ TEST_F(CaptureTest, KillNineKeepsEveryCommittedBatch) {
         spawn({"run", "--db", db, "--label", "victim", "--duration", "60", "--interval", "0.05"});
     const int64_t before = wait_for_intervals(db, 6);
     ASSERT_GE(before, 6) << output("stderr");
+    EXPECT_GT(reads_, 0);
+    EXPECT_EQ(torn_, 0) << "a reader saw half of a batch while the capture wrote";
     ASSERT_EQ(kill(pid, SIGKILL), 0);
     EXPECT_EQ(wait_for(pid), 128 + SIGKILL);
 

@@ -128,3 +128,11 @@ TEST(Scenario, BadSetNamesTheSetting) {
     EXPECT_NE(override_error(text, {"engine.burst"}).find("KEY=VALUE"), std::string::npos);
     EXPECT_NE(override_error(text, {"port.zz.device=x"}).find("no [[port]]"), std::string::npos);
 }
+
+TEST(Scenario, RoutesFromAFileOrAGeneratedCount) {
+    auto s = parse_scenario("[routes]\ngenerate = 1000\nseed = 7\nnexthop = 1\n", "s.toml", "/b");
+    EXPECT_EQ(s.engine.routes_generate, 1000u);
+    EXPECT_EQ(s.engine.routes_seed, 7u);
+    EXPECT_NE(override_error("[routes]\ngenerate = 10\n", {}).find("needs 'nexthop'"),
+              std::string::npos);
+}
