@@ -338,9 +338,10 @@ void Engine::walk() {
 }
 
 // The same walk, following one received packet: the first one eth_input
-// sees, with its share of the eth_rx call that brought it in. Every stage whose input holds it
-// records the packet's share of that call. Runs about trace_rate times a second, so the pointer
-// search over each stage's input stays off the hot path.
+// sees, with its share of the eth_rx call that brought it in. Every stage
+// whose input holds it records the packet's share of that call. It runs a few
+// dozen times a second, so the pointer search over each input, and the
+// duplicated loop, stay off the hot path that walk() keeps lean.
 void Engine::walk_traced(uint64_t now) {
     rte_graph* graph = graph_;
     const rte_graph_off_t* cir_start = graph->cir_start;
@@ -349,8 +350,7 @@ void Engine::walk_traced(uint64_t now) {
     HistogramRecorder* hist = call_cycles_.get();
     PacketTrace* tr = traces_.slot();
     const rte_mbuf* traced = nullptr;
-    float source_share = 0;
-    uint16_t source_node = 0;
+    float source_share = 0;  ///< eth_rx's cycles per packet in this walk
     while (likely(head != graph->tail)) {
         rte_node* node =
             static_cast<rte_node*>(RTE_PTR_ADD(graph, cir_start[static_cast<int32_t>(head++)]));
@@ -369,7 +369,7 @@ void Engine::walk_traced(uint64_t now) {
                 tr->stages = 0;
                 tr->outcome = PacketTrace::Outcome::unknown;
                 if (source_share > 0) {
-                    tr->node[0] = source_node;
+                    tr->node[0] = static_cast<uint16_t>(trace_source_);
                     tr->cycles[0] = source_share;
                     tr->stages = 1;
                 }
@@ -391,10 +391,8 @@ void Engine::walk_traced(uint64_t now) {
         node->total_calls++;
         node->total_objs += rc;
         if (rc) hist[node->id].record(cycles);
-        if (!n && rc && !traced && node->id == trace_source_) {  // eth_rx: its per-packet share
+        if (!n && rc && !traced && node->id == trace_source_)
             source_share = static_cast<float>(cycles) / static_cast<float>(rc);
-            source_node = static_cast<uint16_t>(node->id);
-        }
         if (holds && tr->stages < PacketTrace::kMaxStages) {
             tr->node[tr->stages] = static_cast<uint16_t>(node->id);
             tr->cycles[tr->stages] = static_cast<float>(cycles) / static_cast<float>(n);
