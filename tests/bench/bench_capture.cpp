@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <iterator>
 #include <string>
 
 #include "capture/recorder.h"
@@ -148,30 +149,53 @@ int main(int argc, char** argv) {
         opt.db_path = (dir / "capture.db").string();
         opt.label = "bench";
         opt.scenario_path = "bench_capture";
-        std::vector<double> on, off;
+        // What each part of recording costs: the store alone, then each
+        // perf_event use on top, then everything (the defaults).
+        struct Variant {
+            const char* name;
+            bool counting, sampling, traces;
+        };
+        const Variant variants[] = {
+            {"store only (snapshots every 0.1 s)", false, false, false},
+            {"store + perf counting", true, false, false},
+            {"store + cpu-clock sampling", false, true, false},
+            {"store + packet traces", false, false, true},
+            {"capture on (all of the above, the default)", true, true, true},
+        };
+        constexpr size_t kVariants = std::size(variants);
+        std::vector<double> off;
+        std::vector<std::vector<double>> on(kVariants);
         for (int r = 0; r < runs; ++r) {
             const capture::RunResult bare = capture::run_engine(sc.engine);
             off.push_back(
                 capture::rate_pps(bare.window_start, bare.window_end, &engine::Ledger::forwarded) /
                 1e6);
-            const capture::RecordResult rec = capture::record_run(sc, opt);
-            if (!rec.error.empty()) throw std::runtime_error(rec.error);
-            on.push_back(rec.run.rows.trials.at(0).forwarded_pps / 1e6);
-            std::printf("  run %d: capture off %.3f Mpps, capture on %.3f Mpps\n", r + 1,
-                        off.back(), on.back());
+            std::printf("  run %d: capture off %.3f Mpps", r + 1, off.back());
+            for (size_t v = 0; v < kVariants; ++v) {
+                capture::Scenario with = sc;
+                if (!variants[v].counting) with.capture.perf_events.clear();
+                if (!variants[v].sampling) with.capture.sample_hz = 0;
+                if (!variants[v].traces) with.capture.traces_per_s = 0;
+                const capture::RecordResult rec = capture::record_run(with, opt);
+                if (!rec.error.empty()) throw std::runtime_error(rec.error);
+                on[v].push_back(rec.run.rows.trials.at(0).forwarded_pps / 1e6);
+                std::printf(", %.3f", on[v].back());
+            }
+            std::printf("\n");
         }
+        const double base = median(off);
         std::printf(
             "\nengine forward, %.0f s runs, median of %d (net_pcap -> net_null, 40k routes)\n",
             seconds, runs);
-        std::printf("  %-44s %10.3f Mpps\n", "capture off (no store, no perf)", median(off));
-        std::printf("  %-44s %10.3f Mpps\n", "capture on (store, perf, sampling, traces)",
-                    median(on));
-        std::printf("  %-44s %10.2fx  (goal 0.95x or better)\n", "on / off",
-                    median(on) / median(off));
-        std::printf(
-            "  capture settings: interval %.1f s, %zu perf events, %s at %u Hz, %u traces/s\n",
-            sc.capture.interval_s, sc.capture.perf_events.size(), sc.capture.sample_event.c_str(),
-            sc.capture.sample_hz, sc.capture.traces_per_s);
+        std::printf("  %-46s %10.3f Mpps\n", "capture off (no store, no perf)", base);
+        for (size_t v = 0; v < kVariants; ++v)
+            std::printf("  %-46s %10.3f Mpps  %5.2fx\n", variants[v].name, median(on[v]),
+                        median(on[v]) / base);
+        std::printf("  capture on / off: %.2fx  (goal 0.95x or better)\n",
+                    median(on[kVariants - 1]) / base);
+        std::printf("  defaults: interval %.1f s, %zu perf events, %s at %u Hz, %u traces/s\n",
+                    sc.capture.interval_s, sc.capture.perf_events.size(),
+                    sc.capture.sample_event.c_str(), sc.capture.sample_hz, sc.capture.traces_per_s);
         fs::remove_all(dir);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "bench_capture: %s\n", e.what());
