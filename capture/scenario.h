@@ -21,7 +21,7 @@ struct CaptureSettings {
         "perf::task-clock",   "perf::context-switches", "perf::page-faults",  "perf::cycles",
         "perf::instructions", "perf::cache-misses",     "perf::branch-misses"};
     std::string sample_event = "perf::cpu-clock";  ///< sampled with call chains
-    uint32_t sample_hz = 999;                      ///< 0: no sampling
+    uint32_t sample_hz = 199;                      ///< 0: no sampling
     uint32_t traces_per_s = 50;                    ///< packet traces per second; 0: none
 };
 

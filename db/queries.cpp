@@ -4,6 +4,8 @@
 #include <map>
 #include <sstream>
 
+#include "db/schema.h"
+
 namespace pathscope::db {
 
 namespace {
@@ -36,6 +38,12 @@ RunInfo read_run(const Statement& s) {
     r.interval_seconds = s.f64(18);
     r.pmu = s.text(19);
     r.note = s.text(20);
+    // A read-only reader cannot mark a dead capture's run; it shows it as
+    // the next read-write open will store it.
+    if (r.status == "running" && capture_process_gone(r.host, r.pid)) {
+        r.status = "aborted";
+        if (r.note.empty()) r.note = "the capture process ended without closing the run (killed?)";
+    }
     return r;
 }
 

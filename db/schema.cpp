@@ -133,11 +133,12 @@ CREATE TABLE facts (
 )sql",
 };
 
-bool process_gone(int64_t pid) {
-    return pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
-}
-
 }  // namespace
+
+bool capture_process_gone(const std::string& host, int64_t pid) {
+    return host == host_name() && pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 &&
+           errno == ESRCH;
+}
 
 std::string host_name() {
     char buf[256] = {};
@@ -146,11 +147,10 @@ std::string host_name() {
 }
 
 int recover_stale_runs(Database& db) {
-    Statement q = db.prepare("SELECT id, pid FROM runs WHERE status = 'running' AND host = ?1");
-    q.bind(1, host_name());
+    Statement q = db.prepare("SELECT id, host, pid FROM runs WHERE status = 'running'");
     std::vector<int64_t> stale;
     while (q.step())
-        if (process_gone(q.i64(1))) stale.push_back(q.i64(0));
+        if (capture_process_gone(q.text(1), q.i64(2))) stale.push_back(q.i64(0));
     if (stale.empty()) return 0;
     Statement u = db.prepare(
         "UPDATE runs SET status = 'aborted', note = CASE note WHEN '' THEN "

@@ -24,6 +24,10 @@ std::unique_ptr<Database> open_store(const std::string& path, Database::Mode mod
 /// does this for read_write handles.)
 int recover_stale_runs(Database& db);
 
+/// Whether a run marked running was started on this host by a process
+/// that no longer exists (killed, crashed).
+bool capture_process_gone(const std::string& host, int64_t pid);
+
 /// This machine's host name.
 std::string host_name();
 

@@ -201,7 +201,13 @@ TEST_F(StoreTest, RunOfADeadProcessReopensAsAborted) {
         r.pid = 999999999;  // no such process
         w.insert_run(r);
     }
+    {  // a reader shows it as aborted before anyone stores that
+        auto ro = open_store(path, Database::Mode::read_only);
+        EXPECT_EQ(list_runs(*ro).at(0).status, "aborted");
+        EXPECT_EQ(ro->scalar("SELECT count(*) FROM runs WHERE status = 'running'"), 1);
+    }
     auto db = open_store(path, Database::Mode::read_write);
+    EXPECT_EQ(db->scalar("SELECT count(*) FROM runs WHERE status = 'aborted'"), 1);
     EXPECT_EQ(list_runs(*db).at(0).status, "aborted");
 }
 
