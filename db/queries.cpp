@@ -189,8 +189,9 @@ RunData load_run(const Database& db, int64_t id) {
             b.stacks.push_back(std::move(row));
         }
     }
-    for (Statement s = query("SELECT trial, seq, t, port, wire_len, data, stage_cycles, outcome FROM "
-                             "packet_traces WHERE run_id = ?1 ORDER BY trial, seq");
+    for (Statement s =
+             query("SELECT trial, seq, t, port, wire_len, data, stage_cycles, outcome FROM "
+                   "packet_traces WHERE run_id = ?1 ORDER BY trial, seq");
          s.step();)
         b.traces.push_back({static_cast<int>(s.i64(0)), s.i64(1), s.f64(2), s.text(3),
                             static_cast<uint32_t>(s.i64(4)), s.blob(5),

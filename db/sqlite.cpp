@@ -3,11 +3,27 @@
 namespace pathscope::db {
 
 namespace {
+/// How to fix what an SQLite result code says went wrong.
+std::string advice(int rc) {
+    switch (rc & 0xff) {
+        case SQLITE_FULL:
+            return " (free some space, or use --db on a disk with room)";
+        case SQLITE_CORRUPT:
+            return " (the file is damaged; sqlite3 FILE 'PRAGMA integrity_check' shows where)";
+        case SQLITE_NOTADB:
+            return " (this file is not an SQLite database)";
+        case SQLITE_BUSY:
+            return " (another process holds the store's write lock)";
+        case SQLITE_READONLY:
+            return " (the store is read-only here: check the file's permissions)";
+        default:
+            return "";
+    }
+}
+
 std::string message(sqlite3* db, int rc) {
     const char* m = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-    std::string s = m ? m : sqlite3_errstr(rc);
-    if (rc == SQLITE_FULL) s += " (free some space, or use --db on a disk with room)";
-    return s;
+    return std::string(m ? m : sqlite3_errstr(rc)) + advice(rc);
 }
 }  // namespace
 
@@ -122,9 +138,8 @@ void Database::exec(const std::string& sql) {
     char* err = nullptr;
     const int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err);
     if (rc != SQLITE_OK) {
-        std::string m = err ? err : sqlite3_errstr(rc);
+        std::string m = (err ? err : sqlite3_errstr(rc)) + advice(rc);
         sqlite3_free(err);
-        if (rc == SQLITE_FULL) m += " (free some space, or use --db on a disk with room)";
         throw DbError(path_ + ": " + m, rc);
     }
 }

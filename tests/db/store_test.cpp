@@ -61,7 +61,8 @@ Batch sample_batch(int trial) {
                         "wire",
                         64,
                         std::vector<uint8_t>(64, 0xab),
-                        {{"eth_rx", 40.5}, {"ip6_input", 12.0}}, "dropped: ip6_bad_version"});
+                        {{"eth_rx", 40.5}, {"ip6_input", 12.0}},
+                        "dropped: ip6_bad_version"});
     b.facts.emplace_back("packets", "100");
     return b;
 }
@@ -292,4 +293,42 @@ TEST_F(StoreTest, ReaderSeesWholeBatchesDuringWrites) {
     EXPECT_EQ(torn.load(), 0);
     auto db = open_store(path, Database::Mode::read_only);
     EXPECT_EQ(db->scalar("SELECT count(*) FROM intervals"), kBatches);
+}
+
+// A damaged store gives an error naming the file, never a crash or garbage.
+TEST_F(StoreTest, DamagedStoreGivesAClearError) {
+    const auto path = file("damaged.db");
+    int64_t id = 0;
+    {
+        RunWriter w(path, sample_run("soon-damaged"));
+        id = w.run_id();
+        for (int i = 0; i < 50; ++i) w.submit(sample_batch(i));
+        w.finish("complete");
+    }
+    {  // fold the WAL back in, so the damage lands in the main file
+        auto db = open_store(path, Database::Mode::read_write);
+        db->exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    }
+    const auto size = fs::file_size(path);
+    ASSERT_GT(size, 8 * 4096u);
+    {
+        std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+        // Scribble over every page but the first (the header and schema).
+        for (std::streamoff page = 1; page * 4096 < static_cast<std::streamoff>(size); ++page) {
+            f.seekp(page * 4096 + 100);
+            const std::string junk(600, '\xa5');
+            f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+        }
+    }
+    try {
+        auto db = open_store(path, Database::Mode::read_only);
+        load_run(*db, id);
+        FAIL() << "a damaged store read without an error";
+    } catch (const DbError& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find(path), std::string::npos) << msg;
+        EXPECT_TRUE(msg.find("malformed") != std::string::npos ||
+                    msg.find("not a database") != std::string::npos)
+            << msg;
+    }
 }
