@@ -18,6 +18,7 @@
 
 #include "db/queries.h"
 #include "db/schema.h"
+#include "tests/support/temp_dir.h"
 
 extern char** environ;
 namespace fs = std::filesystem;
@@ -28,16 +29,8 @@ namespace {
 
 class CaptureTest : public ::testing::Test {
   protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() /
-               ("pathscope_capture_" + std::to_string(getpid()) + "_" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
     void TearDown() override {
         if (mounted_) umount2(mount_point_.c_str(), MNT_DETACH);
-        fs::remove_all(dir_);
     }
 
     /// Starts `pathscope ARGS` with its output in files; returns the pid.
@@ -98,7 +91,8 @@ class CaptureTest : public ::testing::Test {
         return seen;
     }
 
-    fs::path dir_;
+    pathscope::test::TempDir tmp_{"capture"};
+    const fs::path& dir_ = tmp_.path();
     fs::path mount_point_;
     bool mounted_ = false;
 };

@@ -13,6 +13,7 @@
 #include "db/queries.h"
 #include "db/schema.h"
 #include "db/writer.h"
+#include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace pathscope::db;
@@ -21,16 +22,8 @@ namespace {
 
 class StoreTest : public ::testing::Test {
   protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() /
-               ("pathscope_store_" + std::to_string(getpid()) + "_" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-    std::string file(const std::string& name) const { return (dir_ / name).string(); }
-    fs::path dir_;
+    std::string file(const std::string& name) const { return dir_.file(name); }
+    pathscope::test::TempDir dir_{"store"};
 };
 
 RunInfo sample_run(const std::string& label) {

@@ -12,6 +12,7 @@
 #include "db/queries.h"
 #include "db/schema.h"
 #include "tests/engine/eal_env.h"
+#include "tests/support/temp_dir.h"
 
 using namespace pathscope;
 namespace fs = std::filesystem;
@@ -19,13 +20,6 @@ namespace fs = std::filesystem;
 namespace {
 
 const fs::path kCorpus = fs::path(PATHSCOPE_SOURCE_DIR) / ".." / "shared" / "corpus" / "pcap";
-
-fs::path temp_dir(const char* name) {
-    auto d = fs::temp_directory_path() / ("pathscope_import_" + std::to_string(getpid()) + name);
-    fs::remove_all(d);
-    fs::create_directories(d);
-    return d;
-}
 
 std::string fact(const db::RunData& run, const std::string& key) {
     for (const auto& [k, v] : run.rows.facts)
@@ -36,8 +30,8 @@ std::string fact(const db::RunData& run, const std::string& key) {
 TEST(Import, EveryCorpusCaptureImportsOrIsRefusedClearly) {
     if (!fs::is_directory(kCorpus)) GTEST_SKIP() << "corpus folder " << kCorpus << " is absent";
     test::init_eal();
-    const auto dir = temp_dir("corpus");
-    const std::string db = (dir / "corpus.db").string();
+    const test::TempDir dir("import");
+    const std::string db = dir.file("corpus.db");
     std::vector<fs::path> files;
     for (const auto& e : fs::directory_iterator(kCorpus))
         if (e.is_regular_file()) files.push_back(e.path());
@@ -80,12 +74,12 @@ TEST(Import, EveryCorpusCaptureImportsOrIsRefusedClearly) {
     EXPECT_GT(imported, files.size() / 2);
     auto store = db::open_store(db, db::Database::Mode::read_only);
     EXPECT_EQ(db::list_runs(*store).size(), imported);
-    fs::remove_all(dir);
 }
 
 TEST(Import, SummaryCountsPacketsFlowsAndProtocols) {
     test::init_eal();
-    const auto dir = temp_dir("summary");
+    const test::TempDir tmp("import");
+    const fs::path& dir = tmp.path();
     // Three UDP packets of two flows and one with a bad IP version, written by libpcap's format.
     std::vector<std::vector<uint8_t>> frames;
     engine::FrameSpec s;
@@ -138,7 +132,6 @@ TEST(Import, SummaryCountsPacketsFlowsAndProtocols) {
         EXPECT_NE(msg.find("byte offset " + std::to_string(last_record)), std::string::npos) << msg;
         EXPECT_NE(msg.find("packet 4"), std::string::npos) << msg;
     }
-    fs::remove_all(dir);
 }
 
 }  // namespace
