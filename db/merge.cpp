@@ -69,8 +69,8 @@ MergeResult merge_stores(const std::vector<std::string>& inputs, const std::stri
             Statement runs = out->prepare(
                 "SELECT id, uuid FROM src.runs WHERE uuid NOT IN (SELECT uuid FROM main.runs) "
                 "ORDER BY id");
-            std::vector<int64_t> todo;
-            while (runs.step()) todo.push_back(runs.i64(0));
+            std::vector<int64_t> new_runs;
+            while (runs.step()) new_runs.push_back(runs.i64(0));
             result.skipped +=
                 static_cast<int>(out->scalar("SELECT count(*) FROM src.runs WHERE uuid IN "
                                              "(SELECT uuid FROM main.runs)"));
@@ -80,7 +80,7 @@ MergeResult merge_stores(const std::vector<std::string>& inputs, const std::stri
             Statement sample = out->prepare(
                 "INSERT INTO main.stack_samples VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO "
                 "UPDATE SET weight = weight + excluded.weight");
-            for (int64_t old_id : todo) {
+            for (int64_t old_id : new_runs) {
                 copy_run.bind(1, old_id).run();
                 const int64_t new_id = out->last_insert_id();
                 for (const char* table : kRunTables) {
