@@ -10,6 +10,7 @@
 #include "capture/run.h"
 #include "engine/engine.h"
 #include "tests/engine/eal_env.h"
+#include "tests/support/corpus.h"
 
 using namespace pathscope;
 using namespace pathscope::engine;
@@ -17,16 +18,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kCorpus = fs::path(PATHSCOPE_SOURCE_DIR) / ".." / "shared" / "corpus" / "pcap";
-
 TEST(Corpus, EveryCaptureReplaysOrIsRefusedClearly) {
-    if (!fs::is_directory(kCorpus)) GTEST_SKIP() << "corpus folder " << kCorpus << " is absent";
+    const std::vector<fs::path> files = test::corpus_files();
+    if (files.empty()) GTEST_SKIP() << "corpus folder " << test::kCorpusDir << " is absent";
     test::init_eal();
-    std::vector<fs::path> files;
-    for (const auto& e : fs::directory_iterator(kCorpus))
-        if (e.is_regular_file()) files.push_back(e.path());
-    std::sort(files.begin(), files.end());
-    ASSERT_FALSE(files.empty());
     unsigned replayed = 0, refused = 0;
     uint64_t packets = 0;
     for (const auto& file : files) {
@@ -68,11 +63,12 @@ TEST(Corpus, EveryCaptureReplaysOrIsRefusedClearly) {
 }
 
 TEST(Corpus, NonEthernetIsRefusedWithItsLinkType) {
-    if (!fs::is_directory(kCorpus)) GTEST_SKIP() << "corpus folder " << kCorpus << " is absent";
+    const std::vector<fs::path> files = test::corpus_files();
+    if (files.empty()) GTEST_SKIP() << "corpus folder " << test::kCorpusDir << " is absent";
     bool seen = false;
-    for (const auto& e : fs::directory_iterator(kCorpus)) {
+    for (const auto& file : files) {
         try {
-            capture::probe_ethernet_capture(e.path().string());
+            capture::probe_ethernet_capture(file.string());
         } catch (const std::exception& ex) {
             const std::string msg = ex.what();
             if (msg.find("is not Ethernet") == std::string::npos) continue;

@@ -12,14 +12,13 @@
 #include "db/queries.h"
 #include "db/schema.h"
 #include "tests/engine/eal_env.h"
+#include "tests/support/corpus.h"
 #include "tests/support/temp_dir.h"
 
 using namespace pathscope;
 namespace fs = std::filesystem;
 
 namespace {
-
-const fs::path kCorpus = fs::path(PATHSCOPE_SOURCE_DIR) / ".." / "shared" / "corpus" / "pcap";
 
 std::string fact(const db::RunData& run, const std::string& key) {
     for (const auto& [k, v] : run.rows.facts)
@@ -28,15 +27,11 @@ std::string fact(const db::RunData& run, const std::string& key) {
 }
 
 TEST(Import, EveryCorpusCaptureImportsOrIsRefusedClearly) {
-    if (!fs::is_directory(kCorpus)) GTEST_SKIP() << "corpus folder " << kCorpus << " is absent";
+    const std::vector<fs::path> files = test::corpus_files();
+    if (files.empty()) GTEST_SKIP() << "corpus folder " << test::kCorpusDir << " is absent";
     test::init_eal();
     const test::TempDir dir("import");
     const std::string db = dir.file("corpus.db");
-    std::vector<fs::path> files;
-    for (const auto& e : fs::directory_iterator(kCorpus))
-        if (e.is_regular_file()) files.push_back(e.path());
-    std::sort(files.begin(), files.end());
-    ASSERT_FALSE(files.empty());
     unsigned imported = 0, refused = 0;
     uint64_t dropped = 0;
     for (const auto& file : files) {
