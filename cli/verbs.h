@@ -20,6 +20,9 @@ int cmd_merge(const std::vector<std::string>& args);
 int cmd_import(const std::vector<std::string>& args);
 int cmd_export(const std::vector<std::string>& args);
 int cmd_routes(const std::vector<std::string>& args);
+int cmd_stats(const std::vector<std::string>& args);
+int cmd_compare(const std::vector<std::string>& args);
+int cmd_report(const std::vector<std::string>& args);
 
 extern const char* const kRunUsage;
 extern const char* const kListUsage;
@@ -28,5 +31,8 @@ extern const char* const kMergeUsage;
 extern const char* const kImportUsage;
 extern const char* const kExportUsage;
 extern const char* const kRoutesUsage;
+extern const char* const kStatsUsage;
+extern const char* const kCompareUsage;
+extern const char* const kReportUsage;
 
 }  // namespace pathscope::cli

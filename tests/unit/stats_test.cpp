@@ -1,0 +1,157 @@
+// Student's t as ministat computes it, Mann-Whitney U, and ministat's output.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "analysis/ministat.h"
+#include "analysis/stats.h"
+
+using namespace pathscope::analysis;
+
+namespace {
+std::vector<double> seq(double from, double to) {
+    std::vector<double> v;
+    for (double x = from; x <= to; x += 1) v.push_back(x);
+    return v;
+}
+}  // namespace
+
+// The published review result, from its summary figures alone.
+TEST(StudentT, ReproducesThePublished22x2Result) {
+    const Summary base = summary_of(22, 1919208.8, 33644.193);
+    const Summary cand = summary_of(22, 4035067.9, 21266.017);
+    const TTest t = student_t(base, cand, 95);
+    EXPECT_TRUE(t.significant);
+    EXPECT_EQ(ministat_verdict(t),
+              "Difference at 95.0% confidence\n"
+              "\t2.11586e+06 +/- 17124.2\n"
+              "\t110.246% +/- 1.65583%\n"
+              "\t(Student's t, pooled s = 28144.1)\n");
+    EXPECT_TRUE(t.warning.empty());
+}
+
+// {1..5} against {11..15}: pooled s = sqrt(2.5), s * sqrt(1/5 + 1/5) = 1, so
+// the half-width is t itself (8 df); relative: sqrt(9.8889) * t * 100 / 3.
+TEST(StudentT, HandCheckedDifferenceAtEveryLevel) {
+    const Summary a = summarize(seq(1, 5)), b = summarize(seq(11, 15));
+    const double t8[] = {1.397, 1.860, 2.306, 2.896, 3.355, 4.501};
+    for (size_t i = 0; i < confidence_levels().size(); ++i) {
+        const TTest t = student_t(a, b, confidence_levels()[i]);
+        ASSERT_TRUE(t.significant);
+        EXPECT_DOUBLE_EQ(t.difference, 10);
+        EXPECT_NEAR(t.half_width, t8[i], 1e-9);
+        EXPECT_NEAR(t.pooled_s, 1.58113883, 1e-8);
+        EXPECT_NEAR(t.percent, 333.3333333, 1e-6);
+        EXPECT_NEAR(t.percent_half_width, t8[i] * std::sqrt(9.8888889) * 100 / 3, 1e-4);
+    }
+}
+
+// {1..5} against {3,4,5,6,7.5}: d = 2.1, pooled s = 1.66583, s*sqrt(0.4) =
+// 1.05357; at 95% the half-width 2.306 * 1.05357 = 2.4295 > 2.1: no
+// difference. At 80% it is 1.47183 < 2.1, and the relative half-width is
+// 1.397 * sqrt((4*3.05 + 4*2.5*1.7^2) * 10/200) * 100/3 = 66.7546%.
+TEST(StudentT, HandCheckedNoDifferenceThenDifference) {
+    const Summary a = summarize(seq(1, 5)), b = summarize({3, 4, 5, 6, 7.5});
+    const TTest at95 = student_t(a, b, 95);
+    EXPECT_FALSE(at95.significant);
+    EXPECT_EQ(ministat_verdict(at95), "No difference proven at 95.0% confidence\n");
+    const TTest at80 = student_t(a, b, 80);
+    EXPECT_TRUE(at80.significant);
+    EXPECT_EQ(ministat_verdict(at80),
+              "Difference at 80.0% confidence\n\t2.1 +/- 1.47183\n\t70% +/- 66.7546%\n"
+              "\t(Student's t, pooled s = 1.66583)\n");
+}
+
+TEST(StudentT, CriticalValuesFollowMinistatsTable) {
+    EXPECT_DOUBLE_EQ(t_critical(95, 42), 2.018);
+    EXPECT_DOUBLE_EQ(t_critical(95, 1), 12.706);
+    EXPECT_DOUBLE_EQ(t_critical(99, 100), 2.626);
+    // Beyond 100 degrees of freedom: the normal limit.
+    EXPECT_DOUBLE_EQ(t_critical(95, 101), 1.960);
+    EXPECT_DOUBLE_EQ(t_critical(80, 5000), 1.282);
+    // ministat's 99.5 column is the two-sided 99.8% quantile.
+    EXPECT_DOUBLE_EQ(t_critical(99.5, 1), 318.309);
+    EXPECT_DOUBLE_EQ(t_critical(99.5, 1000), 3.090);
+}
+
+TEST(StudentT, SmallSamplesAreNamed) {
+    const TTest one = student_t(summarize({5}), summarize({6, 7}), 95);
+    EXPECT_FALSE(one.possible);
+    EXPECT_NE(one.warning.find("N = 1 vs 2"), std::string::npos);
+    EXPECT_NE(ministat_verdict(one).find("No test"), std::string::npos);
+    const TTest two = student_t(summarize({5, 6}), summarize({9, 10, 11}), 95);
+    EXPECT_TRUE(two.possible);
+    EXPECT_FALSE(two.warning.empty());
+}
+
+// {1,2,3,4} vs {5,6,7,8}: U = 16 of 16, only 1 of C(8,4) = 70 orderings is as
+// extreme on each side, p = 2/70. {1,2,2,3} vs {2,3,4,5} has ties: mid-ranks
+// give cand rank sum 23.5, U = 13.5, mu = 8, tie term 30, var = 16/12 *
+// (9 - 30/56) = 11.2857, z = (5.5 - 0.5) / 3.35942 = 1.48835, p = 0.13665.
+TEST(MannWhitney, HandChecked) {
+    const UTest clear = mann_whitney({1, 2, 3, 4}, {5, 6, 7, 8}, 95);
+    EXPECT_TRUE(clear.exact);
+    EXPECT_DOUBLE_EQ(clear.u, 16);
+    EXPECT_NEAR(clear.p, 2.0 / 70, 1e-12);
+    EXPECT_TRUE(clear.significant);
+    EXPECT_DOUBLE_EQ(clear.shift, 4);
+    EXPECT_FALSE(mann_whitney({1, 2, 3, 4}, {5, 6, 7, 8}, 99).significant);
+
+    const UTest ties = mann_whitney({1, 2, 2, 3}, {2, 3, 4, 5}, 95);
+    EXPECT_FALSE(ties.exact);
+    EXPECT_DOUBLE_EQ(ties.u, 13.5);
+    EXPECT_NEAR(ties.p, 0.13665, 2e-5);
+    EXPECT_FALSE(ties.significant);
+
+    const UTest mixed = mann_whitney({1, 3, 5, 7, 9}, {2, 4, 6, 8, 10}, 95);
+    EXPECT_DOUBLE_EQ(mixed.u, 15);  // cand ranks 2+4+6+8+10 = 30, minus 15
+    EXPECT_GT(mixed.p, 0.5);
+    EXPECT_FALSE(mixed.significant);
+    EXPECT_TRUE(mixed.warning.empty());
+}
+
+TEST(MannWhitney, WarnsWhenNCannotProveAnything) {
+    const UTest u = mann_whitney({1, 2, 3}, {7, 8, 9}, 95);
+    EXPECT_NEAR(u.min_p, 0.1, 1e-12);  // 2 / C(6,3)
+    EXPECT_FALSE(u.significant);
+    EXPECT_NE(u.warning.find("N = 3 vs 3"), std::string::npos);
+}
+
+// The plot of Debian's ministat for these two files, copied from its output.
+TEST(Ministat, PlotAndTableMatchMinistat) {
+    const std::vector<DataSet> sets = {{"a.txt", {1, 2, 3, 4, 5}}, {"b.txt", {3, 4, 5, 6, 7.5}}};
+    EXPECT_EQ(render_ministat(sets),
+              "x a.txt\n"
+              "+ b.txt\n"
+              "+--------------------------------------------------------------------------+\n"
+              "|x          x          *           *          *          +                +|\n"
+              "|     |________________A___|_____________|____MA___________________|       |\n"
+              "+--------------------------------------------------------------------------+\n"
+              "    N           Min           Max        Median           Avg        Stddev\n"
+              "x   5             1             5             3             3     1.5811388\n"
+              "+   5             3           7.5             5           5.1     1.7464249\n"
+              "No difference proven at 95.0% confidence\n");
+    MinistatOptions quiet;
+    quiet.quiet = true;
+    quiet.plot = false;
+    quiet.verdicts = false;
+    EXPECT_EQ(render_ministat(sets, quiet),
+              "x   5             1             5             3             3     1.5811388\n"
+              "+   5             3           7.5             5           5.1     1.7464249\n");
+}
+
+TEST(Ministat, ReadsAColumnAndNamesBadLines) {
+    std::istringstream in("# run  rate\n1 10.5\n\n2 11.5 # note\n3\t12.5\n");
+    const DataSet ds = read_data_set(in, "rates.txt", 2);
+    EXPECT_EQ(ds.values, (std::vector<double>{10.5, 11.5, 12.5}));
+    std::istringstream bad("1\n2\nthree\n");
+    try {
+        read_data_set(bad, "x.txt");
+        FAIL() << "no error";
+    } catch (const std::exception& e) {
+        EXPECT_NE(std::string(e.what()).find("x.txt:3: 'three' is not a number"), std::string::npos)
+            << e.what();
+    }
+}
