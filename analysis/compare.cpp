@@ -1,0 +1,113 @@
+#include "analysis/compare.h"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+namespace pathscope::analysis {
+
+std::vector<Verdict> compare_metrics(const std::vector<Metric>& base,
+                                     const std::vector<Metric>& cand, double confidence) {
+    std::map<std::pair<std::string, std::string>, const Metric*> by_key;
+    for (const auto& m : cand) by_key[{m.group, m.name}] = &m;
+    std::vector<Verdict> out;
+    for (const auto& b : base) {
+        auto it = by_key.find({b.group, b.name});
+        if (it == by_key.end()) continue;
+        Verdict v;
+        v.base = b;
+        v.cand = *it->second;
+        v.base_summary = summarize(b.values);
+        v.cand_summary = summarize(v.cand.values);
+        const double mb = v.base_summary.mean, mc = v.cand_summary.mean;
+        v.percent = mb != 0 ? (mc - mb) * 100 / mb : 0;
+        if (b.skewed) {
+            v.test = "Mann-Whitney U";
+            v.u = mann_whitney(b.values, v.cand.values, confidence);
+            v.possible = v.u.possible;
+            v.significant = v.u.significant;
+            v.warning = v.u.warning;
+        } else {
+            v.test = "Student's t";
+            v.t = student_t(v.base_summary, v.cand_summary, confidence);
+            v.possible = v.t.possible;
+            v.significant = v.t.significant;
+            v.percent_half_width = v.t.percent_half_width;
+            v.warning = v.t.warning;
+        }
+        if (!v.possible)
+            v.outcome = "no test";
+        else if (!v.significant)
+            v.outcome = "no difference";
+        else
+            v.outcome = (mc > mb) == b.higher_is_better ? "better" : "worse";
+        out.push_back(std::move(v));
+    }
+    return out;
+}
+
+std::string format_change(const Verdict& v) {
+    char buf[64];
+    if (v.base_summary.mean == 0) return "n/a";
+    if (v.test == "Student's t" && v.possible)
+        std::snprintf(buf, sizeof buf, "%+.1f%% +/-%.1f%%", v.percent, v.percent_half_width);
+    else
+        std::snprintf(buf, sizeof buf, "%+.1f%%", v.percent);
+    return buf;
+}
+
+namespace {
+
+std::string short_number(double v) {
+    char buf[32];
+    if (std::fabs(v) >= 1e6 || (std::fabs(v) < 0.01 && v != 0))
+        std::snprintf(buf, sizeof buf, "%.3g", v);
+    else if (std::fabs(v) >= 100)
+        std::snprintf(buf, sizeof buf, "%.0f", v);
+    else
+        std::snprintf(buf, sizeof buf, "%.3f", v);
+    return buf;
+}
+
+}  // namespace
+
+std::string render_verdicts_text(const std::vector<Verdict>& verdicts, double confidence) {
+    std::string out;
+    char line[512];
+    std::string group;
+    std::set<std::string> warnings;
+    for (const auto& v : verdicts) {
+        if (v.base.group != group) {
+            group = v.base.group;
+            std::snprintf(line, sizeof line, "%s%-18s %-10s %9s %9s %-15s %s\n",
+                          out.empty() ? "" : "\n", group.c_str(), "unit", "base", "cand",
+                          "change", "verdict");
+            out += line;
+        }
+        // Mark the test: t for Student's t, U for Mann-Whitney U.
+        std::string verdict = v.outcome == "no difference" ? "no diff" : v.outcome;
+        verdict += v.test == "Mann-Whitney U" ? " U" : " t";
+        if (!v.warning.empty()) verdict += "!";
+        std::string name = v.base.name.size() > 18 ? v.base.name.substr(0, 17) + "~" : v.base.name;
+        std::snprintf(line, sizeof line, "%-18s %-10s %9s %9s %-15s %s\n", name.c_str(),
+                      v.base.unit.c_str(), short_number(v.base_summary.mean).c_str(),
+                      short_number(v.cand_summary.mean).c_str(), format_change(v).c_str(),
+                      verdict.c_str());
+        out += line;
+        if (!v.warning.empty()) warnings.insert(v.warning);
+    }
+    if (verdicts.empty()) return "no metric is common to both runs\n";
+    const Verdict& first = verdicts.front();
+    std::snprintf(line, sizeof line,
+                  "\nN = %zu vs %zu trials; means shown; verdicts at %.1f%% confidence.\n"
+                  "t: Student's t with pooled variance, change +/- its interval (ministat's)\n"
+                  "U: Mann-Whitney U, two-sided, for the skewed per-call cycle percentiles\n"
+                  "no diff: no difference proven; !: see the note below\n",
+                  first.base.values.size(), first.cand.values.size(), confidence);
+    out += line;
+    for (const auto& w : warnings) out += "! " + w + "\n";
+    return out;
+}
+
+}  // namespace pathscope::analysis

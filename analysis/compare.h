@@ -1,0 +1,36 @@
+// A verdict per metric between two runs: Student's t for throughput, cycles
+// and counters, Mann-Whitney U for the skewed per-call percentiles. Each
+// verdict names its test, confidence and N, and says better or worse.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/run_metrics.h"
+#include "analysis/stats.h"
+
+namespace pathscope::analysis {
+
+struct Verdict {
+    Metric base, cand;
+    Summary base_summary, cand_summary;
+    std::string test;  ///< "Student's t" or "Mann-Whitney U"
+    TTest t;           ///< when test is Student's t
+    UTest u;           ///< when test is Mann-Whitney U
+    bool possible = false;
+    bool significant = false;
+    double percent = 0;             ///< (cand - base) / base, in %
+    double percent_half_width = 0;  ///< Student's t only
+    std::string outcome;            ///< "better", "worse", "no difference", "no test"
+    std::string warning;
+};
+
+std::vector<Verdict> compare_metrics(const std::vector<Metric>& base,
+                                     const std::vector<Metric>& cand, double confidence);
+
+/// "+5.1% ± 1.2%", "-0.3%", "n/a"
+std::string format_change(const Verdict& v);
+/// The verdict table for a terminal or a mailing list: fits in 80 columns.
+std::string render_verdicts_text(const std::vector<Verdict>& verdicts, double confidence);
+
+}  // namespace pathscope::analysis

@@ -1,0 +1,133 @@
+#include "analysis/flame_diff.h"
+
+#include <cmath>
+#include <cstdio>
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <map>
+
+#include "analysis/stats.h"
+
+namespace pathscope::analysis {
+
+namespace {
+
+struct Differ {
+    const FlameTree& base;
+    const FlameTree& cand;
+    const DiffOptions& opt;
+    bool by_trials;
+    double whole = 0;
+    FlameDiff out;
+
+    std::vector<double> values(const FlameTree& t, int node) const {
+        std::vector<double> v(static_cast<size_t>(t.trials()), 0.0);
+        if (node >= 0)
+            for (int k = 0; k < t.trials(); ++k) v[k] = t.scaled_total(node, k);
+        return v;
+    }
+
+    int add(const std::string& name, int parent, int b, int c) {
+        DiffNode n;
+        n.name = name;
+        n.parent = parent;
+        const std::vector<double> vb = values(base, b), vc = values(cand, c);
+        const Summary sb = summarize(vb), sc = summarize(vc);
+        n.base = sb.mean;
+        n.cand = sc.mean;
+        n.delta = n.cand - n.base;
+        n.relative = n.base != 0 ? n.delta / n.base : (n.delta != 0 ? INFINITY : 0);
+        if (by_trials)
+            n.noise = !student_t(sb, sc, opt.confidence).significant;
+        else
+            n.noise = std::fabs(n.delta) < opt.threshold * std::fabs(n.base) ||
+                      std::fabs(n.delta) < opt.min_share * whole;
+        const int index = static_cast<int>(out.nodes.size());
+        out.nodes.push_back(std::move(n));
+        if (parent >= 0) out.nodes[parent].children.push_back(index);
+        return index;
+    }
+
+    void walk(int here, int b, int c) {
+        if (b >= 0)
+            for (int kb : base.children(b)) {
+                const int kc = c >= 0 ? cand.child(c, base.name(kb)) : -1;
+                walk(add(base.name(kb), here, kb, kc), kb, kc);
+            }
+        if (c >= 0)
+            for (int kc : cand.children(c)) {
+                if (b >= 0 && base.child(b, cand.name(kc)) >= 0) continue;  // done above
+                walk(add(cand.name(kc), here, -1, kc), -1, kc);
+            }
+    }
+};
+
+}  // namespace
+
+std::string FlameDiff::path(size_t i) const {
+    std::string out;
+    for (int n = static_cast<int>(i); n > 0; n = nodes[n].parent)
+        out = nodes[n].name + (out.empty() ? "" : ";" + out);
+    return out;
+}
+
+FlameDiff diff_trees(const FlameTree& base, const FlameTree& cand, const DiffOptions& opt) {
+    Differ d{base, cand, opt, base.trials() >= 2 && cand.trials() >= 2, 0, {}};
+    char method[200];
+    if (d.by_trials) {
+        std::snprintf(method, sizeof method,
+                      "within noise: Student's t on %d vs %d trials finds no difference at "
+                      "%.1f%% confidence",
+                      base.trials(), cand.trials(), opt.confidence);
+    } else {
+        std::snprintf(method, sizeof method,
+                      "within noise (no trials to compare): change under %g%% of the node or "
+                      "under %g%% of the whole",
+                      opt.threshold * 100, opt.min_share * 100);
+    }
+    d.out.method = method;
+    d.whole = std::max(summarize(d.values(base, 0)).mean, summarize(d.values(cand, 0)).mean);
+    d.add("all", -1, 0, 0);
+    d.walk(0, 0, 0);
+    return std::move(d.out);
+}
+
+}  // namespace pathscope::analysis
+
+namespace pathscope::analysis {
+
+std::vector<SelfShare> hottest_functions(const FlameTree& base, const FlameTree& cand,
+                                         size_t rows, const DiffOptions& opt) {
+    // name -> per-trial scaled self weights, [0] base, [1] cand
+    std::map<std::string, std::array<std::vector<double>, 2>> per_name;
+    const FlameTree* trees[2] = {&base, &cand};
+    for (int side = 0; side < 2; ++side) {
+        const FlameTree& t = *trees[side];
+        for (size_t i = 1; i < t.size(); ++i) {
+            auto& v = per_name[t.name(i)][side];
+            v.resize(static_cast<size_t>(t.trials()), 0.0);
+            for (int k = 0; k < t.trials(); ++k) v[k] += t.scaled_self(i, k);
+        }
+    }
+    const bool by_trials = base.trials() >= 2 && cand.trials() >= 2;
+    std::vector<SelfShare> out;
+    for (auto& [name, sides] : per_name) {
+        for (int side = 0; side < 2; ++side)
+            sides[side].resize(static_cast<size_t>(trees[side]->trials()), 0.0);
+        const Summary b = summarize(sides[0]), c = summarize(sides[1]);
+        SelfShare s{name, b.mean, c.mean, true};
+        if (s.base == 0 && s.cand == 0) continue;
+        const double delta = std::fabs(c.mean - b.mean);
+        s.noise = by_trials ? !student_t(b, c, opt.confidence).significant
+                            : delta < opt.threshold * b.mean || delta < opt.min_share;
+        out.push_back(std::move(s));
+    }
+    std::sort(out.begin(), out.end(), [](const SelfShare& a, const SelfShare& b) {
+        return std::max(a.base, a.cand) > std::max(b.base, b.cand);
+    });
+    if (out.size() > rows) out.resize(rows);
+    return out;
+}
+
+}  // namespace pathscope::analysis

@@ -1,0 +1,51 @@
+// The difference of two flame trees, node by node (matched by call path):
+// each node's change in absolute and relative terms, and whether it is within
+// noise. With trials on both sides, noise is Student's t on the per-trial
+// values; without, a stated threshold decides.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/flame_tree.h"
+
+namespace pathscope::analysis {
+
+struct DiffOptions {
+    double confidence = 95;
+    /// Without trials: changes below this fraction of the node's baseline
+    /// value, or below `min_share` of the whole tree, count as noise.
+    double threshold = 0.05;
+    double min_share = 0.005;
+};
+
+struct DiffNode {
+    std::string name;
+    int parent = -1;
+    std::vector<int> children;
+    double base = 0, cand = 0;  ///< mean over trials of the scaled totals
+    double delta = 0;           ///< cand - base
+    double relative = 0;        ///< delta / base; infinite when the node is new
+    bool noise = true;
+};
+
+struct FlameDiff {
+    std::vector<DiffNode> nodes;  ///< node 0 is the root; parents before children
+    std::string method;           ///< how noise was decided, in words
+    std::string path(size_t i) const;
+};
+
+FlameDiff diff_trees(const FlameTree& base, const FlameTree& cand, const DiffOptions& opt = {});
+
+/// A function's own (self) share of the samples, summed over every call
+/// path it appears on, in both trees; noise decided as for nodes.
+struct SelfShare {
+    std::string name;
+    double base = 0, cand = 0;  ///< mean over trials of the scaled self weight
+    bool noise = true;
+};
+/// The `rows` functions with the largest self share in either tree.
+std::vector<SelfShare> hottest_functions(const FlameTree& base, const FlameTree& cand,
+                                         size_t rows, const DiffOptions& opt = {});
+
+}  // namespace pathscope::analysis

@@ -1,0 +1,248 @@
+#include "analysis/flame_tree.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <map>
+#include <stdexcept>
+
+#include "analysis/json.h"
+
+namespace pathscope::analysis {
+
+FlameTree::FlameTree(int trials, std::string unit)
+    : trials_(std::max(1, trials)), unit_(std::move(unit)), scale_(trials_, 1.0) {
+    nodes_.push_back(Node{intern("all"), -1, {}});
+    self_.assign(trials_, 0.0);
+}
+
+uint32_t FlameTree::intern(const std::string& name) {
+    auto [it, fresh] = name_ids_.try_emplace(name, static_cast<uint32_t>(names_.size()));
+    if (fresh) names_.push_back(name);
+    return it->second;
+}
+
+void FlameTree::add(const std::vector<std::string>& frames, double weight, int trial) {
+    if (trial < 0 || trial >= trials_)
+        throw std::out_of_range("trial " + std::to_string(trial) + " of a tree of " +
+                                std::to_string(trials_));
+    int node = 0;
+    for (const auto& f : frames) {
+        const uint32_t id = intern(f);
+        const uint64_t key = (static_cast<uint64_t>(node) << 32) | id;
+        auto it = child_of_.find(key);
+        if (it == child_of_.end()) {
+            const int fresh = static_cast<int>(nodes_.size());
+            nodes_.push_back(Node{id, node, {}});
+            nodes_[node].children.push_back(fresh);
+            self_.resize(self_.size() + trials_, 0.0);
+            it = child_of_.emplace(key, fresh).first;
+        }
+        node = it->second;
+    }
+    self_[static_cast<size_t>(node) * trials_ + trial] += weight;
+    stale_ = true;
+}
+
+void FlameTree::set_trial_scale(int trial, double divisor) {
+    if (trial >= 0 && trial < trials_ && divisor > 0) scale_[trial] = divisor;
+}
+
+int FlameTree::child(size_t node, std::string_view name) const {
+    auto id = name_ids_.find(std::string(name));
+    if (id == name_ids_.end()) return -1;
+    auto it = child_of_.find((static_cast<uint64_t>(node) << 32) | id->second);
+    return it == child_of_.end() ? -1 : it->second;
+}
+
+void FlameTree::refresh() const {
+    if (!stale_) return;
+    total_ = self_;
+    // Children come after their parents, so one backward pass sums subtrees.
+    for (size_t i = nodes_.size(); i-- > 1;) {
+        const size_t p = static_cast<size_t>(nodes_[i].parent);
+        for (int t = 0; t < trials_; ++t) total_[p * trials_ + t] += total_[i * trials_ + t];
+    }
+    stale_ = false;
+}
+
+double FlameTree::total(size_t i) const {
+    refresh();
+    double s = 0;
+    for (int t = 0; t < trials_; ++t) s += total_[i * trials_ + t];
+    return s;
+}
+
+double FlameTree::self(size_t i) const {
+    double s = 0;
+    for (int t = 0; t < trials_; ++t) s += self_[i * trials_ + t];
+    return s;
+}
+
+double FlameTree::scaled_total(size_t i, int trial) const {
+    refresh();
+    return total_[i * trials_ + trial] / scale_[trial];
+}
+
+std::string FlameTree::path(size_t i) const {
+    std::vector<size_t> chain;
+    for (int n = static_cast<int>(i); n > 0; n = nodes_[n].parent) chain.push_back(n);
+    std::string out;
+    for (size_t k = chain.size(); k-- > 0;) {
+        out += names_[nodes_[chain[k]].name];
+        if (k) out += ';';
+    }
+    return out;
+}
+
+namespace {
+
+std::string format_weight(double w) { return json_number(w); }
+
+std::vector<std::string> split_frames(std::string_view stack) {
+    std::vector<std::string> frames;
+    size_t start = 0;
+    while (start <= stack.size()) {
+        const size_t end = std::min(stack.find(';', start), stack.size());
+        frames.emplace_back(stack.substr(start, end - start));
+        start = end + 1;
+    }
+    return frames;
+}
+
+}  // namespace
+
+FlameTree parse_folded(std::istream& in, const std::string& source) {
+    FlameTree tree(1, "samples");
+    std::string line;
+    int line_no = 0;
+    while (std::getline(in, line)) {
+        ++line_no;
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.empty() || line[0] == '#') continue;
+        const size_t space = line.find_last_of(' ');
+        double weight = 0;
+        const char* first = line.data() + (space == std::string::npos ? 0 : space + 1);
+        const char* last = line.data() + line.size();
+        auto r = std::from_chars(first, last, weight);
+        if (space == std::string::npos || space == 0 || r.ec != std::errc() || r.ptr != last ||
+            weight < 0)
+            throw std::runtime_error(source + ":" + std::to_string(line_no) +
+                                     ": not a folded stack ('frame;frame;... WEIGHT' with a "
+                                     "weight of 0 or more after the last space)");
+        tree.add(split_frames(std::string_view(line).substr(0, space)), weight);
+    }
+    return tree;
+}
+
+std::string to_folded(const FlameTree& tree) {
+    std::vector<std::string> lines;
+    for (size_t i = 1; i < tree.size(); ++i) {
+        const double w = tree.self(i);
+        if (w != 0) lines.push_back(tree.path(i) + " " + format_weight(w));
+    }
+    std::sort(lines.begin(), lines.end());
+    std::string out;
+    for (const auto& l : lines) out += l + "\n";
+    return out;
+}
+
+FlameTree parse_perf_script(std::istream& in, const std::string& source) {
+    FlameTree tree(1, "samples");
+    std::string line, comm;
+    std::vector<std::string> leaf_first;
+    bool in_sample = false;
+    int line_no = 0, samples = 0;
+    auto flush = [&] {
+        if (!in_sample) return;
+        std::vector<std::string> frames{comm};
+        frames.insert(frames.end(), leaf_first.rbegin(), leaf_first.rend());
+        tree.add(frames, 1);
+        ++samples;
+        leaf_first.clear();
+        in_sample = false;
+    };
+    while (std::getline(in, line)) {
+        ++line_no;
+        if (line.empty() || line.find_first_not_of(" \t") == std::string::npos) {
+            flush();
+            continue;
+        }
+        if (line[0] == '#') continue;
+        if (line[0] != ' ' && line[0] != '\t') {
+            // A sample header: "comm pid [cpu] time: period event:". The
+            // command name may hold spaces; it ends before the pid.
+            flush();
+            const size_t colon = line.find(':');
+            if (colon == std::string::npos)
+                throw std::runtime_error(source + ":" + std::to_string(line_no) +
+                                         ": not a perf script sample header (expected "
+                                         "'COMM PID ... TIME: EVENT:'); record with "
+                                         "'perf record -g' and convert with 'perf script'");
+            std::string head = line.substr(0, colon);
+            size_t pid_at = head.find_first_of("0123456789");
+            while (pid_at != std::string::npos && pid_at > 0 && head[pid_at - 1] != ' ' &&
+                   head[pid_at - 1] != '\t')
+                pid_at = head.find_first_of("0123456789", pid_at + 1);
+            comm = head.substr(0, pid_at == std::string::npos ? head.size() : pid_at);
+            while (!comm.empty() && (comm.back() == ' ' || comm.back() == '\t')) comm.pop_back();
+            if (comm.empty()) comm = "[unknown]";
+            in_sample = true;
+            continue;
+        }
+        // A frame: "ADDR SYMBOL+0xOFF (MODULE)".
+        const size_t a = line.find_first_not_of(" \t");
+        const size_t sym = line.find(' ', a);
+        if (!in_sample || sym == std::string::npos) continue;
+        std::string name = line.substr(sym + 1);
+        const size_t module = name.rfind(" (");
+        if (module != std::string::npos) name.erase(module);
+        const size_t off = name.rfind("+0x");
+        if (off != std::string::npos) name.erase(off);
+        leaf_first.push_back(name);
+    }
+    flush();
+    if (samples == 0)
+        throw std::runtime_error(source + ": no samples with call chains found (record with "
+                                 "'perf record -g' and convert with 'perf script')");
+    return tree;
+}
+
+std::string to_speedscope(const std::vector<NamedTree>& profiles, const std::string& name) {
+    std::map<std::string, size_t> frame_index;
+    std::vector<std::string> frames;
+    std::string body;
+    for (size_t p = 0; p < profiles.size(); ++p) {
+        const FlameTree& t = *profiles[p].tree;
+        // Each node's index path, built from its parent's (parents come first).
+        std::vector<std::string> stack_of(t.size());
+        std::string samples, weights;
+        double total = 0;
+        for (size_t i = 1; i < t.size(); ++i) {
+            auto [it, fresh] = frame_index.try_emplace(t.name(i), frames.size());
+            if (fresh) frames.push_back(t.name(i));
+            const std::string& up = stack_of[static_cast<size_t>(t.parent(i))];
+            stack_of[i] = up.empty() ? std::to_string(it->second)
+                                     : up + "," + std::to_string(it->second);
+            const double w = t.self(i);
+            if (w <= 0) continue;
+            samples += (samples.empty() ? "[" : ",[") + stack_of[i] + "]";
+            weights += (weights.empty() ? "" : ",") + json_number(w);
+            total += w;
+        }
+        body += std::string(p ? "," : "") + "\n    {\"type\": \"sampled\", \"name\": " +
+                json_string(profiles[p].name) + ", \"unit\": \"none\", \"startValue\": 0, " +
+                "\"endValue\": " + json_number(total) + ",\n     \"samples\": [" + samples +
+                "],\n     \"weights\": [" + weights + "]}";
+    }
+    std::string out =
+        "{\"$schema\": \"https://www.speedscope.app/file-format-schema.json\",\n"
+        " \"name\": " +
+        json_string(name) + ",\n \"exporter\": \"pathscope\",\n \"activeProfileIndex\": 0,\n" +
+        " \"shared\": {\"frames\": [";
+    for (size_t i = 0; i < frames.size(); ++i)
+        out += std::string(i ? ", " : "") + "{\"name\": " + json_string(frames[i]) + "}";
+    return out + "]},\n \"profiles\": [" + body + "\n ]}\n";
+}
+
+}  // namespace pathscope::analysis

@@ -1,0 +1,88 @@
+// Flame trees: weighted call trees from the stage counters (exact cycles),
+// sampled stacks, folded-stack files or `perf script` text, kept per trial so
+// that their difference can tell a real change from run-to-run noise.
+#pragma once
+
+#include <cstdint>
+#include <istream>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace pathscope::analysis {
+
+class FlameTree {
+  public:
+    /// `trials` repetitions; `unit` names what the weights count ("cycles").
+    explicit FlameTree(int trials = 1, std::string unit = "samples");
+
+    int trials() const { return trials_; }
+    const std::string& unit() const { return unit_; }
+
+    /// Adds `weight` to the stack `frames` (root first) in `trial`.
+    void add(const std::vector<std::string>& frames, double weight, int trial = 0);
+    /// What a trial's weights are divided by when trials are compared
+    /// (its packets, or its total samples); 1 by default.
+    void set_trial_scale(int trial, double divisor);
+
+    /// Node 0 is the root (named "all"); a child's index is above its parent's.
+    size_t size() const { return nodes_.size(); }
+    const std::string& name(size_t i) const { return names_[nodes_[i].name]; }
+    int parent(size_t i) const { return nodes_[i].parent; }
+    const std::vector<int>& children(size_t i) const { return nodes_[i].children; }
+    /// The child of `node` called `name`, or -1.
+    int child(size_t node, std::string_view name) const;
+    /// Weight of the node and everything under it, over all trials.
+    double total(size_t i) const;
+    /// Weight of the node itself, over all trials.
+    double self(size_t i) const;
+    /// A trial's total for the node, divided by the trial's scale.
+    double scaled_total(size_t i, int trial) const;
+    /// A trial's own weight for the node, divided by the trial's scale.
+    double scaled_self(size_t i, int trial) const {
+        return self_[i * trials_ + trial] / scale_[trial];
+    }
+    /// "a;b;c" from the root's first child down to node i.
+    std::string path(size_t i) const;
+
+  private:
+    struct Node {
+        uint32_t name = 0;
+        int parent = -1;
+        std::vector<int> children;
+    };
+    uint32_t intern(const std::string& name);
+    void refresh() const;
+
+    int trials_;
+    std::string unit_;
+    std::vector<Node> nodes_;
+    std::vector<std::string> names_;
+    std::unordered_map<std::string, uint32_t> name_ids_;
+    std::unordered_map<uint64_t, int> child_of_;  // (parent << 32 | name) -> node
+    std::vector<double> self_;                   // node * trials + trial
+    std::vector<double> scale_;
+    mutable std::vector<double> total_;  // node * trials + trial, rebuilt on demand
+    mutable bool stale_ = true;
+};
+
+/// Folded stacks, one "frame;frame;frame WEIGHT" a line (FlameGraph's
+/// format). Throws naming `source` and the line for a line without a weight.
+FlameTree parse_folded(std::istream& in, const std::string& source);
+/// Every stack with weight of its own, sorted, weights summed over trials.
+std::string to_folded(const FlameTree& tree);
+
+/// `perf script` output (samples with call chains): each sample weighs 1,
+/// its stack runs from the command name down to the sampled function.
+FlameTree parse_perf_script(std::istream& in, const std::string& source);
+
+/// speedscope's file format (sampled profiles, shared frames), one profile
+/// a tree: https://www.speedscope.app/file-format-schema.json
+struct NamedTree {
+    std::string name;
+    const FlameTree* tree;
+};
+std::string to_speedscope(const std::vector<NamedTree>& profiles, const std::string& name);
+
+}  // namespace pathscope::analysis

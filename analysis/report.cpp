@@ -1,0 +1,152 @@
+#include "analysis/report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "analysis/run_view.h"
+
+namespace pathscope::analysis {
+
+std::vector<std::string> line_diff(const std::string& a, const std::string& b) {
+    auto split = [](const std::string& s) {
+        std::vector<std::string> lines;
+        std::istringstream in(s);
+        for (std::string l; std::getline(in, l);) lines.push_back(l);
+        return lines;
+    };
+    const std::vector<std::string> x = split(a), y = split(b);
+    // lcs[i][j]: common-subsequence length of x[i..] and y[j..]
+    std::vector<std::vector<int>> lcs(x.size() + 1, std::vector<int>(y.size() + 1, 0));
+    for (size_t i = x.size(); i-- > 0;)
+        for (size_t j = y.size(); j-- > 0;)
+            lcs[i][j] = x[i] == y[j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+    std::vector<std::string> out;
+    size_t i = 0, j = 0;
+    while (i < x.size() || j < y.size()) {
+        if (i < x.size() && j < y.size() && x[i] == y[j]) {
+            out.push_back(" " + x[i++]);
+            ++j;
+        } else if (j < y.size() && (i == x.size() || lcs[i][j + 1] >= lcs[i + 1][j])) {
+            out.push_back("+" + y[j++]);
+        } else {
+            out.push_back("-" + x[i++]);
+        }
+    }
+    return out;
+}
+
+namespace {
+
+std::string trials_text(const db::RunInfo& r) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%d x %.1f s", r.trials, r.trial_seconds);
+    return buf;
+}
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+std::vector<std::array<std::string, 2>> environment_of(const db::RunInfo& r) {
+    char tsc[32];
+    std::snprintf(tsc, sizeof tsc, "%.3f GHz", static_cast<double>(r.tsc_hz) / 1e9);
+    return {{"run", std::to_string(r.id) + " \"" + r.label + "\" (" + r.status + ")"},
+            {"kind", r.kind},
+            {"host", r.host},
+            {"cpu", r.cpu_model.empty() ? "unknown" : r.cpu_model},
+            {"tsc", tsc},
+            {"pathscope", r.engine_version + (r.git_revision.empty() ? "" : " @ " + r.git_revision)},
+            {"started", r.started_at},
+            {"trials", trials_text(r)},
+            {"perf_event", first_line(r.pmu)},
+            {"scenario", r.scenario_path}};
+}
+
+// The text both runs were configured with: the scenario and the --set lines.
+std::string configuration(const db::RunInfo& r) {
+    std::string s = r.scenario_text;
+    if (!s.empty() && s.back() != '\n') s += '\n';
+    if (!r.settings.empty()) s += "# --set\n" + r.settings;
+    return s;
+}
+
+uint64_t stage_cycles(const db::RunData& run, const std::string& stage) {
+    uint64_t c = 0;
+    for (const auto& s : run.rows.stages)
+        if (s.seq == -1 && s.stage == stage) c += s.cycles;
+    return c;
+}
+
+Histogram merged_calls(const db::RunData& run, const std::string& stage) {
+    Histogram h;
+    for (const auto& row : run.rows.histograms)
+        if (row.kind == "stage_call_cycles" && row.subject == stage) h.merge(to_histogram(row));
+    return h;
+}
+
+std::vector<double> rx_rates(const std::vector<Metric>& metrics) {
+    for (const auto& m : metrics)
+        if (m.group == "throughput" && m.name == "rx rate") return m.values;
+    return {};
+}
+
+}  // namespace
+
+Report build_report(const db::RunData& base, const db::RunData* cand, const ReportOptions& opt) {
+    Report r;
+    r.options = opt;
+    r.base = base.info;
+    r.has_cand = cand != nullptr;
+    const db::RunData& other = cand ? *cand : base;
+    if (cand) r.cand = cand->info;
+
+    const auto env_b = environment_of(base.info), env_c = environment_of(other.info);
+    std::vector<std::array<std::string, 3>> same, differ;
+    for (size_t i = 0; i < env_b.size(); ++i) {
+        std::array<std::string, 3> row{env_b[i][0], env_b[i][1], cand ? env_c[i][1] : ""};
+        (cand && row[1] != row[2] ? differ : same).push_back(row);
+    }
+    r.environment = differ;
+    r.environment.insert(r.environment.end(), same.begin(), same.end());
+    if (cand) r.scenario_diff = line_diff(configuration(base.info), configuration(cand->info));
+
+    r.base_metrics = run_metrics(base);
+    if (cand) {
+        r.cand_metrics = run_metrics(*cand);
+        r.verdicts = compare_metrics(r.base_metrics, r.cand_metrics, opt.confidence);
+    }
+    const std::vector<double> rates = rx_rates(r.base_metrics);
+    if (!rates.empty()) r.rate_sets.push_back({base.info.label + " (rx Mpps)", rates});
+    if (cand) {
+        const std::vector<double> c = rx_rates(r.cand_metrics);
+        if (!c.empty()) r.rate_sets.push_back({cand->info.label + " (rx Mpps)", c});
+    }
+
+    // The busiest stages by cycles get their per-call distributions drawn.
+    std::map<std::string, uint64_t> cycles;
+    for (const auto& h : base.rows.histograms)
+        if (h.kind == "stage_call_cycles") cycles[h.subject] = stage_cycles(base, h.subject);
+    std::vector<std::pair<uint64_t, std::string>> busiest;
+    for (const auto& [stage, c] : cycles) busiest.emplace_back(c, stage);
+    std::sort(busiest.rbegin(), busiest.rend());
+    for (size_t i = 0; i < busiest.size() && i < opt.histogram_stages; ++i)
+        r.histograms.push_back({busiest[i].second, merged_calls(base, busiest[i].second),
+                                cand ? merged_calls(*cand, busiest[i].second) : Histogram{}});
+
+    r.base_queues = queue_skew(base.rows.queues);
+    if (cand) r.cand_queues = queue_skew(cand->rows.queues);
+
+    DiffOptions diff;
+    diff.confidence = opt.confidence;
+    r.stages = diff_trees(stage_tree(base), stage_tree(other), diff);
+    r.stack_event = main_stack_event(base);
+    if (r.stack_event.empty()) r.stack_event = main_stack_event(other);
+    if (!r.stack_event.empty()) {
+        const FlameTree b = stack_tree(base, r.stack_event), c = stack_tree(other, r.stack_event);
+        r.stacks = diff_trees(b, c, diff);
+        r.hottest = hottest_functions(b, c, opt.top_frames, diff);
+    }
+    return r;
+}
+
+}  // namespace pathscope::analysis

@@ -1,0 +1,68 @@
+// A code-review report of one run, or of a baseline and a candidate: the
+// environment and scenario difference, verdicts with ministat plots, per-stage
+// deltas, per-call cycle histograms, queue skew and the flame graphs. Built
+// once as plain data, rendered as text (80 columns), Markdown, HTML with
+// inline SVG, or JSON.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analysis/compare.h"
+#include "analysis/flame_diff.h"
+#include "analysis/histogram.h"
+#include "analysis/ministat.h"
+#include "analysis/queue_skew.h"
+#include "db/queries.h"
+
+namespace pathscope::analysis {
+
+struct ReportOptions {
+    double confidence = 95;
+    unsigned top_frames = 12;      ///< rows of the hottest-functions table
+    unsigned histogram_stages = 3; ///< busiest stages whose per-call cycles are drawn
+};
+
+struct Report {
+    ReportOptions options;
+    db::RunInfo base;
+    bool has_cand = false;
+    db::RunInfo cand;
+    /// Field, base value, candidate value ("" with one run); differing first.
+    std::vector<std::array<std::string, 3>> environment;
+    /// Unified-style lines of the scenario text and --set settings: " same",
+    /// "-base only", "+cand only".
+    std::vector<std::string> scenario_diff;
+
+    std::vector<Metric> base_metrics, cand_metrics;
+    std::vector<Verdict> verdicts;  ///< two runs only
+    /// Per-trial receive rates, the data of the ministat plot.
+    std::vector<DataSet> rate_sets;
+
+    struct StageHistogram {
+        std::string stage;
+        Histogram base, cand;
+    };
+    std::vector<StageHistogram> histograms;
+    std::vector<QueueSkew> base_queues, cand_queues;
+
+    /// Stage cycles per received packet; with one run, base against itself.
+    FlameDiff stages;
+    std::string stack_event;  ///< "" when the runs have no sampled stacks
+    FlameDiff stacks;         ///< shares of the samples
+    std::vector<SelfShare> hottest;  ///< functions by self share of the samples
+};
+
+Report build_report(const db::RunData& base, const db::RunData* cand, const ReportOptions& opt);
+
+std::string render_report_text(const Report& r);
+std::string render_report_markdown(const Report& r);
+std::string render_report_html(const Report& r);
+std::string render_report_json(const Report& r);
+
+/// "-" lines of a, "+" lines of b, " " lines of both (longest common subsequence).
+std::vector<std::string> line_diff(const std::string& a, const std::string& b);
+
+}  // namespace pathscope::analysis

@@ -1,0 +1,158 @@
+// The report as plain text for mailing lists and review comments: every line
+// fits in 80 columns.
+#include <cmath>
+#include <cstdio>
+
+#include "analysis/report.h"
+
+namespace pathscope::analysis {
+
+namespace {
+
+constexpr size_t kColumns = 80;
+
+struct Out {
+    std::string text;
+    template <typename... A>
+    void line(const char* fmt, A... a) {
+        char buf[1024];
+        std::snprintf(buf, sizeof buf, fmt, a...);
+        text += buf;
+        text += '\n';
+    }
+    void raw(const std::string& s) { text += s; }
+    void heading(const std::string& h) {
+        text += "\n" + h + "\n" + std::string(h.size(), '-') + "\n";
+    }
+};
+
+// The tail of a long name is the part that tells functions apart.
+std::string fit(const std::string& s, size_t width) {
+    return s.size() <= width ? s : "~" + s.substr(s.size() - (width - 1));
+}
+
+// Folds lines longer than the page at a space, indenting the rest.
+std::string fold(const std::string& text) {
+    std::string out;
+    size_t start = 0;
+    while (start < text.size()) {
+        size_t end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        std::string line = text.substr(start, end - start);
+        while (line.size() > kColumns) {
+            size_t cut = line.rfind(' ', kColumns);
+            if (cut == std::string::npos || cut < 20) cut = kColumns;
+            out += line.substr(0, cut) + "\n";
+            line = "    " + line.substr(cut + (line[cut] == ' ' ? 1 : 0));
+        }
+        out += line + "\n";
+        start = end + 1;
+    }
+    return out;
+}
+
+std::string percent(double fraction) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f%%", fraction * 100);
+    return buf;
+}
+
+}  // namespace
+
+std::string render_report_text(const Report& r) {
+    Out o;
+    if (r.has_cand)
+        o.line("pathscope report: %s (run %lld) against %s (run %lld)", r.cand.label.c_str(),
+               static_cast<long long>(r.cand.id), r.base.label.c_str(),
+               static_cast<long long>(r.base.id));
+    else
+        o.line("pathscope report: %s (run %lld)", r.base.label.c_str(),
+               static_cast<long long>(r.base.id));
+
+    o.heading("Environment");
+    for (const auto& e : r.environment) {
+        if (r.has_cand && e[1] != e[2]) {
+            o.line("  %-11s base: %s", e[0].c_str(), e[1].c_str());
+            o.line("  %-11s cand: %s", "", e[2].c_str());
+        } else {
+            o.line("  %-11s %s", e[0].c_str(), e[1].c_str());
+        }
+    }
+    if (r.has_cand) {
+        o.heading("Scenario difference (- base, + candidate)");
+        size_t changed = 0;
+        for (const auto& l : r.scenario_diff)
+            if (l[0] != ' ') o.line("  %s", l.c_str()), ++changed;
+        if (!changed) o.line("  none: both runs used the same scenario and settings");
+    }
+
+    if (r.has_cand) {
+        o.heading("Verdicts (candidate against base)");
+        o.raw(render_verdicts_text(r.verdicts, r.options.confidence));
+    } else {
+        o.heading("Measurements (mean over trials, stddev)");
+        for (const auto& m : r.base_metrics) {
+            const Summary s = summarize(m.values);
+            o.line("  %-12s %-24s %12.3f %-11s sd %.3f", m.group.c_str(),
+                   fit(m.name, 24).c_str(), s.mean, m.unit.c_str(), s.stddev);
+        }
+    }
+
+    if (r.rate_sets.size() == 2 && r.rate_sets[0].values.size() >= 3 &&
+        r.rate_sets[1].values.size() >= 3) {
+        o.heading("Receive rate per trial (ministat)");
+        MinistatOptions mo;
+        mo.confidence = r.options.confidence;
+        o.raw(render_ministat(r.rate_sets, mo));
+    }
+
+    o.heading("Cycles per received packet by stage (exact counters)");
+    o.line("  %-14s %10s %10s %10s %8s  %s", "stage", "base", "cand", "delta", "change", "");
+    for (int k : r.stages.nodes[0].children) {
+        const DiffNode& n = r.stages.nodes[k];
+        const double rel = std::isfinite(n.relative) ? n.relative * 100 : 0;
+        o.line("  %-14s %10.2f %10.2f %+10.2f %+7.1f%%  %s", fit(n.name, 14).c_str(), n.base,
+               n.cand, n.delta, rel, r.has_cand ? (n.noise ? "~ noise" : "changed") : "");
+    }
+    const DiffNode& all = r.stages.nodes[0];
+    o.line("  %-14s %10.2f %10.2f %+10.2f", "all stages", all.base, all.cand, all.delta);
+    if (r.has_cand) o.line("  ~ %s", r.stages.method.c_str());
+
+    for (const auto& h : r.histograms) {
+        o.heading("Cycles per call of " + h.stage);
+        o.raw(r.has_cand ? "base:\n" : "");
+        o.raw(render_text(h.base, "cycles", 12, 76));
+        if (r.has_cand) o.raw("candidate:\n" + render_text(h.cand, "cycles", 12, 76));
+    }
+
+    o.heading("Queues");
+    auto queues = [&](const std::vector<QueueSkew>& list, const char* side) {
+        for (const auto& q : list) {
+            o.line("  %s%s %s: %zu queue%s, max/mean %.2f, Jain's index %.3f%s", side,
+                   q.port.c_str(), q.dir.c_str(), q.queues.size(), q.queues.size() == 1 ? "" : "s",
+                   q.max_over_mean, q.jain, q.skewed ? "  SKEWED" : "");
+            for (const auto& s : q.queues)
+                o.line("      queue %-3d %14llu packets  %7.2f%%", s.queue, s.packets,
+                       s.share * 100);
+            if (q.skewed) o.line("    %s", q.flag.c_str());
+        }
+    };
+    queues(r.base_queues, r.has_cand ? "base " : "");
+    if (r.has_cand) queues(r.cand_queues, "cand ");
+
+    o.heading("Hottest functions (self share of " +
+              (r.stack_event.empty() ? std::string("samples") : r.stack_event) + ")");
+    if (r.hottest.empty()) o.line("  no sampled stacks in %s", r.has_cand ? "these runs" : "this run");
+    if (r.has_cand && !r.hottest.empty()) o.line("  %8s %8s %8s  %s", "base", "cand", "delta", "function");
+    for (const auto& f : r.hottest) {
+        if (r.has_cand)
+            o.line("  %8s %8s %+7.2f%s  %s", percent(f.base).c_str(), percent(f.cand).c_str(),
+                   (f.cand - f.base) * 100, f.noise ? "~" : " ", fit(f.name, 46).c_str());
+        else
+            o.line("  %8s  %s", percent(f.base).c_str(), fit(f.name, 66).c_str());
+    }
+    if (r.has_cand && !r.hottest.empty()) o.line("  ~ %s", r.stacks.method.c_str());
+    return fold(o.text);
+}
+
+}  // namespace pathscope::analysis

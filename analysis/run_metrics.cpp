@@ -1,0 +1,131 @@
+#include "analysis/run_metrics.h"
+
+#include <algorithm>
+#include <map>
+
+#include "analysis/run_view.h"
+
+namespace pathscope::analysis {
+
+namespace {
+
+int trial_count(const db::RunData& run) {
+    int n = 0;
+    for (const auto& t : run.rows.trials) n = std::max(n, t.trial + 1);
+    return n;
+}
+
+double ratio(double a, double b) { return b > 0 ? a / b : 0; }
+
+// Adds `v` for `trial` to the metric keyed (group, name), creating it with
+// room for every trial.
+struct MetricSet {
+    int trials;
+    std::vector<Metric> list;
+    std::map<std::pair<std::string, std::string>, size_t> index;
+
+    Metric& get(const std::string& group, const std::string& name, const std::string& unit,
+                bool higher_is_better, bool skewed) {
+        auto [it, fresh] = index.try_emplace({group, name}, list.size());
+        if (fresh)
+            list.push_back({group, name, unit, higher_is_better, skewed,
+                            std::vector<double>(static_cast<size_t>(trials), 0.0)});
+        return list[it->second];
+    }
+};
+
+}  // namespace
+
+std::vector<Metric> run_metrics(const db::RunData& run) {
+    const int trials = trial_count(run);
+    MetricSet m{trials, {}, {}};
+    std::vector<double> received(static_cast<size_t>(trials), 0.0);
+    for (const auto& t : run.rows.trials) {
+        received[t.trial] = static_cast<double>(t.received);
+        if (run.info.kind == "pcap-import") continue;
+        m.get("throughput", "rx rate", "Mpps", true, false).values[t.trial] = t.rx_pps / 1e6;
+        m.get("throughput", "forwarded", "Mpps", true, false).values[t.trial] =
+            t.forwarded_pps / 1e6;
+        m.get("throughput", "delivered", "Mpps", true, false).values[t.trial] =
+            t.delivered_pps / 1e6;
+    }
+    // Stages in graph order; the whole path first.
+    std::vector<db::StageRow> stages;
+    for (const auto& s : run.rows.stages)
+        if (s.seq == -1 && s.trial < trials) stages.push_back(s);
+    std::stable_sort(stages.begin(), stages.end(),
+                     [](auto& a, auto& b) { return a.ord < b.ord; });
+    std::vector<double> all_cycles(static_cast<size_t>(trials), 0.0);
+    for (const auto& s : stages) all_cycles[s.trial] += static_cast<double>(s.cycles);
+    if (!stages.empty())
+        for (int t = 0; t < trials; ++t)
+            m.get("stage cycles", "all stages", "cycles/pkt", false, false).values[t] =
+                ratio(all_cycles[t], received[t]);
+    for (const auto& s : stages)
+        if (s.packets > 0)
+            m.get("stage cycles", s.stage, "cycles/pkt", false, false).values[s.trial] =
+                ratio(static_cast<double>(s.cycles), static_cast<double>(s.packets));
+    // Per-call cycle distributions: their median and tail, per trial.
+    for (const auto& h : run.rows.histograms) {
+        if (h.kind != "stage_call_cycles" || h.count == 0 || h.trial >= trials) continue;
+        const Histogram hist = to_histogram(h);
+        m.get("latency", h.subject + " p50", "cycles/call", false, true).values[h.trial] =
+            hist.percentile(50);
+        m.get("latency", h.subject + " p99", "cycles/call", false, true).values[h.trial] =
+            hist.percentile(99);
+    }
+    for (const auto& p : run.rows.perf) {
+        if (!p.supported || p.trial >= trials) continue;
+        std::string name = p.event;
+        if (name.rfind("perf::", 0) == 0) name = name.substr(6);
+        const bool ns = name == "task-clock" || name == "cpu-clock";
+        m.get("perf", name, ns ? "ns/pkt" : "per pkt", false, false).values[p.trial] =
+            ratio(static_cast<double>(p.value), received[p.trial]);
+    }
+    return m.list;
+}
+
+FlameTree stage_tree(const db::RunData& run) {
+    const int trials = std::max(1, trial_count(run));
+    FlameTree tree(trials, "cycles");
+    for (const auto& t : run.rows.trials)
+        tree.set_trial_scale(t.trial, static_cast<double>(t.received));
+    std::vector<db::StageRow> stages;
+    for (const auto& s : run.rows.stages)
+        if (s.seq == -1 && s.trial < trials) stages.push_back(s);
+    std::stable_sort(stages.begin(), stages.end(),
+                     [](auto& a, auto& b) { return a.ord < b.ord; });
+    for (const auto& s : stages)
+        if (s.cycles) tree.add({s.stage}, static_cast<double>(s.cycles), s.trial);
+    return tree;
+}
+
+std::string main_stack_event(const db::RunData& run) {
+    std::map<std::string, uint64_t> weight;
+    for (const auto& s : run.rows.stacks) weight[s.event] += s.weight;
+    std::string best;
+    uint64_t most = 0;
+    for (const auto& [event, w] : weight)
+        if (w > most) most = w, best = event;
+    return best;
+}
+
+FlameTree stack_tree(const db::RunData& run, const std::string& event) {
+    const std::string wanted = event.empty() ? main_stack_event(run) : event;
+    const int trials = std::max(1, trial_count(run));
+    FlameTree tree(trials, "samples");
+    std::vector<double> per_trial(static_cast<size_t>(trials), 0.0);
+    std::vector<std::string> frames;
+    for (const auto& s : run.rows.stacks) {
+        if (s.event != wanted || s.trial >= trials) continue;
+        frames.clear();
+        for (const auto& f : s.frames)
+            frames.push_back(!f.symbol.empty() ? f.symbol : "[" + f.module + "]");
+        tree.add(frames, static_cast<double>(s.weight), s.trial);
+        per_trial[s.trial] += static_cast<double>(s.weight);
+    }
+    for (int t = 0; t < trials; ++t) tree.set_trial_scale(t, per_trial[t]);
+    return tree;
+}
+
+}  // namespace pathscope::analysis

@@ -1,0 +1,37 @@
+// What a run measured, as per-trial numbers ready for a verdict: throughput,
+// cycles per packet at each stage, per-call cycle percentiles, perf counters
+// per packet; and the run's flame trees (stages and sampled stacks).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/flame_tree.h"
+#include "db/queries.h"
+
+namespace pathscope::analysis {
+
+struct Metric {
+    std::string group;  ///< "throughput", "stage cycles", "latency", "perf"
+    std::string name;   ///< "rx rate", "ip6_lookup", "ip6_lookup p99", ...
+    std::string unit;   ///< "Mpps", "cycles/pkt", "cycles/call", "ns/pkt", ...
+    bool higher_is_better = false;
+    bool skewed = false;         ///< compared with Mann-Whitney U, not Student's t
+    std::vector<double> values;  ///< one per trial
+};
+
+std::vector<Metric> run_metrics(const db::RunData& run);
+
+/// Stages as children of the root, weighted by their exact cycles; each
+/// trial is scaled by its received packets, so compared values are cycles
+/// per received packet (they add up to the run's cycles per packet).
+FlameTree stage_tree(const db::RunData& run);
+
+/// The run's sampled call stacks of `event` ("" picks the event with the
+/// most samples), each trial scaled by its sample count (compared values are
+/// shares of the samples).
+FlameTree stack_tree(const db::RunData& run, const std::string& event = "");
+/// The event stack_tree("") picks, or "" when the run has no stacks.
+std::string main_stack_event(const db::RunData& run);
+
+}  // namespace pathscope::analysis
