@@ -1,0 +1,155 @@
+// The report as one self-contained HTML page: tables, the ministat plot and
+// histograms as preformatted text, and inline SVG flame graphs with zoom on
+// click and search.
+#include "analysis/flame_svg.h"
+#include "analysis/report.h"
+#include "analysis/report_tables.h"
+
+namespace pathscope::analysis {
+
+namespace {
+
+const char* const kStyle = R"(body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
+table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 8px}
+td{text-align:right}td:first-child,th:first-child{text-align:left}
+tr.better td{background:#e6f4e6}tr.worse td{background:#fbe7e7}
+pre{background:#f6f6f6;padding:.5em;overflow-x:auto}
+svg.flame{font:11px monospace;cursor:pointer;display:block}
+svg.flame text{pointer-events:none}svg.flame .hint{fill:#666}
+.search{margin:.5em 0}.matched{margin-left:1em;color:#666})";
+
+// Zoom: a clicked frame fills the width, its ancestors span it, everything
+// outside it is hidden. Search: frames whose name contains the text turn
+// magenta, and the share of the root they cover is shown.
+const char* const kScript = R"(
+(function () {
+  function label(name, px) {
+    var fits = Math.floor((px - 6) / 7);
+    if (fits < 3) return '';
+    return name.length <= fits ? name : name.slice(0, fits - 2) + '..';
+  }
+  document.querySelectorAll('svg.flame').forEach(function (svg) {
+    var width = +svg.getAttribute('data-width');
+    var frames = Array.prototype.slice.call(svg.querySelectorAll('g.f'));
+    frames.forEach(function (g) {
+      g.dataset.n = g.querySelector('title').textContent.split(' | ')[0];
+      g.dataset.fill = g.querySelector('rect').getAttribute('fill');
+    });
+    function zoom(x0, w0, d0) {
+      frames.forEach(function (g) {
+        var x = +g.dataset.x, w = +g.dataset.w, d = +g.dataset.d, eps = 1e-9;
+        var inside = x >= x0 - eps && x + w <= x0 + w0 + eps && d >= d0;
+        var above = d < d0 && x <= x0 + eps && x + w >= x0 + w0 - eps;
+        g.style.display = inside || above ? '' : 'none';
+        if (g.style.display) return;
+        var nx = above ? 0 : (x - x0) / w0 * width, nw = above ? width : w / w0 * width;
+        var rect = g.querySelector('rect'), text = g.querySelector('text');
+        rect.setAttribute('x', nx.toFixed(1));
+        rect.setAttribute('width', Math.max(0.1, nw - 0.5).toFixed(1));
+        text.setAttribute('x', (nx + 3).toFixed(1));
+        text.textContent = label(g.dataset.n, nw);
+      });
+    }
+    svg.addEventListener('click', function (e) {
+      var g = e.target.closest('g.f');
+      if (g) zoom(+g.dataset.x, +g.dataset.w, +g.dataset.d);
+    });
+    var box = document.getElementById('search-' + svg.id);
+    var shown = document.getElementById('matched-' + svg.id);
+    if (!box) return;
+    box.addEventListener('input', function () {
+      var q = box.value.toLowerCase(), covered = [];
+      frames.forEach(function (g) {
+        var hit = q && g.dataset.n.toLowerCase().indexOf(q) >= 0 && g.dataset.d > 0;
+        g.querySelector('rect').setAttribute('fill', hit ? '#e040fb' : g.dataset.fill);
+        if (!hit) return;
+        var x = +g.dataset.x, w = +g.dataset.w;
+        if (!covered.some(function (c) { return x >= c[0] && x + w <= c[0] + c[1] + 1e-9; }))
+          covered.push([x, w]);
+      });
+      var sum = covered.reduce(function (s, c) { return s + c[1]; }, 0);
+      shown.textContent = q ? 'matched ' + (sum * 100).toFixed(2) + '% of all' : '';
+    });
+  });
+})();
+)";
+
+std::string html_table(const Table& t, bool verdict_rows = false) {
+    std::string out = "<table>\n<tr>";
+    for (const auto& h : t.header) out += "<th>" + xml_escape(h) + "</th>";
+    out += "</tr>\n";
+    for (const auto& row : t.rows) {
+        std::string cls;
+        if (verdict_rows && row.size() > 6) {
+            if (row[6].rfind("better", 0) == 0) cls = " class=\"better\"";
+            if (row[6].rfind("worse", 0) == 0) cls = " class=\"worse\"";
+        }
+        out += "<tr" + cls + ">";
+        for (const auto& c : row) out += "<td>" + xml_escape(c) + "</td>";
+        out += "</tr>\n";
+    }
+    return out + "</table>\n";
+}
+
+std::string pre(const std::string& s) { return "<pre>" + xml_escape(s) + "</pre>\n"; }
+
+std::string flame_section(const std::string& title, const std::string& id, const FlameDiff& d,
+                          const std::string& unit, bool differential, const std::string& note) {
+    FlameSvgOptions opt;
+    opt.id = id;
+    opt.unit = unit;
+    opt.differential = differential;
+    std::string out = "<h2>" + xml_escape(title) + "</h2>\n";
+    if (differential)
+        out += "<p>Widths follow the candidate. Red grew, blue shrank, grey is within noise (" +
+               xml_escape(note) + ").</p>\n";
+    out += "<div class=\"search\"><label>search <input type=\"search\" id=\"search-" + id +
+           "\"></label><span class=\"matched\" id=\"matched-" + id + "\"></span></div>\n";
+    return out + flame_svg(d, opt);
+}
+
+}  // namespace
+
+std::string render_report_html(const Report& r) {
+    const std::string title = report_title(r);
+    std::string o = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
+                    xml_escape(title) + "</title>\n<style>\n" + kStyle +
+                    "\n</style>\n</head>\n<body>\n<h1>" + xml_escape(title) + "</h1>\n";
+    o += "<h2>Environment</h2>\n" + html_table(environment_table(r));
+    if (r.has_cand) {
+        std::string diff;
+        for (const auto& l : r.scenario_diff)
+            if (l[0] != ' ') diff += l + "\n";
+        o += "<h2>Scenario difference</h2>\n" +
+             pre(diff.empty() ? "(none: same scenario and settings)\n" : diff);
+    }
+    o += std::string("<h2>") + (r.has_cand ? "Verdicts" : "Measurements") + "</h2>\n" +
+         html_table(verdict_table(r), true);
+    for (const auto& n : verdict_notes(r)) o += "<p>" + xml_escape(n) + "</p>\n";
+    if (r.rate_sets.size() == 2 && r.rate_sets[0].values.size() >= 3 &&
+        r.rate_sets[1].values.size() >= 3) {
+        MinistatOptions mo;
+        mo.confidence = r.options.confidence;
+        o += "<h2>Receive rate per trial (ministat)</h2>\n" + pre(render_ministat(r.rate_sets, mo));
+    }
+    o += "<h2>Cycles per received packet by stage</h2>\n" + html_table(stage_table(r));
+    o += flame_section(r.has_cand ? "Stage cycles per packet, difference" : "Stage cycles per packet",
+                       "stages", r.stages, "cycles/pkt", r.has_cand, r.stages.method);
+    for (const auto& h : r.histograms) {
+        o += "<h2>Cycles per call of " + xml_escape(h.stage) + "</h2>\n";
+        if (r.has_cand) o += "<p>base</p>\n";
+        o += pre(render_text(h.base, "cycles", 12, 76));
+        if (r.has_cand) o += "<p>candidate</p>\n" + pre(render_text(h.cand, "cycles", 12, 76));
+    }
+    o += "<h2>Queues</h2>\n" + html_table(queue_table(r));
+    if (!r.stack_event.empty()) {
+        o += flame_section("Sampled call stacks (" + r.stack_event + ", share of samples)",
+                           "stacks", r.stacks, "of the samples", r.has_cand, r.stacks.method);
+        o += "<h2>Hottest functions</h2>\n" + html_table(hottest_table(r));
+    } else {
+        o += "<h2>Sampled call stacks</h2>\n<p>No sampled stacks in this run.</p>\n";
+    }
+    return o + "<script>" + kScript + "</script>\n</body>\n</html>\n";
+}
+
+}  // namespace pathscope::analysis
