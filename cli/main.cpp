@@ -21,9 +21,9 @@ const Verb kVerbs[] = {
     {"report", "a code-review report of one run or two: text, md, html, json", kReportUsage,
      cmd_report},
     {"stats", "ministat on files of numbers: table, plot, Student's t", kStatsUsage, cmd_stats},
-    {"import", "store a pcap/pcapng file's summary and the engine's verdicts", kImportUsage,
+    {"import", "store a pcap capture, or a folded / perf script profile", kImportUsage,
      cmd_import},
-    {"export", "write a run's sampled packet traces as annotated pcapng", kExportUsage, cmd_export},
+    {"export", "write a run as pcapng, folded stacks, speedscope JSON or CSV", kExportUsage, cmd_export},
     {"merge", "bring stores from several machines into one", kMergeUsage, cmd_merge},
     {"routes", "write a route table shaped like a full IPv6 BGP view", kRoutesUsage, cmd_routes},
 };

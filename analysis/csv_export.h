@@ -1,0 +1,16 @@
+// A run's rows as CSV for spreadsheets and scripts, one table at a time.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "db/queries.h"
+
+namespace pathscope::analysis {
+
+/// The tables `to_csv` writes: trials, intervals, stages, queues, drops, perf.
+const std::vector<std::string>& csv_tables();
+/// Throws std::invalid_argument for a table not in csv_tables().
+std::string to_csv(const db::RunData& run, const std::string& table);
+
+}  // namespace pathscope::analysis

@@ -1,0 +1,17 @@
+// `pathscope import folded|perf`: external profiles (FlameGraph's folded
+// stacks, `perf script` text) stored as runs of sampled stacks, so report and
+// compare work on them like on captured runs.
+#pragma once
+
+#include <string>
+
+#include "db/queries.h"
+
+namespace pathscope::capture {
+
+/// `format` is "folded" or "perf". Throws naming the file and line of what
+/// cannot be read.
+db::RunData import_profile(const std::string& file, const std::string& format,
+                           const std::string& db_path, const std::string& label = "");
+
+}  // namespace pathscope::capture
