@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <map>
+#include <sstream>
 #include <stdexcept>
 
 #include "analysis/json.h"
@@ -179,13 +180,16 @@ FlameTree parse_perf_script(std::istream& in, const std::string& source) {
                                          ": not a perf script sample header (expected "
                                          "'COMM PID ... TIME: EVENT:'); record with "
                                          "'perf record -g' and convert with 'perf script'");
-            std::string head = line.substr(0, colon);
-            size_t pid_at = head.find_first_of("0123456789");
-            while (pid_at != std::string::npos && pid_at > 0 && head[pid_at - 1] != ' ' &&
-                   head[pid_at - 1] != '\t')
-                pid_at = head.find_first_of("0123456789", pid_at + 1);
-            comm = head.substr(0, pid_at == std::string::npos ? head.size() : pid_at);
-            while (!comm.empty() && (comm.back() == ' ' || comm.back() == '\t')) comm.pop_back();
+            // Fields before the colon: COMM... PID[/TID] [CPU] TIME; the
+            // command name is whatever precedes the pid.
+            std::istringstream fields(line.substr(0, colon));
+            std::vector<std::string> f;
+            for (std::string w; fields >> w;) f.push_back(w);
+            if (!f.empty()) f.pop_back();                      // time
+            if (!f.empty() && f.back()[0] == '[') f.pop_back();  // cpu
+            if (!f.empty()) f.pop_back();                      // pid
+            comm.clear();
+            for (const auto& w : f) comm += (comm.empty() ? "" : " ") + w;
             if (comm.empty()) comm = "[unknown]";
             in_sample = true;
             continue;

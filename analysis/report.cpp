@@ -28,10 +28,10 @@ std::vector<std::string> line_diff(const std::string& a, const std::string& b) {
         if (i < x.size() && j < y.size() && x[i] == y[j]) {
             out.push_back(" " + x[i++]);
             ++j;
-        } else if (j < y.size() && (i == x.size() || lcs[i][j + 1] >= lcs[i + 1][j])) {
-            out.push_back("+" + y[j++]);
-        } else {
+        } else if (i < x.size() && (j == y.size() || lcs[i + 1][j] >= lcs[i][j + 1])) {
             out.push_back("-" + x[i++]);
+        } else {
+            out.push_back("+" + y[j++]);
         }
     }
     return out;

@@ -1,0 +1,153 @@
+// Flame trees: folded and perf script input, round trips, the difference with
+// noise marking, hottest functions; queue skew; the scenario line diff.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "analysis/flame_diff.h"
+#include "analysis/flame_tree.h"
+#include "analysis/queue_skew.h"
+#include "analysis/report.h"
+
+using namespace pathscope::analysis;
+
+namespace {
+FlameTree folded(const std::string& text) {
+    std::istringstream in(text);
+    return parse_folded(in, "test.folded");
+}
+}  // namespace
+
+TEST(Folded, RoundTripIsLossless) {
+    // Sorted bytewise, one line a stack, frames with spaces and template brackets.
+    const std::string text =
+        "main;run loop;eth_rx 10\n"
+        "main;run loop;ip6_lookup 7\n"
+        "main;run loop;ip6_lookup;fib<std::pair<int, int>>::find 25\n"
+        "main;worker 3.5\n"
+        "other 1\n";
+    EXPECT_EQ(to_folded(folded(text)), text);
+    // Unsorted input with a repeated stack: same weights per stack, merged.
+    const FlameTree t = folded("b;c 2\na 1\nb;c 3\n# comment\n\nb 4\n");
+    EXPECT_EQ(to_folded(t), "a 1\nb 4\nb;c 5\n");
+    EXPECT_DOUBLE_EQ(t.total(0), 10);
+    const int b = t.child(0, "b");
+    ASSERT_GE(b, 0);
+    EXPECT_DOUBLE_EQ(t.total(b), 9);
+    EXPECT_DOUBLE_EQ(t.self(b), 4);
+}
+
+TEST(Folded, BadLineNamesFileAndLine) {
+    try {
+        folded("a;b 1\na;b twelve\n");
+        FAIL() << "no error";
+    } catch (const std::exception& e) {
+        EXPECT_NE(std::string(e.what()).find("test.folded:2: not a folded stack"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
+// Written by hand in the shape `perf script` prints for `perf record -g`.
+TEST(PerfScript, SamplesBecomeRootFirstStacks) {
+    std::istringstream in(
+        "pathscope 4242 [001] 100.000001:     250000 cpu-clock:u: \n"
+        "\t    55d5c1f0a123 ip6_lookup_process+0x23 (/usr/bin/pathscope)\n"
+        "\t    55d5c1f0b000 Engine::walk+0x10 (/usr/bin/pathscope)\n"
+        "\t    7f0000001000 main+0x5 (/usr/bin/pathscope)\n"
+        "\n"
+        "pathscope 4242 [001] 100.004001:     250000 cpu-clock:u: \n"
+        "\t    55d5c1f0b010 Engine::walk+0x20 (/usr/bin/pathscope)\n"
+        "\t    7f0000001000 main+0x5 (/usr/bin/pathscope)\n"
+        "\n"
+        "dpdk-worker 1 4243 [000] 100.004500:     250000 cpu-clock:u: \n"
+        "\t    7f0000002000 [unknown] ([unknown])\n");
+    const FlameTree t = parse_perf_script(in, "perf.txt");
+    EXPECT_EQ(to_folded(t),
+              "dpdk-worker 1;[unknown] 1\n"
+              "pathscope;main;Engine::walk 1\n"
+              "pathscope;main;Engine::walk;ip6_lookup_process 1\n");
+    std::istringstream empty("# only a header\n");
+    EXPECT_THROW(parse_perf_script(empty, "perf.txt"), std::runtime_error);
+}
+
+// Three trials a side: "lookup" moves from ~50 to ~60 with little spread and
+// is a real change; "rx" wobbles by more than it moves and is noise.
+TEST(FlameDiff, PerTrialVarianceMarksNoise) {
+    FlameTree base(3, "cycles"), cand(3, "cycles");
+    const double lookup_b[] = {50, 51, 49}, lookup_c[] = {60, 61, 59};
+    const double rx_b[] = {20, 30, 25}, rx_c[] = {22, 31, 24};
+    for (int t = 0; t < 3; ++t) {
+        base.add({"rx"}, rx_b[t], t);
+        base.add({"lookup"}, lookup_b[t], t);
+        cand.add({"rx"}, rx_c[t], t);
+        cand.add({"lookup"}, lookup_c[t], t);
+    }
+    cand.add({"new_stage"}, 5, 0);
+    const FlameDiff d = diff_trees(base, cand);
+    std::map<std::string, const DiffNode*> by;
+    for (const auto& n : d.nodes) by[n.name] = &n;
+    ASSERT_TRUE(by.count("lookup") && by.count("rx") && by.count("new_stage"));
+    EXPECT_DOUBLE_EQ(by["lookup"]->base, 50);
+    EXPECT_DOUBLE_EQ(by["lookup"]->cand, 60);
+    EXPECT_DOUBLE_EQ(by["lookup"]->delta, 10);
+    EXPECT_DOUBLE_EQ(by["lookup"]->relative, 0.2);
+    EXPECT_FALSE(by["lookup"]->noise);
+    EXPECT_TRUE(by["rx"]->noise);
+    EXPECT_TRUE(std::isinf(by["new_stage"]->relative));
+    EXPECT_NE(d.method.find("Student's t on 3 vs 3 trials"), std::string::npos);
+}
+
+// One trial a side: the stated threshold (5% of the node, 0.5% of the whole).
+TEST(FlameDiff, ThresholdWithoutTrials) {
+    const FlameTree base = folded("a;x 1000\na;y 100\nb 8900\n");
+    const FlameTree cand = folded("a;x 1040\na;y 200\nb 8900\n");
+    const FlameDiff d = diff_trees(base, cand);
+    EXPECT_EQ(d.path(d.nodes[0].children[0]), "a");
+    for (size_t i = 1; i < d.nodes.size(); ++i) {
+        const std::string p = d.path(i);
+        if (p == "a;x") {
+            EXPECT_TRUE(d.nodes[i].noise) << "4% of the node";
+        } else if (p == "a;y") {
+            EXPECT_FALSE(d.nodes[i].noise) << "+100% and 1% of the whole";
+        } else if (p == "b") {
+            EXPECT_TRUE(d.nodes[i].noise);
+        }
+    }
+    EXPECT_NE(d.method.find("under 5% of the node"), std::string::npos);
+    const auto hot = hottest_functions(base, cand, 2);
+    ASSERT_EQ(hot.size(), 2u);
+    EXPECT_EQ(hot[0].name, "b");
+    EXPECT_EQ(hot[1].name, "x");
+}
+
+// The reference review's transmit queues: queue 0 carries almost everything.
+TEST(QueueSkew, FlagsOneBusyQueueAmongIdleOnes) {
+    std::vector<pathscope::db::QueueRow> rows;
+    const unsigned long long counts[] = {905543423, 662834, 899, 843};
+    for (int q = 0; q < 4; ++q) rows.push_back({0, -1, "cc0", q, "tx", counts[q], 0, 0, 0, 0});
+    rows.push_back({0, 3, "cc0", 0, "tx", 5, 0, 0, 0, 0});  // an interval row: ignored
+    const auto skew = queue_skew(rows);
+    ASSERT_EQ(skew.size(), 1u);
+    EXPECT_TRUE(skew[0].skewed);
+    EXPECT_NEAR(skew[0].queues[0].share, 0.99926, 1e-5);
+    // Jain = (sum)^2 / (4 * sum of squares), about 1/4 when one queue has it all.
+    EXPECT_NEAR(skew[0].jain, 0.2504, 1e-4);
+    EXPECT_NEAR(skew[0].max_over_mean, 3.997, 1e-3);
+    EXPECT_NE(skew[0].flag.find("queue 0 carries 99.9% while 3 of 3 others sit idle"),
+              std::string::npos)
+        << skew[0].flag;
+
+    std::vector<pathscope::db::QueueRow> even;
+    for (int q = 0; q < 4; ++q) even.push_back({0, -1, "p", q, "rx", 1000u + q, 0, 0, 0, 0});
+    const auto fair = queue_skew(even);
+    EXPECT_FALSE(fair[0].skewed);
+    EXPECT_GT(fair[0].jain, 0.999);
+}
+
+TEST(Report, LineDiffKeepsOrder) {
+    EXPECT_EQ(line_diff("a\nb\nc\n", "a\nB\nc\nd\n"),
+              (std::vector<std::string>{" a", "-b", "+B", " c", "+d"}));
+}
