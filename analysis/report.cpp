@@ -66,7 +66,9 @@ std::vector<std::array<std::string, 2>> environment_of(const db::RunInfo& r) {
 std::string configuration(const db::RunInfo& r) {
     std::string s = r.scenario_text;
     if (!s.empty() && s.back() != '\n') s += '\n';
-    if (!r.settings.empty()) s += "# --set\n" + r.settings;
+    std::istringstream settings(r.settings);
+    for (std::string line; std::getline(settings, line);)
+        if (!line.empty()) s += "--set " + line + "\n";
     return s;
 }
 

@@ -201,6 +201,30 @@ std::vector<double> exact_u_ways(size_t m, size_t n) {
                                ways[m].begin() + static_cast<long>(base + m * n + 1));
 }
 
+double choose(size_t n, size_t k) {
+    double c = 1;
+    for (size_t i = 1; i <= k; ++i) c = c * static_cast<double>(n - k + i) / static_cast<double>(i);
+    return c;
+}
+
+// Calls f(sum of the picked ranks) for every k-element subset of `rank`.
+template <typename F>
+void for_each_subset(const std::vector<double>& rank, size_t k, F&& f) {
+    std::vector<size_t> pick(k);
+    for (size_t i = 0; i < k; ++i) pick[i] = i;
+    const size_t n = rank.size();
+    while (true) {
+        double sum = 0;
+        for (size_t i : pick) sum += rank[i];
+        f(sum);
+        size_t i = k;
+        while (i > 0 && pick[i - 1] == n - k + i - 1) --i;
+        if (i == 0) return;
+        ++pick[i - 1];
+        for (size_t j = i; j < k; ++j) pick[j] = pick[j - 1] + 1;
+    }
+}
+
 }  // namespace
 
 UTest mann_whitney(const std::vector<double>& base, const std::vector<double>& cand,
@@ -230,7 +254,23 @@ UTest mann_whitney(const std::vector<double>& base, const std::vector<double>& c
     r.shift = summarize(diffs).median;
 
     const double alpha = 1 - confidence / 100;
-    if (tie_term == 0 && cand.size() <= 40 && base.size() <= 40) {
+    const double big_n = m + n, mu = m * n / 2;
+    if (tie_term != 0 && choose(all.size(), cand.size()) <= 200000) {
+        // Ties in small samples: the exact permutation distribution of the
+        // candidate's rank sum over every way to pick its members.
+        r.exact = true;
+        const double observed = std::fabs(r.u - mu);
+        double extreme = 0, total = 0;
+        std::map<double, double> by_distance;  // |U - mu| -> subsets
+        for_each_subset(rank, cand.size(), [&](double sum) {
+            const double distance = std::fabs(sum - m * (m + 1) / 2 - mu);
+            total += 1;
+            if (distance >= observed - 1e-9) extreme += 1;
+            by_distance[distance] += 1;
+        });
+        r.p = std::min(1.0, extreme / total);
+        r.min_p = std::min(1.0, by_distance.rbegin()->second / total);
+    } else if (tie_term == 0 && cand.size() <= 40 && base.size() <= 40) {
         r.exact = true;
         const std::vector<double> ways = exact_u_ways(cand.size(), base.size());
         const double total = std::accumulate(ways.begin(), ways.end(), 0.0);
@@ -243,8 +283,6 @@ UTest mann_whitney(const std::vector<double>& base, const std::vector<double>& c
         r.p = std::min(1.0, 2 * std::min(low, high) / total);
         r.min_p = std::min(1.0, 2 * ways.front() / total);
     } else {
-        const double big_n = m + n;
-        const double mu = m * n / 2;
         const double var = m * n / 12 * ((big_n + 1) - tie_term / (big_n * (big_n - 1)));
         const double z = var > 0 ? std::max(0.0, std::fabs(r.u - mu) - 0.5) / std::sqrt(var) : 0;
         r.p = std::min(1.0, 2 * (1 - normal_cdf(z)));

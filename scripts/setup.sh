@@ -17,6 +17,9 @@ PACKAGES=(
   tshark                          # test: reads back annotated pcapng
   libgtest-dev                    # tests
   iproute2 iputils-ping procps    # tap tests: ip, ping -6, sysctl
+  ministat                        # test: pathscope stats against the real ministat
+  python3 python3-html5lib python3-jsonschema  # test: reports by real HTML/XML/JSON parsers
+  curl ca-certificates            # test: speedscope's published schema (npm registry)
 )
 
 missing=()
@@ -28,6 +31,23 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -q
   apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# speedscope's file-format schema ships in its npm package; tests validate
+# exports against it. Pinned by version and checksum; without it the tests
+# still check the documented fields.
+SCHEMA=build/speedscope/file-format-schema.json
+if [ ! -s "$SCHEMA" ]; then
+  mkdir -p build/speedscope
+  tgz=build/speedscope/speedscope-1.25.0.tgz
+  if curl -sSf --retry 2 -m 60 -o "$tgz" https://registry.npmjs.org/speedscope/-/speedscope-1.25.0.tgz &&
+     echo "2831f1e0d26df914b477e522d78b8485511495a6af81a0b88158f8b48f9e0d03  $tgz" | sha256sum -c --quiet; then
+    tar -xzf "$tgz" -O package/dist/release/file-format-schema.json > "$SCHEMA"
+  else
+    echo "setup: could not fetch speedscope's schema; tests check its documented fields only" >&2
+    rm -f "$SCHEMA"
+  fi
+  rm -f "$tgz"
 fi
 
 PRESET=${PATHSCOPE_PRESET:-dev}

@@ -88,8 +88,12 @@ TEST(StudentT, SmallSamplesAreNamed) {
 
 // {1,2,3,4} vs {5,6,7,8}: U = 16 of 16, only 1 of C(8,4) = 70 orderings is as
 // extreme on each side, p = 2/70. {1,2,2,3} vs {2,3,4,5} has ties: mid-ranks
-// give cand rank sum 23.5, U = 13.5, mu = 8, tie term 30, var = 16/12 *
-// (9 - 30/56) = 11.2857, z = (5.5 - 0.5) / 3.35942 = 1.48835, p = 0.13665.
+// give cand rank sum 23.5, U = 13.5, |U - 8| = 5.5; of the 70 ways to pick 4
+// of the 8 mid-ranks, 14 are as far from 8, so the exact p is 0.2.
+// Large samples with ties take the normal approximation: 25 vs 25 values
+// floor(x/2), x = 2..26, against the same plus 3: U = 444, tie term 594,
+// var = 625/12 * (51 - 594/2450) = 2643.62, z = (131.5 - 0.5)/51.416 = 2.54784,
+// p = 0.0108393.
 TEST(MannWhitney, HandChecked) {
     const UTest clear = mann_whitney({1, 2, 3, 4}, {5, 6, 7, 8}, 95);
     EXPECT_TRUE(clear.exact);
@@ -100,10 +104,22 @@ TEST(MannWhitney, HandChecked) {
     EXPECT_FALSE(mann_whitney({1, 2, 3, 4}, {5, 6, 7, 8}, 99).significant);
 
     const UTest ties = mann_whitney({1, 2, 2, 3}, {2, 3, 4, 5}, 95);
-    EXPECT_FALSE(ties.exact);
+    EXPECT_TRUE(ties.exact);
     EXPECT_DOUBLE_EQ(ties.u, 13.5);
-    EXPECT_NEAR(ties.p, 0.13665, 2e-5);
+    EXPECT_NEAR(ties.p, 0.2, 1e-12);
     EXPECT_FALSE(ties.significant);
+
+    std::vector<double> b, c;
+    for (int x = 2; x <= 26; ++x) {
+        b.push_back(x / 2);
+        c.push_back(x / 2 + 3);
+    }
+    const UTest large = mann_whitney(b, c, 95);
+    EXPECT_FALSE(large.exact);
+    EXPECT_DOUBLE_EQ(large.u, 444);
+    EXPECT_NEAR(large.p, 0.0108393, 1e-6);
+    EXPECT_TRUE(large.significant);
+    EXPECT_FALSE(mann_whitney(b, c, 99).significant);
 
     const UTest mixed = mann_whitney({1, 3, 5, 7, 9}, {2, 4, 6, 8, 10}, 95);
     EXPECT_DOUBLE_EQ(mixed.u, 15);  // cand ranks 2+4+6+8+10 = 30, minus 15
@@ -117,6 +133,11 @@ TEST(MannWhitney, WarnsWhenNCannotProveAnything) {
     EXPECT_NEAR(u.min_p, 0.1, 1e-12);  // 2 / C(6,3)
     EXPECT_FALSE(u.significant);
     EXPECT_NE(u.warning.find("N = 3 vs 3"), std::string::npos);
+    // With ties too: never significant, however far apart.
+    const UTest tied = mann_whitney({1, 1, 3}, {7, 9, 9}, 95);
+    EXPECT_TRUE(tied.exact);
+    EXPECT_FALSE(tied.significant);
+    EXPECT_NEAR(tied.p, 0.1, 1e-12);
 }
 
 // The plot of Debian's ministat for these two files, copied from its output.

@@ -1,0 +1,42 @@
+#!/bin/sh
+# End to end, as the README shows it: two runs of the default scenario that
+# differ in one setting, then compare, report in every format, export, and
+# the files checked by real parsers.
+#   report_e2e.sh PATHSCOPE PYTHON CHECK_FORMATS SPEEDSCOPE_SCHEMA
+set -eu
+P=$1 PY=$2 CHECK=$3 SCHEMA=$4
+D=$(mktemp -d /tmp/pathscope_e2e.XXXXXX)
+trap 'rm -rf "$D"' EXIT
+DB=$D/review.db
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$P" run --db "$DB" --label burst32 --trials 3 --duration 0.5 > "$D/run1.txt"
+"$P" run --db "$DB" --label burst64 --trials 3 --duration 0.5 --set engine.burst=64 > "$D/run2.txt"
+
+"$P" compare burst32 burst64 --db "$DB" > "$D/compare.txt"
+cat "$D/compare.txt"
+grep -q "^rx rate  *Mpps" "$D/compare.txt" || fail "compare has no rx rate verdict"
+grep -q "^ip6_lookup  *cycles/pkt" "$D/compare.txt" || fail "compare has no per-stage verdict"
+grep -q "^ip6_lookup p99  *cycles/call" "$D/compare.txt" || fail "compare has no latency verdict"
+grep -q "^task-clock  *ns/pkt" "$D/compare.txt" || fail "compare has no perf verdict"
+
+"$P" report burst32 burst64 --db "$DB" > "$D/report.txt"
+grep -q "^  +--set engine.burst=64" "$D/report.txt" || fail "the scenario difference is missing"
+grep -q "^Cycles per received packet by stage" "$D/report.txt" || fail "no stage section"
+grep -q "^Hottest functions" "$D/report.txt" || fail "no hottest functions"
+awk 'length($0) > 80 { print "line " NR " has " length($0) " columns"; bad = 1 } END { exit bad }' \
+  "$D/report.txt" || fail "the text report is wider than 80 columns"
+for f in md html json; do "$P" report burst32 burst64 --db "$DB" --format $f -o "$D/report.$f"; done
+"$P" report burst64 --db "$DB" --format html -o "$D/one-run.html"
+
+"$P" export burst64 --db "$DB" --format speedscope -o "$D/burst64.speedscope.json"
+"$P" export burst64 --db "$DB" --format folded -o "$D/burst64.folded"
+"$P" export burst64 --db "$DB" --format csv --table trials -o "$D/trials.csv"
+[ "$(wc -l < "$D/trials.csv")" -eq 4 ] || fail "trials.csv should have a header and 3 rows"
+"$P" import folded "$D/burst64.folded" --db "$DB" --label refolded > /dev/null
+"$P" export refolded --db "$DB" --format folded -o "$D/refolded.folded"
+cmp "$D/burst64.folded" "$D/refolded.folded" || fail "folded -> store -> folded changed the stacks"
+
+"$PY" "$CHECK" --schema "$SCHEMA" "$D/report.html" "$D/one-run.html" "$D/report.json" \
+  "$D/burst64.speedscope.json" "$D/burst64.folded"
+echo "report end to end: ok"
