@@ -26,38 +26,40 @@ DataSet read_data_set(std::istream& in, const std::string& name, int column,
                       const std::string& delimiters) {
     DataSet ds;
     ds.name = name;
+    bool is_delimiter[256] = {};
+    for (unsigned char c : delimiters) is_delimiter[c] = true;
     std::string line;
     int line_no = 0;
     while (std::getline(in, line)) {
         ++line_no;
-        // Fields are runs of non-delimiter characters.
-        std::string field;
-        int index = 0;
-        size_t pos = 0;
-        while (pos < line.size()) {
-            const size_t start = line.find_first_not_of(delimiters, pos);
-            if (start == std::string::npos) break;
-            size_t end = line.find_first_of(delimiters, start);
-            if (end == std::string::npos) end = line.size();
-            std::string f = line.substr(start, end - start);
-            while (!f.empty() && std::isspace(static_cast<unsigned char>(f.back()))) f.pop_back();
-            pos = end;
-            if (f.empty()) continue;
-            if (f[0] == '#') break;
-            if (++index == column) {
-                field = f;
+        while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back())))
+            line.pop_back();
+        // Fields are runs of non-delimiter characters; '#' starts a comment.
+        const char* p = line.c_str();
+        const char* field = nullptr;
+        size_t length = 0;
+        for (int index = 1;; ++index) {
+            while (*p && is_delimiter[static_cast<unsigned char>(*p)]) ++p;
+            if (!*p || *p == '#') break;
+            const char* start = p;
+            while (*p && !is_delimiter[static_cast<unsigned char>(*p)]) ++p;
+            if (index == column) {
+                field = start;
+                length = static_cast<size_t>(p - start);
                 break;
             }
         }
-        if (field.empty()) continue;
+        if (!field) continue;
         char* end = nullptr;
-        const double v = std::strtod(field.c_str(), &end);
-        if (*end != '\0')
-            throw std::runtime_error(name + ":" + std::to_string(line_no) + ": '" + field +
-                                     "' is not a number (column " + std::to_string(column) +
+        const double v = std::strtod(field, &end);
+        if (end != field + length)
+            throw std::runtime_error(name + ":" + std::to_string(line_no) + ": '" +
+                                     std::string(field, length) + "' is not a number (column " +
+                                     std::to_string(column) +
                                      "; pick another with -C, or other delimiters with -d)");
         ds.values.push_back(v);
     }
+    std::sort(ds.values.begin(), ds.values.end());
     return ds;
 }
 
@@ -68,8 +70,11 @@ std::string ministat_vitals_row(char symbol, const Summary& s) {
     return buf;
 }
 
-std::string render_ministat_plot(const std::vector<DataSet>& sets, int width,
-                                 bool separate_bars) {
+namespace {
+
+// Appends the plot to `out`: no copy of a plot that can be many megabytes.
+void append_plot(std::string& out, const std::vector<DataSet>& sets, int width,
+                 bool separate_bars) {
     std::vector<Summary> sum;
     double lo = INFINITY, hi = -INFINITY;
     for (const auto& ds : sets) {
@@ -81,26 +86,34 @@ std::string render_ministat_plot(const std::vector<DataSet>& sets, int width,
         }
     }
     const double span = hi - lo;
-    if (!(span > 0) || width < 2) return "[no plot, span is zero width]\n";
+    if (!(span > 0) || width < 2) {
+        out += "[no plot, span is zero width]\n";
+        return;
+    }
     const double dx = span / (width - 1.0);
     const double x0 = lo - 0.5 * dx;
     auto column = [&](double v) {
         return std::clamp(static_cast<int>((v - x0) / dx), 0, width - 1);
     };
 
-    // rows[r][x]: bit set of data sets with an r-th stacked point in column x.
-    std::vector<std::vector<int>> rows;
+    // cells[r * width + x]: bit set of the data sets with an r-th stacked
+    // point in column x.
+    std::vector<unsigned char> cells;
+    size_t height = 0;
     std::vector<std::string> bars(separate_bars ? sets.size() : 1, std::string(width, ' '));
     for (size_t i = 0; i < sets.size(); ++i) {
         std::vector<double> v = sets[i].values;
-        std::sort(v.begin(), v.end());
+        if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
         int prev = -1, depth = 0;
         for (double x : v) {
             const int c = column(x);
             depth = c == prev ? depth + 1 : 0;
             prev = c;
-            if (static_cast<size_t>(depth) >= rows.size()) rows.emplace_back(width, 0);
-            rows[depth][c] |= static_cast<int>(i + 1);
+            if (static_cast<size_t>(depth) >= height) {
+                height = static_cast<size_t>(depth) + 1;
+                cells.resize(height * static_cast<size_t>(width), 0);
+            }
+            cells[static_cast<size_t>(depth) * width + c] |= static_cast<unsigned char>(i + 1);
         }
         std::string& bar = bars[separate_bars ? i : 0];
         const Summary& s = sum[i];
@@ -116,14 +129,24 @@ std::string render_ministat_plot(const std::vector<DataSet>& sets, int width,
     }
 
     const std::string rule = "+" + std::string(width, '-') + "+\n";
-    std::string out = rule;
-    for (size_t r = rows.size(); r-- > 0;) {
+    out.reserve(out.size() + (height + bars.size() + 2) * (static_cast<size_t>(width) + 3));
+    out += rule;
+    for (size_t r = height; r-- > 0;) {
         out += '|';
-        for (int k : rows[r]) out += kSymbols[k & 7];
+        for (int x = 0; x < width; ++x) out += kSymbols[cells[r * width + x] & 7];
         out += "|\n";
     }
     for (const auto& bar : bars) out += "|" + bar + "|\n";
-    return out + rule;
+    out += rule;
+}
+
+}  // namespace
+
+std::string render_ministat_plot(const std::vector<DataSet>& sets, int width,
+                                 bool separate_bars) {
+    std::string out;
+    append_plot(out, sets, width, separate_bars);
+    return out;
 }
 
 std::string render_ministat(const std::vector<DataSet>& sets, const MinistatOptions& opt) {
@@ -131,7 +154,7 @@ std::string render_ministat(const std::vector<DataSet>& sets, const MinistatOpti
     if (!opt.quiet)
         for (size_t i = 0; i < sets.size(); ++i)
             out += std::string(1, ministat_symbol(i)) + " " + sets[i].name + "\n";
-    if (opt.plot) out += render_ministat_plot(sets, opt.width, opt.separate_bars);
+    if (opt.plot) append_plot(out, sets, opt.width, opt.separate_bars);
     if (!opt.quiet) out += kMinistatHeader;
     const Summary base = summarize(sets.empty() ? std::vector<double>{} : sets[0].values);
     for (size_t i = 0; i < sets.size(); ++i) {

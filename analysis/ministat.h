@@ -16,8 +16,9 @@ struct DataSet {
     std::vector<double> values;
 };
 
-/// Reads one column (1-based) of numbers; lines that are empty or whose field
-/// starts with '#' are skipped. Throws naming the file and line of bad data.
+/// Reads one column (1-based) of numbers, sorted; lines that are empty or
+/// whose field starts with '#' are skipped. Throws naming the file and line
+/// of bad data.
 DataSet read_data_set(std::istream& in, const std::string& name, int column = 1,
                       const std::string& delimiters = " \t");
 

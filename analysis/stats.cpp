@@ -13,7 +13,7 @@ Summary summarize(std::vector<double> v) {
     Summary s;
     s.n = v.size();
     if (v.empty()) return s;
-    std::sort(v.begin(), v.end());
+    if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
     s.min = v.front();
     s.max = v.back();
     const size_t h = s.n / 2;

@@ -1,4 +1,5 @@
 // pathscope stats: ministat on columns of numbers, with the same options.
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 
@@ -68,7 +69,8 @@ int cmd_stats(const std::vector<std::string>& argv) {
                                      "; a data set needs at least 3");
         sets.push_back(std::move(ds));
     }
-    std::cout << analysis::render_ministat(sets, opt);
+    const std::string out = analysis::render_ministat(sets, opt);
+    std::fwrite(out.data(), 1, out.size(), stdout);
     return 0;
 }
 

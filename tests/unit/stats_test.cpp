@@ -166,7 +166,7 @@ TEST(Ministat, PlotAndTableMatchMinistat) {
 TEST(Ministat, ReadsAColumnAndNamesBadLines) {
     std::istringstream in("# run  rate\n1 10.5\n\n2 11.5 # note\n3\t12.5\n");
     const DataSet ds = read_data_set(in, "rates.txt", 2);
-    EXPECT_EQ(ds.values, (std::vector<double>{10.5, 11.5, 12.5}));
+    EXPECT_EQ(ds.values, (std::vector<double>{10.5, 11.5, 12.5}));  // sorted, as ministat
     std::istringstream bad("1\n2\nthree\n");
     try {
         read_data_set(bad, "x.txt");
