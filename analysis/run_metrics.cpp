@@ -69,9 +69,9 @@ std::vector<Metric> run_metrics(const db::RunData& run) {
     for (const auto& h : run.rows.histograms) {
         if (h.kind != "stage_call_cycles" || h.count == 0 || h.trial >= trials) continue;
         const Histogram hist = to_histogram(h);
-        m.get("latency", h.subject + " p50", "cycles/call", false, true).values[h.trial] =
+        m.get("call latency", h.subject + " p50", "cycles/call", false, true).values[h.trial] =
             hist.percentile(50);
-        m.get("latency", h.subject + " p99", "cycles/call", false, true).values[h.trial] =
+        m.get("call latency", h.subject + " p99", "cycles/call", false, true).values[h.trial] =
             hist.percentile(99);
     }
     for (const auto& p : run.rows.perf) {

@@ -12,7 +12,7 @@
 namespace pathscope::analysis {
 
 struct Metric {
-    std::string group;  ///< "throughput", "stage cycles", "latency", "perf"
+    std::string group;  ///< "throughput", "stage cycles", "call latency", "perf"
     std::string name;   ///< "rx rate", "ip6_lookup", "ip6_lookup p99", ...
     std::string unit;   ///< "Mpps", "cycles/pkt", "cycles/call", "ns/pkt", ...
     bool higher_is_better = false;
