@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "analysis/report.h"
+#include "analysis/text_builder.h"
 
 namespace pathscope::analysis {
 
@@ -11,15 +12,7 @@ namespace {
 
 constexpr size_t kColumns = 80;
 
-struct Out {
-    std::string text;
-    template <typename... A>
-    void line(const char* fmt, A... a) {
-        char buf[1024];
-        std::snprintf(buf, sizeof buf, fmt, a...);
-        text += buf;
-        text += '\n';
-    }
+struct Out : TextBuilder {
     void raw(const std::string& s) { text += s; }
     void heading(const std::string& h) {
         text += "\n" + h + "\n" + std::string(h.size(), '-') + "\n";

@@ -4,21 +4,13 @@
 #include <cstdio>
 #include <map>
 
+#include "analysis/text_builder.h"
+
 namespace pathscope::analysis {
 
 namespace {
 
 using ull = unsigned long long;
-
-struct Text {
-    std::string out;
-    template <typename... Args>
-    void emit(const char* fmt, Args... args) {
-        char line[512];
-        std::snprintf(line, sizeof line, fmt, args...);
-        out += line;
-    }
-};
 
 double ratio(uint64_t a, uint64_t b) {
     return b ? static_cast<double>(a) / static_cast<double>(b) : 0.0;
@@ -49,7 +41,7 @@ Histogram to_histogram(const db::HistogramRow& row) {
 std::string render_run(const db::RunData& run, const RunViewOptions& opt) {
     const db::RunInfo& info = run.info;
     const db::Batch& rows = run.rows;
-    Text t;
+    TextBuilder t;
     t.emit("run %lld  \"%s\"  %s  %s\n", static_cast<long long>(info.id), info.label.c_str(),
            info.kind.c_str(), info.status.c_str());
     t.emit("host %s, %s, TSC %.3f GHz, pathscope %s%s%s\n", info.host.c_str(),
@@ -246,11 +238,11 @@ std::string render_run(const db::RunData& run, const RunViewOptions& opt) {
                   [&](auto& a, auto& b) { return cycles[a.first] > cycles[b.first]; });
         if (busy.size() > 3) busy.resize(3);
         for (const auto& [name, h] : busy) {
-            t.out += "\ncycles per call, " + name + ":\n";
-            t.out += render_text(*h, "cycles", 12);
+            t.text += "\ncycles per call, " + name + ":\n";
+            t.text += render_text(*h, "cycles", 12);
         }
     }
-    return t.out;
+    return t.text;
 }
 
 }  // namespace pathscope::analysis

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """pathscope stats against the real ministat (Debian's package) on the same files.
 
-Random data sets with 4 to 124 degrees of freedom, at every confidence level,
-with no option and one of -s, -A or -n. Debian ships ministat from 2015; two of its
+Random data sets with 4 to 124 degrees of freedom, at three confidence levels
+picked at random, with no option and one of -s, -A or -n. Debian ships
+ministat from 2015; two of its
 outputs changed in FreeBSD since, and pathscope follows today's FreeBSD one
 (which the published 22x2 result in the unit tests comes from):
   - the median of an even count is the mean of the middle two (Debian: the
@@ -42,7 +43,7 @@ def main():
         for path, values in ((a_path, a), (b_path, b)):
             with open(path, "w") as f:
                 f.write("# a comment line\n\n" + "\n".join(map(str, values)) + "\n")
-        for conf in ["80", "90", "95", "98", "99", "99.5"]:
+        for conf in rng.sample(["80", "90", "95", "98", "99", "99.5"], 3):
             for flags in ([], rng.choice([["-s"], ["-A"], ["-n"]])):
                 args = flags + ["-c", conf, a_path, b_path]
                 want = subprocess.run([ministat] + args, capture_output=True, text=True).stdout
@@ -58,7 +59,7 @@ def main():
                               % (df, " ".join(args), problem, want, got.stdout))
     shutil.rmtree(tmp)
     print("%d of %d ministat comparisons match" % (checked - failures, checked))
-    return 1 if failures or checked < 400 else 0
+    return 1 if failures or checked < 200 else 0
 
 
 def compare(want, got):

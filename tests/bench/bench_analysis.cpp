@@ -29,16 +29,14 @@
 #include "analysis/report.h"
 #include "db/queries.h"
 #include "db/schema.h"
+#include "tests/bench/bench_clock.h"
 
 using namespace pathscope;
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
+using bench::Clock;
+using bench::seconds_since;
 
 namespace {
-
-double seconds_since(Clock::time_point t0) {
-    return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 template <typename F>
 double median_seconds(int runs, F&& f) {

@@ -23,17 +23,15 @@
 #include "capture/snapshot_rows.h"
 #include "db/schema.h"
 #include "db/writer.h"
+#include "tests/bench/bench_clock.h"
 #include "tests/bench/bench_workload.h"
 
 using namespace pathscope;
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
+using bench::Clock;
+using bench::seconds_since;
 
 namespace {
-
-double seconds_since(Clock::time_point t0) {
-    return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 /// One interval of a capture of the default scenario: the ledger, 11 stages, 3 queues.
 db::Batch interval_batch(int seq) {
