@@ -2,9 +2,9 @@
 # End to end, as the README shows it: two runs of the default scenario that
 # differ in one setting, then compare, report in every format, export, and
 # the files checked by real parsers.
-#   report_e2e.sh PATHSCOPE PYTHON CHECK_FORMATS SPEEDSCOPE_SCHEMA
+#   report_e2e.sh PATHSCOPE PYTHON CHECK_FORMATS SPEEDSCOPE_SCHEMA NODE FLAME_SCRIPT_TEST
 set -eu
-P=$1 PY=$2 CHECK=$3 SCHEMA=$4
+P=$1 PY=$2 CHECK=$3 SCHEMA=$4 NODE=$5 FLAME_TEST=$6
 D=$(mktemp -d /tmp/pathscope_e2e.XXXXXX)
 trap 'rm -rf "$D"' EXIT
 DB=$D/review.db
@@ -39,4 +39,8 @@ cmp "$D/burst64.folded" "$D/refolded.folded" || fail "folded -> store -> folded 
 
 "$PY" "$CHECK" --schema "$SCHEMA" "$D/report.html" "$D/one-run.html" "$D/report.json" \
   "$D/burst64.speedscope.json" "$D/burst64.folded"
+for graph in stages stacks; do
+  NODE_PATH=/usr/share/nodejs "$NODE" "$FLAME_TEST" "$D/report.html" $graph ||
+    [ $? -eq 77 ] || fail "the $graph flame graph's zoom or search does not work"
+done
 echo "report end to end: ok"
