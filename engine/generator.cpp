@@ -57,7 +57,7 @@ void break_frame(std::vector<uint8_t>& f, Malformation how) {
 Generator::Generator(Engine& engine, const GeneratorConfig& cfg, const std::vector<Prefix6>& routes)
     : engine_(engine), cfg_(cfg) {
     const uint16_t port_id = engine.port_id(cfg.port);
-    engine.ring_port(cfg.port);  // throws unless it is a ring port
+    const size_t queues = engine.ring_port(cfg.port).rx.size();  // throws unless a ring port
     const PortRuntime& port = engine.context().ports[port_id];
     if (port.addresses.empty())
         throw std::runtime_error("generator port '" + cfg.port + "' has no address");
@@ -120,7 +120,7 @@ Generator::Generator(Engine& engine, const GeneratorConfig& cfg, const std::vect
             break_frame(f, how);
             ++malformed_serial;
         }
-        templates_.push_back(std::move(f));
+        templates_.push_back({std::move(f), static_cast<uint16_t>(flow % queues)});
     }
     std::shuffle(templates_.begin(), templates_.end(), rng);
 }
@@ -130,24 +130,39 @@ Generator::~Generator() { stop(); }
 uint64_t Generator::inject(uint64_t n) {
     const RingPort& rp = engine_.ring_port(cfg_.port);
     rte_mbuf* m[kBurst];
+    rte_mbuf* group[kBurst];
+    uint16_t queue_of[kBurst];
     uint64_t done = 0;
     while (done < n) {
         const unsigned want = static_cast<unsigned>(std::min<uint64_t>(kBurst, n - done));
         if (rte_pktmbuf_alloc_bulk(engine_.pool(), m, want) != 0) break;
         for (unsigned i = 0; i < want; ++i) {
-            const auto& t = templates_[next_];
+            const Template& t = templates_[next_];
             next_ = next_ + 1 == templates_.size() ? 0 : next_ + 1;
-            memcpy(rte_pktmbuf_mtod(m[i], void*), t.data(), t.size());
-            m[i]->data_len = static_cast<uint16_t>(t.size());
-            m[i]->pkt_len = static_cast<uint32_t>(t.size());
+            memcpy(rte_pktmbuf_mtod(m[i], void*), t.frame.data(), t.frame.size());
+            m[i]->data_len = static_cast<uint16_t>(t.frame.size());
+            m[i]->pkt_len = static_cast<uint32_t>(t.frame.size());
+            queue_of[i] = t.queue;
         }
-        const unsigned q = static_cast<unsigned>((done / kBurst) % rp.rx.size());
-        const unsigned in =
-            rte_ring_sp_enqueue_burst(rp.rx[q], reinterpret_cast<void**>(m), want, nullptr);
-        if (in < want) rte_pktmbuf_free_bulk(m + in, want - in);
+        // Each queue gets its flows' packets of this burst, in order.
+        unsigned in = 0;
+        bool full = false;
+        for (size_t q = 0; q < rp.rx.size(); ++q) {
+            unsigned k = 0;
+            for (unsigned i = 0; i < want; ++i)
+                if (queue_of[i] == q) group[k++] = m[i];
+            if (k == 0) continue;
+            const unsigned put = rte_ring_sp_enqueue_burst(
+                rp.rx[q], reinterpret_cast<void**>(group), k, nullptr);
+            if (put < k) {
+                rte_pktmbuf_free_bulk(group + put, k - put);
+                full = true;
+            }
+            in += put;
+        }
         done += in;
         generated_.fetch_add(in, std::memory_order_relaxed);
-        if (in < want) break;  // the engine is behind: let the caller decide
+        if (full) break;  // the engine is behind: let the caller decide
     }
     return done;
 }

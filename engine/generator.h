@@ -1,6 +1,7 @@
 // The built-in traffic generator: feeds a "ring" port from its own EAL
 // thread with a configurable mix of forwarded, sink, echo and malformed
-// UDP/IPv6 packets over N flows, and drains what the engine sends back.
+// UDP/IPv6 packets over N flows, each flow on one receive queue as RSS would
+// steer it, and drains what the engine sends back.
 #pragma once
 
 #include <atomic>
@@ -47,7 +48,13 @@ class Generator {
 
     Engine& engine_;
     GeneratorConfig cfg_;
-    std::vector<std::vector<uint8_t>> templates_;
+    /// A prepared frame and the receive queue its flow hashes to (flow
+    /// modulo the queue count, as an RSS indirection table would spread it).
+    struct Template {
+        std::vector<uint8_t> frame;
+        uint16_t queue = 0;
+    };
+    std::vector<Template> templates_;
     size_t next_ = 0;
     std::atomic<uint64_t> generated_{0};
     std::atomic<uint64_t> returned_{0};

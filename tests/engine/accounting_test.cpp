@@ -243,6 +243,31 @@ TEST_F(Accounting, GeneratorMixBalancesOnTheWorkerLcore) {
             << kDropReasonNames[static_cast<unsigned>(r)];
 }
 
+// Like RSS, every flow stays on one receive queue: 8 flows spread evenly over
+// 4 queues, 1 flow lands on queue 0 alone (the missing-flow-id pattern).
+TEST_F(Accounting, GeneratorSteersEachFlowToOneQueue) {
+    for (const uint32_t flows : {8u, 1u}) {
+        auto cfg = test::ring_config();
+        cfg.ports[0].rx_queues = 4;
+        Engine eng(cfg);
+        GeneratorConfig g;
+        g.port = "wire";
+        g.flows = flows;
+        g.source_prefix = {test::ip("2001:db8:100::"), 48};
+        Generator gen(eng, g, {{test::ip("2001:db8:aaaa::"), 48}});
+        ASSERT_EQ(gen.inject(4000), 4000u);  // 4 rounds of the 1000 templates
+        eng.run_until_idle();
+        test::collect(eng, "out");
+        std::map<unsigned, uint64_t> rx;
+        for (const auto& q : eng.snapshot().queues)
+            if (q.port == "wire" && q.rx) rx[q.queue] = q.packets;
+        ASSERT_EQ(rx.size(), 4u);
+        for (unsigned q = 0; q < 4; ++q)
+            EXPECT_EQ(rx[q], flows == 1 ? (q == 0 ? 4000u : 0u) : 1000u)
+                << flows << " flows, queue " << q;
+    }
+}
+
 TEST_F(Accounting, RandomlyDamagedFramesAreAllCounted) {
     // Mutation fuzzing over every kind of valid frame: flipped bytes, cut
     // frames and random lengths must never crash and always balance.
