@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <sstream>
@@ -127,7 +128,7 @@ FlameTree parse_folded(std::istream& in, const std::string& source) {
         const char* last = line.data() + line.size();
         auto r = std::from_chars(first, last, weight);
         if (space == std::string::npos || space == 0 || r.ec != std::errc() || r.ptr != last ||
-            weight < 0)
+            !std::isfinite(weight) || weight < 0)
             throw std::runtime_error(source + ":" + std::to_string(line_no) +
                                      ": not a folded stack ('frame;frame;... WEIGHT' with a "
                                      "weight of 0 or more after the last space)");

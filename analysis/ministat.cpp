@@ -52,9 +52,9 @@ DataSet read_data_set(std::istream& in, const std::string& name, int column,
         if (!field) continue;
         char* end = nullptr;
         const double v = std::strtod(field, &end);
-        if (end != field + length)
+        if (end != field + length || !std::isfinite(v))
             throw std::runtime_error(name + ":" + std::to_string(line_no) + ": '" +
-                                     std::string(field, length) + "' is not a number (column " +
+                                     std::string(field, length) + "' is not a finite number (column " +
                                      std::to_string(column) +
                                      "; pick another with -C, or other delimiters with -d)");
         ds.values.push_back(v);
@@ -92,8 +92,10 @@ void append_plot(std::string& out, const std::vector<DataSet>& sets, int width,
     }
     const double dx = span / (width - 1.0);
     const double x0 = lo - 0.5 * dx;
+    // Clamped before the cast: extreme sets can make the position NaN or huge.
     auto column = [&](double v) {
-        return std::clamp(static_cast<int>((v - x0) / dx), 0, width - 1);
+        const double c = (v - x0) / dx;
+        return c >= 0 ? static_cast<int>(std::min(c, width - 1.0)) : 0;
     };
 
     // cells[r * width + x]: bit set of the data sets with an r-th stacked

@@ -40,6 +40,9 @@ TEST(Folded, RoundTripIsLossless) {
 }
 
 TEST(Folded, BadLineNamesFileAndLine) {
+    EXPECT_THROW(folded("a;b nan\n"), std::runtime_error);
+    EXPECT_THROW(folded("a;b -1\n"), std::runtime_error);
+    EXPECT_THROW(folded("no_weight\n"), std::runtime_error);
     try {
         folded("a;b 1\na;b twelve\n");
         FAIL() << "no error";

@@ -167,12 +167,14 @@ TEST(Ministat, ReadsAColumnAndNamesBadLines) {
     std::istringstream in("# run  rate\n1 10.5\n\n2 11.5 # note\n3\t12.5\n");
     const DataSet ds = read_data_set(in, "rates.txt", 2);
     EXPECT_EQ(ds.values, (std::vector<double>{10.5, 11.5, 12.5}));  // sorted, as ministat
+    std::istringstream infinite("1\n2\ninf\n");
+    EXPECT_THROW(read_data_set(infinite, "inf.txt"), std::runtime_error);
     std::istringstream bad("1\n2\nthree\n");
     try {
         read_data_set(bad, "x.txt");
         FAIL() << "no error";
     } catch (const std::exception& e) {
-        EXPECT_NE(std::string(e.what()).find("x.txt:3: 'three' is not a number"), std::string::npos)
+        EXPECT_NE(std::string(e.what()).find("x.txt:3: 'three' is not a finite number"), std::string::npos)
             << e.what();
     }
 }
