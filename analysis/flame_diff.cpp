@@ -13,12 +13,32 @@ namespace pathscope::analysis {
 
 namespace {
 
+// Whether the change between two nodes' per-trial values is within noise.
+struct NoiseRule {
+    const DiffOptions& opt;
+    bool by_trials;
+    double whole;  ///< the larger of the two roots' means
+
+    NoiseRule(const FlameTree& base, const FlameTree& cand, const DiffOptions& o)
+        : opt(o), by_trials(base.trials() >= 2 && cand.trials() >= 2) {
+        whole = std::max(mean_total(base), mean_total(cand));
+    }
+    static double mean_total(const FlameTree& t) {
+        double sum = 0;
+        for (int k = 0; k < t.trials(); ++k) sum += t.scaled_total(0, k);
+        return sum / t.trials();
+    }
+    bool operator()(const Summary& b, const Summary& c) const {
+        if (by_trials) return !student_t(b, c, opt.confidence).significant;
+        const double delta = std::fabs(c.mean - b.mean);
+        return delta < opt.threshold * std::fabs(b.mean) || delta < opt.min_share * whole;
+    }
+};
+
 struct Differ {
     const FlameTree& base;
     const FlameTree& cand;
-    const DiffOptions& opt;
-    bool by_trials;
-    double whole = 0;
+    NoiseRule noise;
     FlameDiff out;
 
     std::vector<double> values(const FlameTree& t, int node) const {
@@ -38,11 +58,7 @@ struct Differ {
         n.cand = sc.mean;
         n.delta = n.cand - n.base;
         n.relative = n.base != 0 ? n.delta / n.base : (n.delta != 0 ? INFINITY : 0);
-        if (by_trials)
-            n.noise = !student_t(sb, sc, opt.confidence).significant;
-        else
-            n.noise = std::fabs(n.delta) < opt.threshold * std::fabs(n.base) ||
-                      std::fabs(n.delta) < opt.min_share * whole;
+        n.noise = noise(sb, sc);
         const int index = static_cast<int>(out.nodes.size());
         out.nodes.push_back(std::move(n));
         if (parent >= 0) out.nodes[parent].children.push_back(index);
@@ -73,9 +89,9 @@ std::string FlameDiff::path(size_t i) const {
 }
 
 FlameDiff diff_trees(const FlameTree& base, const FlameTree& cand, const DiffOptions& opt) {
-    Differ d{base, cand, opt, base.trials() >= 2 && cand.trials() >= 2, 0, {}};
+    Differ d{base, cand, NoiseRule(base, cand, opt), {}};
     char method[200];
-    if (d.by_trials) {
+    if (d.noise.by_trials) {
         std::snprintf(method, sizeof method,
                       "within noise: Student's t on %d vs %d trials finds no difference at "
                       "%.1f%% confidence",
@@ -87,7 +103,6 @@ FlameDiff diff_trees(const FlameTree& base, const FlameTree& cand, const DiffOpt
                       opt.threshold * 100, opt.min_share * 100);
     }
     d.out.method = method;
-    d.whole = std::max(summarize(d.values(base, 0)).mean, summarize(d.values(cand, 0)).mean);
     d.add("all", -1, 0, 0);
     d.walk(0, 0, 0);
     return std::move(d.out);
@@ -110,7 +125,7 @@ std::vector<SelfShare> hottest_functions(const FlameTree& base, const FlameTree&
             for (int k = 0; k < t.trials(); ++k) v[k] += t.scaled_self(i, k);
         }
     }
-    const bool by_trials = base.trials() >= 2 && cand.trials() >= 2;
+    const NoiseRule noise(base, cand, opt);
     std::vector<SelfShare> out;
     for (auto& [name, sides] : per_name) {
         for (int side = 0; side < 2; ++side)
@@ -118,9 +133,7 @@ std::vector<SelfShare> hottest_functions(const FlameTree& base, const FlameTree&
         const Summary b = summarize(sides[0]), c = summarize(sides[1]);
         SelfShare s{name, b.mean, c.mean, true};
         if (s.base == 0 && s.cand == 0) continue;
-        const double delta = std::fabs(c.mean - b.mean);
-        s.noise = by_trials ? !student_t(b, c, opt.confidence).significant
-                            : delta < opt.threshold * b.mean || delta < opt.min_share;
+        s.noise = noise(b, c);
         out.push_back(std::move(s));
     }
     std::sort(out.begin(), out.end(), [](const SelfShare& a, const SelfShare& b) {

@@ -1,10 +1,11 @@
 #include "analysis/stats.h"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <mutex>
 #include <numeric>
 
 namespace pathscope::analysis {
@@ -91,7 +92,7 @@ double t_upper_tail(double t, double df) {
 
 double solve_upper(double tail, double df) {
     double lo = 0, hi = 1e6;
-    for (int i = 0; i < 200; ++i) {
+    for (int i = 0; i < 80; ++i) {  // 1e6 / 2^80: far below the third decimal
         const double mid = (lo + hi) / 2;
         (df > 0 ? t_upper_tail(mid, df) : 1 - normal_cdf(mid)) > tail ? lo = mid : hi = mid;
     }
@@ -100,21 +101,33 @@ double solve_upper(double tail, double df) {
 
 }  // namespace
 
+namespace {
+
+double critical_value(double percent, int row) {
+    // ministat's "99.5" column holds the two-sided 99.8% values (one-sided
+    // 99.9%); pathscope keeps it, so verdicts at 99.5 match ministat's.
+    const double tail = percent == 99.5 ? 0.001 : (1 - percent / 100) / 2;
+    return std::round(solve_upper(tail, row) * 1000) / 1000;
+}
+
+}  // namespace
+
 double t_critical(double percent, int df) {
-    static std::mutex mu;
-    static std::map<std::pair<double, int>, double> cache;
-    // ministat's table stops at 100 degrees of freedom and uses the normal
-    // limit beyond; its entries have three decimals.
-    const int row = df > 100 ? 0 : df;
-    std::lock_guard lock(mu);
-    auto [it, fresh] = cache.try_emplace({percent, row}, 0.0);
-    if (fresh) {
-        // ministat's "99.5" column holds the two-sided 99.8% values (one-sided
-        // 99.9%); pathscope keeps it, so verdicts at 99.5 match ministat's.
-        const double tail = percent == 99.5 ? 0.001 : (1 - percent / 100) / 2;
-        it->second = std::round(solve_upper(tail, row) * 1000) / 1000;
+    // ministat's table: rows for 1 to 100 degrees of freedom and the normal
+    // limit (row 0) beyond, three decimals. Each entry is computed on first
+    // use; threads racing on one compute the same value.
+    static std::array<std::array<std::atomic<double>, 6>, 101> table{};
+    const int row = df > 100 || df < 1 ? 0 : df;
+    const auto& levels = confidence_levels();
+    const auto it = std::find(levels.begin(), levels.end(), percent);
+    if (it == levels.end()) return critical_value(percent, row);
+    std::atomic<double>& entry = table[row][static_cast<size_t>(it - levels.begin())];
+    double t = entry.load(std::memory_order_relaxed);
+    if (t == 0) {
+        t = critical_value(percent, row);
+        entry.store(t, std::memory_order_relaxed);
     }
-    return it->second;
+    return t;
 }
 
 TTest student_t(const Summary& b, const Summary& c, double confidence) {
