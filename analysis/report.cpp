@@ -86,10 +86,11 @@ Histogram merged_calls(const db::RunData& run, const std::string& stage) {
     return h;
 }
 
-std::vector<double> rx_rates(const std::vector<Metric>& metrics) {
+const Metric* find_metric(const std::vector<Metric>& metrics, const std::string& group,
+                          const std::string& name) {
     for (const auto& m : metrics)
-        if (m.group == "throughput" && m.name == "rx rate") return m.values;
-    return {};
+        if (m.group == group && m.name == name) return &m;
+    return nullptr;
 }
 
 }  // namespace
@@ -117,11 +118,26 @@ Report build_report(const db::RunData& base, const db::RunData* cand, const Repo
         r.cand_metrics = run_metrics(*cand);
         r.verdicts = compare_metrics(r.base_metrics, r.cand_metrics, opt.confidence);
     }
-    const std::vector<double> rates = rx_rates(r.base_metrics);
-    if (!rates.empty()) r.rate_sets.push_back({base.info.label + " (rx Mpps)", rates});
-    if (cand) {
-        const std::vector<double> c = rx_rates(r.cand_metrics);
-        if (!c.empty()) r.rate_sets.push_back({cand->info.label + " (rx Mpps)", c});
+    // The headline metrics as ministat shows them.
+    struct Headline {
+        const char* group;
+        const char* name;
+        const char* title;
+    };
+    const Headline headline[] = {{"throughput", "rx rate", "Receive rate per trial"},
+                                 {"stage cycles", "all stages", "Cycles per packet per trial"}};
+    for (const auto& [group, name, title] : headline) {
+        const Metric* b = find_metric(r.base_metrics, group, name);
+        const Metric* c = cand ? find_metric(r.cand_metrics, group, name) : nullptr;
+        if (!b || !c || b->values.size() < 3 || c->values.size() < 3) continue;
+        MinistatOptions mo;
+        mo.confidence = opt.confidence;
+        const std::string unit = " (" + b->unit + ")";
+        r.ministat_plots.push_back(
+            {std::string(title) + " (ministat, " + b->unit + ")",
+             render_ministat({{base.info.label + unit, b->values},
+                              {cand->info.label + unit, c->values}},
+                             mo)});
     }
 
     // The busiest stages by cycles get their per-call distributions drawn.

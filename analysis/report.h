@@ -38,8 +38,13 @@ struct Report {
 
     std::vector<Metric> base_metrics, cand_metrics;
     std::vector<Verdict> verdicts;  ///< two runs only
-    /// Per-trial receive rates, the data of the ministat plot.
-    std::vector<DataSet> rate_sets;
+    /// ministat's output (plot, table, verdict) for the headline metrics,
+    /// when both runs have the 3 trials a side it needs.
+    struct MinistatPlot {
+        std::string title;
+        std::string text;
+    };
+    std::vector<MinistatPlot> ministat_plots;
 
     struct StageHistogram {
         std::string stage;

@@ -126,12 +126,8 @@ std::string render_report_html(const Report& r) {
     o += std::string("<h2>") + (r.has_cand ? "Verdicts" : "Measurements") + "</h2>\n" +
          html_table(verdict_table(r), true);
     for (const auto& n : verdict_notes(r)) o += "<p>" + xml_escape(n) + "</p>\n";
-    if (r.rate_sets.size() == 2 && r.rate_sets[0].values.size() >= 3 &&
-        r.rate_sets[1].values.size() >= 3) {
-        MinistatOptions mo;
-        mo.confidence = r.options.confidence;
-        o += "<h2>Receive rate per trial (ministat)</h2>\n" + pre(render_ministat(r.rate_sets, mo));
-    }
+    for (const auto& plot : r.ministat_plots)
+        o += "<h2>" + xml_escape(plot.title) + "</h2>\n" + pre(plot.text);
     o += "<h2>Cycles per received packet by stage</h2>\n" + html_table(stage_table(r));
     o += flame_section(r.has_cand ? "Stage cycles per packet, difference" : "Stage cycles per packet",
                        "stages", r.stages, "cycles/pkt", r.has_cand, r.stages.method);

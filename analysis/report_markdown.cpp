@@ -43,13 +43,8 @@ std::string render_report_markdown(const Report& r) {
     o += std::string("\n## ") + (r.has_cand ? "Verdicts" : "Measurements") + "\n\n" +
          markdown(verdict_table(r));
     for (const auto& n : verdict_notes(r)) o += "\n" + n + "\n";
-    if (r.rate_sets.size() == 2 && r.rate_sets[0].values.size() >= 3 &&
-        r.rate_sets[1].values.size() >= 3) {
-        MinistatOptions mo;
-        mo.confidence = r.options.confidence;
-        o += "\n## Receive rate per trial (ministat)\n\n```\n" + render_ministat(r.rate_sets, mo) +
-             "```\n";
-    }
+    for (const auto& plot : r.ministat_plots)
+        o += "\n## " + plot.title + "\n\n```\n" + plot.text + "```\n";
     o += "\n## Cycles per received packet by stage\n\n" + markdown(stage_table(r));
     if (r.has_cand) o += "\n" + r.stages.method + "\n";
     for (const auto& h : r.histograms) {

@@ -91,12 +91,9 @@ std::string render_report_text(const Report& r) {
         }
     }
 
-    if (r.rate_sets.size() == 2 && r.rate_sets[0].values.size() >= 3 &&
-        r.rate_sets[1].values.size() >= 3) {
-        o.heading("Receive rate per trial (ministat)");
-        MinistatOptions mo;
-        mo.confidence = r.options.confidence;
-        o.raw(render_ministat(r.rate_sets, mo));
+    for (const auto& plot : r.ministat_plots) {
+        o.heading(plot.title);
+        o.raw(plot.text);
     }
 
     o.heading("Cycles per received packet by stage (exact counters)");
