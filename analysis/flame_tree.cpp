@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 #include "analysis/json.h"
 
@@ -50,8 +51,8 @@ void FlameTree::set_trial_scale(int trial, double divisor) {
     if (trial >= 0 && trial < trials_ && divisor > 0) scale_[trial] = divisor;
 }
 
-int FlameTree::child(size_t node, std::string_view name) const {
-    auto id = name_ids_.find(std::string(name));
+int FlameTree::child(size_t node, const std::string& name) const {
+    auto id = name_ids_.find(name);
     if (id == name_ids_.end()) return -1;
     auto it = child_of_.find((static_cast<uint64_t>(node) << 32) | id->second);
     return it == child_of_.end() ? -1 : it->second;
@@ -99,8 +100,6 @@ std::string FlameTree::path(size_t i) const {
 
 namespace {
 
-std::string format_weight(double w) { return json_number(w); }
-
 std::vector<std::string> split_frames(std::string_view stack) {
     std::vector<std::string> frames;
     size_t start = 0;
@@ -141,7 +140,7 @@ std::string to_folded(const FlameTree& tree) {
     std::vector<std::string> lines;
     for (size_t i = 1; i < tree.size(); ++i) {
         const double w = tree.self(i);
-        if (w != 0) lines.push_back(tree.path(i) + " " + format_weight(w));
+        if (w != 0) lines.push_back(tree.path(i) + " " + json_number(w));
     }
     std::sort(lines.begin(), lines.end());
     std::string out;

@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <istream>
 #include <string>
-#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -32,7 +31,7 @@ class FlameTree {
     int parent(size_t i) const { return nodes_[i].parent; }
     const std::vector<int>& children(size_t i) const { return nodes_[i].children; }
     /// The child of `node` called `name`, or -1.
-    int child(size_t node, std::string_view name) const;
+    int child(size_t node, const std::string& name) const;
     /// Weight of the node and everything under it, over all trials.
     double total(size_t i) const;
     /// Weight of the node itself, over all trials.

@@ -10,18 +10,6 @@
 
 namespace pathscope::analysis {
 
-const char* const kMinistatHeader =
-    "    N           Min           Max        Median           Avg        Stddev\n";
-
-namespace {
-// A plot cell holds the bit set of the data sets that have a point there;
-// set i (from 0) ORs in i + 1, as ministat does, so sets 1 and 2 meeting
-// show as "*".
-const char kSymbols[] = " x+*%#@O";
-}  // namespace
-
-char ministat_symbol(size_t set_index) { return kSymbols[(set_index + 1) % 8]; }
-
 DataSet read_data_set(std::istream& in, const std::string& name, int column,
                       const std::string& delimiters) {
     DataSet ds;
@@ -63,6 +51,20 @@ DataSet read_data_set(std::istream& in, const std::string& name, int column,
     return ds;
 }
 
+
+namespace {
+
+const char* const kHeader =
+    "    N           Min           Max        Median           Avg        Stddev\n";
+
+// A plot cell holds the bit set of the data sets that have a point there;
+// set i (from 0) ORs in i + 1, as ministat does, so sets 1 and 2 meeting
+// show as "*".
+const char kSymbols[] = " x+*%#@O";
+
+char symbol_of(size_t set_index) { return kSymbols[(set_index + 1) % 8]; }
+
+// One row of the vitals table: "x  22   1880281 ...".
 std::string ministat_vitals_row(char symbol, const Summary& s) {
     char buf[160];
     std::snprintf(buf, sizeof buf, "%c %3zu %13.8g %13.8g %13.8g %13.8g %13.8g\n", symbol, s.n,
@@ -70,16 +72,11 @@ std::string ministat_vitals_row(char symbol, const Summary& s) {
     return buf;
 }
 
-namespace {
-
 // Appends the plot to `out`: no copy of a plot that can be many megabytes.
-void append_plot(std::string& out, const std::vector<DataSet>& sets, int width,
-                 bool separate_bars) {
-    std::vector<Summary> sum;
+void append_plot(std::string& out, const std::vector<DataSet>& sets,
+                 const std::vector<Summary>& sum, int width, bool separate_bars) {
     double lo = INFINITY, hi = -INFINITY;
-    for (const auto& ds : sets) {
-        sum.push_back(summarize(ds.values));
-        const Summary& s = sum.back();
+    for (const Summary& s : sum) {
         for (double v : {s.min, s.max, s.mean - s.stddev, s.mean + s.stddev}) {
             lo = std::min(lo, v);
             hi = std::max(hi, v);
@@ -104,8 +101,15 @@ void append_plot(std::string& out, const std::vector<DataSet>& sets, int width,
     size_t height = 0;
     std::vector<std::string> bars(separate_bars ? sets.size() : 1, std::string(width, ' '));
     for (size_t i = 0; i < sets.size(); ++i) {
-        std::vector<double> v = sets[i].values;
-        if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
+        // Stacks are counted along sorted values; read_data_set's already are.
+        std::vector<double> sorted;
+        const std::vector<double>* values = &sets[i].values;
+        if (!std::is_sorted(values->begin(), values->end())) {
+            sorted = *values;
+            std::sort(sorted.begin(), sorted.end());
+            values = &sorted;
+        }
+        const std::vector<double>& v = *values;
         int prev = -1, depth = 0;
         for (double x : v) {
             const int c = column(x);
@@ -144,25 +148,18 @@ void append_plot(std::string& out, const std::vector<DataSet>& sets, int width,
 
 }  // namespace
 
-std::string render_ministat_plot(const std::vector<DataSet>& sets, int width,
-                                 bool separate_bars) {
-    std::string out;
-    append_plot(out, sets, width, separate_bars);
-    return out;
-}
-
 std::string render_ministat(const std::vector<DataSet>& sets, const MinistatOptions& opt) {
+    std::vector<Summary> sum;
+    for (const auto& ds : sets) sum.push_back(summarize(ds.values));
     std::string out;
     if (!opt.quiet)
         for (size_t i = 0; i < sets.size(); ++i)
-            out += std::string(1, ministat_symbol(i)) + " " + sets[i].name + "\n";
-    if (opt.plot) append_plot(out, sets, opt.width, opt.separate_bars);
-    if (!opt.quiet) out += kMinistatHeader;
-    const Summary base = summarize(sets.empty() ? std::vector<double>{} : sets[0].values);
+            out += std::string(1, symbol_of(i)) + " " + sets[i].name + "\n";
+    if (opt.plot) append_plot(out, sets, sum, opt.width, opt.separate_bars);
+    if (!opt.quiet) out += kHeader;
     for (size_t i = 0; i < sets.size(); ++i) {
-        const Summary s = i == 0 ? base : summarize(sets[i].values);
-        out += ministat_vitals_row(ministat_symbol(i), s);
-        if (i > 0 && opt.verdicts) out += ministat_verdict(student_t(base, s, opt.confidence));
+        out += ministat_vitals_row(symbol_of(i), sum[i]);
+        if (i > 0 && opt.verdicts) out += ministat_verdict(student_t(sum[0], sum[i], opt.confidence));
     }
     return out;
 }

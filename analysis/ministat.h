@@ -36,13 +36,4 @@ inline constexpr size_t kMaxDataSets = 7;
 
 std::string render_ministat(const std::vector<DataSet>& sets, const MinistatOptions& opt = {});
 
-/// Just the plot box, for reports that show a verdict beside it.
-std::string render_ministat_plot(const std::vector<DataSet>& sets, int width,
-                                 bool separate_bars);
-
-/// One row of the vitals table: "x  22   1880281 ...".
-std::string ministat_vitals_row(char symbol, const Summary& s);
-extern const char* const kMinistatHeader;
-char ministat_symbol(size_t set_index);
-
 }  // namespace pathscope::analysis

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "analysis/run_view.h"
@@ -72,13 +73,6 @@ std::string configuration(const db::RunInfo& r) {
     return s;
 }
 
-uint64_t stage_cycles(const db::RunData& run, const std::string& stage) {
-    uint64_t c = 0;
-    for (const auto& s : run.rows.stages)
-        if (s.seq == -1 && s.stage == stage) c += s.cycles;
-    return c;
-}
-
 Histogram merged_calls(const db::RunData& run, const std::string& stage) {
     Histogram h;
     for (const auto& row : run.rows.histograms)
@@ -141,11 +135,14 @@ Report build_report(const db::RunData& base, const db::RunData* cand, const Repo
     }
 
     // The busiest stages by cycles get their per-call distributions drawn.
-    std::map<std::string, uint64_t> cycles;
+    const FlameTree base_stages = stage_tree(base);
+    std::set<std::string> with_histogram;
     for (const auto& h : base.rows.histograms)
-        if (h.kind == "stage_call_cycles") cycles[h.subject] = stage_cycles(base, h.subject);
+        if (h.kind == "stage_call_cycles") with_histogram.insert(h.subject);
     std::vector<std::pair<uint64_t, std::string>> busiest;
-    for (const auto& [stage, c] : cycles) busiest.emplace_back(c, stage);
+    for (int k : base_stages.children(0))
+        if (with_histogram.count(base_stages.name(k)))
+            busiest.emplace_back(static_cast<uint64_t>(base_stages.total(k)), base_stages.name(k));
     std::sort(busiest.rbegin(), busiest.rend());
     for (size_t i = 0; i < busiest.size() && i < opt.histogram_stages; ++i)
         r.histograms.push_back({busiest[i].second, merged_calls(base, busiest[i].second),
@@ -156,7 +153,7 @@ Report build_report(const db::RunData& base, const db::RunData* cand, const Repo
 
     DiffOptions diff;
     diff.confidence = opt.confidence;
-    r.stages = diff_trees(stage_tree(base), stage_tree(other), diff);
+    r.stages = diff_trees(base_stages, cand ? stage_tree(*cand) : base_stages, diff);
     r.stack_event = main_stack_event(base);
     if (r.stack_event.empty()) r.stack_event = main_stack_event(other);
     if (!r.stack_event.empty()) {

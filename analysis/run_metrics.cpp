@@ -17,6 +17,16 @@ int trial_count(const db::RunData& run) {
 
 double ratio(double a, double b) { return b > 0 ? a / b : 0; }
 
+// Each trial's stage totals (seq -1), in the engine's graph order.
+std::vector<db::StageRow> trial_stage_totals(const db::RunData& run, int trials) {
+    std::vector<db::StageRow> stages;
+    for (const auto& s : run.rows.stages)
+        if (s.seq == -1 && s.trial < trials) stages.push_back(s);
+    std::stable_sort(stages.begin(), stages.end(),
+                     [](auto& a, auto& b) { return a.ord < b.ord; });
+    return stages;
+}
+
 // Adds `v` for `trial` to the metric keyed (group, name), creating it with
 // room for every trial.
 struct MetricSet {
@@ -50,11 +60,7 @@ std::vector<Metric> run_metrics(const db::RunData& run) {
             t.delivered_pps / 1e6;
     }
     // Stages in graph order; the whole path first.
-    std::vector<db::StageRow> stages;
-    for (const auto& s : run.rows.stages)
-        if (s.seq == -1 && s.trial < trials) stages.push_back(s);
-    std::stable_sort(stages.begin(), stages.end(),
-                     [](auto& a, auto& b) { return a.ord < b.ord; });
+    const std::vector<db::StageRow> stages = trial_stage_totals(run, trials);
     std::vector<double> all_cycles(static_cast<size_t>(trials), 0.0);
     for (const auto& s : stages) all_cycles[s.trial] += static_cast<double>(s.cycles);
     if (!stages.empty())
@@ -90,12 +96,7 @@ FlameTree stage_tree(const db::RunData& run) {
     FlameTree tree(trials, "cycles");
     for (const auto& t : run.rows.trials)
         tree.set_trial_scale(t.trial, static_cast<double>(t.received));
-    std::vector<db::StageRow> stages;
-    for (const auto& s : run.rows.stages)
-        if (s.seq == -1 && s.trial < trials) stages.push_back(s);
-    std::stable_sort(stages.begin(), stages.end(),
-                     [](auto& a, auto& b) { return a.ord < b.ord; });
-    for (const auto& s : stages)
+    for (const auto& s : trial_stage_totals(run, trials))
         if (s.cycles) tree.add({s.stage}, static_cast<double>(s.cycles), s.trial);
     return tree;
 }

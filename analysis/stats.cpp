@@ -10,11 +10,17 @@
 
 namespace pathscope::analysis {
 
-Summary summarize(std::vector<double> v) {
+Summary summarize(const std::vector<double>& values) {
     Summary s;
-    s.n = v.size();
-    if (v.empty()) return s;
-    if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
+    s.n = values.size();
+    if (values.empty()) return s;
+    // Sorted input (ministat's readers sort) is used as it is, without a copy.
+    std::vector<double> sorted;
+    if (!std::is_sorted(values.begin(), values.end())) {
+        sorted = values;
+        std::sort(sorted.begin(), sorted.end());
+    }
+    const std::vector<double>& v = sorted.empty() ? values : sorted;
     s.min = v.front();
     s.max = v.back();
     const size_t h = s.n / 2;

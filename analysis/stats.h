@@ -14,7 +14,7 @@ struct Summary {
     size_t n = 0;
     double min = 0, max = 0, median = 0, mean = 0, stddev = 0;
 };
-Summary summarize(std::vector<double> values);
+Summary summarize(const std::vector<double>& values);
 /// A summary known only from its figures (a published N, mean and stddev).
 Summary summary_of(size_t n, double mean, double stddev);
 

@@ -14,7 +14,6 @@
 #include "capture/recorder.h"
 #include "capture/snapshot_rows.h"
 #include "db/schema.h"
-#include "db/writer.h"
 #include "engine/eal.h"
 #include "engine/engine.h"
 #include "engine/routes.h"
@@ -242,18 +241,7 @@ db::RunData import_pcap(const std::string& file, const std::string& db_path,
     fact("pcap.not_parsed_short", std::to_string(too_short));
     for (const auto& [proto, n] : protocols) fact("pcap.protocol." + proto, std::to_string(n));
 
-    db::RunInfo info = machine_run_info();
-    info.label = label.empty() ? std::filesystem::path(file).filename().string() : label;
-    info.kind = "pcap-import";
-    info.scenario_path = file;
-    info.trials = 1;
-    db::RunWriter writer(db_path, info);
-    db::RunData run{writer.run(), batch};
-    writer.submit(std::move(batch));
-    writer.finish("complete");
-    run.info.status = "complete";
-    run.info.ended_at = db::utc_now();
-    return run;
+    return store_import("pcap-import", file, label, std::move(batch), db_path);
 }
 
 }  // namespace pathscope::capture

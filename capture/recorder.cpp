@@ -88,6 +88,22 @@ std::string cpu_model() {
 
 }  // namespace
 
+db::RunData store_import(const std::string& kind, const std::string& file,
+                         const std::string& label, db::Batch rows, const std::string& db_path) {
+    db::RunInfo info = machine_run_info();
+    info.label = label.empty() ? std::filesystem::path(file).filename().string() : label;
+    info.kind = kind;
+    info.scenario_path = file;
+    info.trials = 1;
+    db::RunWriter writer(db_path, info);
+    db::RunData run{writer.run(), rows};
+    writer.submit(std::move(rows));
+    writer.finish("complete");
+    run.info.status = "complete";
+    run.info.ended_at = db::utc_now();
+    return run;
+}
+
 db::RunInfo machine_run_info() {
     db::RunInfo info;
     info.host = db::host_name();

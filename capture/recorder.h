@@ -40,4 +40,10 @@ RecordResult record_run(const Scenario& scenario, const RecordOptions& options);
 /// (needs the EAL), pathscope version and git revision, and this process's pid.
 db::RunInfo machine_run_info();
 
+/// Stores an import (a capture file or a profile) as one complete run of
+/// `kind` ("pcap-import", "folded-import", ...) labelled `label`, or the
+/// file's name when empty; returns it as stored.
+db::RunData store_import(const std::string& kind, const std::string& file,
+                         const std::string& label, db::Batch rows, const std::string& db_path);
+
 }  // namespace pathscope::capture

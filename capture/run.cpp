@@ -68,10 +68,8 @@ RunResult run_engine(EngineConfig cfg, const RunHooks& hooks) {
         const bool last = elapsed >= cfg.duration_s;
         if (last) result.window_end = engine.snapshot(false);
         if (hooks.interval &&
-            !hooks.interval(elapsed, last ? result.window_end : engine.snapshot(false))) {
-            result.stopped_by_hook = true;
+            !hooks.interval(elapsed, last ? result.window_end : engine.snapshot(false)))
             break;
-        }
         if (last) break;
     }
     if (result.window_end.tsc == 0) result.window_end = engine.snapshot(false);

@@ -21,7 +21,6 @@ struct RunResult {
     uint64_t generated = 0;        ///< packets the built-in generator produced
     uint64_t returned = 0;         ///< packets the engine sent back to the generator's port
     bool interrupted = false;      ///< stopped early by Ctrl-C
-    bool stopped_by_hook = false;  ///< stopped early because a hook said so
 };
 
 /// Turns a pcap workload into its port's net_pcap device (checking the file

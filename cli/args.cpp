@@ -1,7 +1,12 @@
 #include "cli/args.h"
 
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
+#include <stdexcept>
+
+#include "analysis/stats.h"
 
 namespace pathscope::cli {
 
@@ -65,6 +70,26 @@ double parse_seconds(const std::string& opt, const std::string& v, const char* u
     if (v.empty() || *end || !(d > 0))
         usage_error(opt + " needs a positive number of seconds, not '" + v + "'", usage);
     return d;
+}
+
+double parse_confidence(const std::string& opt, const std::string& v, const char* usage) {
+    char* end = nullptr;
+    const double c = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end || !analysis::is_confidence_level(c))
+        usage_error(opt + " takes 80, 90, 95, 98, 99 or 99.5, not '" + v + "'", usage);
+    return c;
+}
+
+void write_output(const std::string& path, const std::string& text) {
+    if (path == "-") {
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        return;
+    }
+    std::ofstream f(path, std::ios::binary);
+    f << text;
+    f.close();
+    if (!f)
+        throw std::runtime_error("cannot write '" + path + "' (is the folder there and writable?)");
 }
 
 std::string db_path(const Args& a) { return a.get("--db", "pathscope.db"); }

@@ -34,6 +34,14 @@ uint64_t parse_count(const std::string& opt, const std::string& v, const char* u
 /// A positive number of seconds, or a usage error naming the option.
 double parse_seconds(const std::string& opt, const std::string& v, const char* usage);
 
+/// One of ministat's confidence levels (80 90 95 98 99 99.5), or a usage
+/// error naming the option.
+double parse_confidence(const std::string& opt, const std::string& v, const char* usage);
+
+/// Writes `text` to `path`, or to standard output for "-"; throws naming
+/// the file when it cannot be written.
+void write_output(const std::string& path, const std::string& text);
+
 /// The store --db names, or pathscope.db in the current folder.
 std::string db_path(const Args& a);
 

@@ -1,6 +1,5 @@
 // pathscope import / export: captures and profiles in and out of the store.
 #include <algorithm>
-#include <fstream>
 #include <iostream>
 
 #include "analysis/csv_export.h"
@@ -65,21 +64,6 @@ int cmd_import(const std::vector<std::string>& argv) {
     return 0;
 }
 
-namespace {
-
-void write_file(const std::string& path, const std::string& text) {
-    if (path == "-") {
-        std::cout << text;
-        return;
-    }
-    std::ofstream f(path, std::ios::binary);
-    f << text;
-    f.close();
-    if (!f) throw std::runtime_error("cannot write '" + path + "' (is the folder there and writable?)");
-}
-
-}  // namespace
-
 int cmd_export(const std::vector<std::string>& argv) {
     const Args a = parse_args(argv, {"--db", "--format", "-o", "--output", "--tree", "--table"},
                               {}, kExportUsage);
@@ -116,7 +100,7 @@ int cmd_export(const std::vector<std::string>& argv) {
         return done(std::to_string(capture::write_pcapng(run, out)) + " packet traces");
     }
     if (format == "csv") {
-        write_file(out, analysis::to_csv(run, table));
+        write_output(out, analysis::to_csv(run, table));
         return done("the " + table + " table");
     }
     const analysis::FlameTree stages = analysis::stage_tree(run);
@@ -126,7 +110,7 @@ int cmd_export(const std::vector<std::string>& argv) {
             throw std::runtime_error(what + " has no sampled stacks; use --tree stages for its "
                                             "stage cycles");
         const analysis::FlameTree& t = tree == "stages" ? stages : stacks;
-        write_file(out, analysis::to_folded(t));
+        write_output(out, analysis::to_folded(t));
         return done(std::to_string(t.size() - 1) + " frames of " + tree);
     }
     std::vector<analysis::NamedTree> profiles;
@@ -134,7 +118,7 @@ int cmd_export(const std::vector<std::string>& argv) {
     if (stacks.size() > 1)
         profiles.push_back({analysis::main_stack_event(run) + " samples", &stacks});
     if (profiles.empty()) throw std::runtime_error(what + " has neither stage counters nor stacks");
-    write_file(out, analysis::to_speedscope(profiles, "pathscope " + what + " " + run.info.label));
+    write_output(out, analysis::to_speedscope(profiles, "pathscope " + what + " " + run.info.label));
     return done(std::to_string(profiles.size()) + " speedscope profiles");
 }
 

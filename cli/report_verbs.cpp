@@ -1,5 +1,4 @@
 // pathscope compare / report: verdicts and code-review reports on stored runs.
-#include <fstream>
 #include <iostream>
 
 #include "analysis/compare.h"
@@ -42,23 +41,11 @@ const char* const kReportUsage =
     "  -o FILE        write there instead of standard output\n"
     "  --confidence   80, 90, 95 (default), 98, 99 or 99.5\n";
 
-namespace {
-
-double confidence_of(const Args& a, const char* usage) {
-    const std::string v = a.get("--confidence", "95");
-    char* end = nullptr;
-    const double c = std::strtod(v.c_str(), &end);
-    if (*end || !analysis::is_confidence_level(c))
-        usage_error("--confidence takes 80, 90, 95, 98, 99 or 99.5, not '" + v + "'", usage);
-    return c;
-}
-
-}  // namespace
-
 int cmd_compare(const std::vector<std::string>& argv) {
     const Args a = parse_args(argv, {"--db", "--confidence"}, {}, kCompareUsage);
     if (a.positional.size() != 2) usage_error("compare needs BASE and CAND", kCompareUsage);
-    const double confidence = confidence_of(a, kCompareUsage);
+    const double confidence =
+        parse_confidence("--confidence", a.get("--confidence", "95"), kCompareUsage);
     auto db = db::open_store(db_path(a), db::Database::Mode::read_only);
     const db::RunData base = db::load_run(*db, db::find_run(*db, a.positional[0]).id);
     const db::RunData cand = db::load_run(*db, db::find_run(*db, a.positional[1]).id);
@@ -84,7 +71,7 @@ int cmd_report(const std::vector<std::string>& argv) {
     if (format == "json") render = analysis::render_report_json;
     if (!render) usage_error("unknown --format '" + format + "' (text, md, html or json)", kReportUsage);
     analysis::ReportOptions opt;
-    opt.confidence = confidence_of(a, kReportUsage);
+    opt.confidence = parse_confidence("--confidence", a.get("--confidence", "95"), kReportUsage);
 
     auto db = db::open_store(db_path(a), db::Database::Mode::read_only);
     const db::RunData base = db::load_run(*db, db::find_run(*db, a.positional[0]).id);
@@ -93,16 +80,9 @@ int cmd_report(const std::vector<std::string>& argv) {
     const std::string text =
         render(analysis::build_report(base, a.positional.size() == 2 ? &cand : nullptr, opt));
 
-    const std::string out = a.get("-o", a.get("--output"));
-    if (out.empty() || out == "-") {
-        std::cout << text;
-        return 0;
-    }
-    std::ofstream f(out, std::ios::binary);
-    f << text;
-    f.close();
-    if (!f) throw std::runtime_error("cannot write '" + out + "' (is the folder there and writable?)");
-    std::cerr << "wrote a " << format << " report (" << text.size() << " bytes) to " << out << "\n";
+    const std::string out = a.get("-o", a.get("--output", "-"));
+    write_output(out, text);
+    if (out != "-") std::cerr << "wrote a " << format << " report (" << text.size() << " bytes) to " << out << "\n";
     return 0;
 }
 

@@ -1,5 +1,4 @@
 // pathscope stats: ministat on columns of numbers, with the same options.
-#include <cstdio>
 #include <fstream>
 #include <iostream>
 
@@ -29,13 +28,7 @@ int cmd_stats(const std::vector<std::string>& argv) {
     const Args a = parse_args(argv, {"-C", "-c", "-d", "-w"}, {"-A", "-n", "-q", "-s"},
                               kStatsUsage);
     analysis::MinistatOptions opt;
-    if (a.has("-c")) {
-        char* end = nullptr;
-        const std::string v = a.get("-c");
-        opt.confidence = std::strtod(v.c_str(), &end);
-        if (*end || !analysis::is_confidence_level(opt.confidence))
-            usage_error("-c takes 80, 90, 95, 98, 99 or 99.5, not '" + v + "'", kStatsUsage);
-    }
+    if (a.has("-c")) opt.confidence = parse_confidence("-c", a.get("-c"), kStatsUsage);
     const int column = a.has("-C") ? static_cast<int>(parse_count("-C", a.get("-C"), kStatsUsage)) : 1;
     if (column < 1) usage_error("-C counts columns from 1", kStatsUsage);
     if (a.has("-w")) opt.width = static_cast<int>(parse_count("-w", a.get("-w"), kStatsUsage));
@@ -69,8 +62,7 @@ int cmd_stats(const std::vector<std::string>& argv) {
                                      "; a data set needs at least 3");
         sets.push_back(std::move(ds));
     }
-    const std::string out = analysis::render_ministat(sets, opt);
-    std::fwrite(out.data(), 1, out.size(), stdout);
+    write_output("-", analysis::render_ministat(sets, opt));
     return 0;
 }
 

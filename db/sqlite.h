@@ -56,7 +56,6 @@ class Statement {
     double f64(int col) const { return sqlite3_column_double(stmt_, col); }
     std::string text(int col) const;
     std::vector<uint8_t> blob(int col) const;
-    bool is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
 
   private:
     void check(int rc, const char* what) const;

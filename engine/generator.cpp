@@ -130,7 +130,7 @@ Generator::~Generator() { stop(); }
 uint64_t Generator::inject(uint64_t n) {
     const RingPort& rp = engine_.ring_port(cfg_.port);
     rte_mbuf* m[kBurst];
-    rte_mbuf* group[kBurst];
+    rte_mbuf* grouped[kBurst];
     uint16_t queue_of[kBurst];
     uint64_t done = 0;
     while (done < n) {
@@ -144,13 +144,16 @@ uint64_t Generator::inject(uint64_t n) {
             m[i]->pkt_len = static_cast<uint32_t>(t.frame.size());
             queue_of[i] = t.queue;
         }
-        // Each queue gets its flows' packets of this burst, in order.
+        // Each queue gets its flows' packets of this burst, in order (with one
+        // queue, the whole burst as it is).
         unsigned in = 0;
         bool full = false;
+        const bool one_queue = rp.rx.size() == 1;
         for (size_t q = 0; q < rp.rx.size(); ++q) {
-            unsigned k = 0;
-            for (unsigned i = 0; i < want; ++i)
-                if (queue_of[i] == q) group[k++] = m[i];
+            unsigned k = one_queue ? want : 0;
+            rte_mbuf** group = one_queue ? m : grouped;
+            for (unsigned i = 0; !one_queue && i < want; ++i)
+                if (queue_of[i] == q) grouped[k++] = m[i];
             if (k == 0) continue;
             const unsigned put = rte_ring_sp_enqueue_burst(
                 rp.rx[q], reinterpret_cast<void**>(group), k, nullptr);
