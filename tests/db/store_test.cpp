@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -272,7 +273,17 @@ TEST_F(StoreTest, ReaderSeesWholeBatchesDuringWrites) {
             checks++;
         }
     });
+    // The reader must overlap the writes: wait for its first check, and
+    // every 20 batches for it to look again, so a busy machine that starts
+    // the thread late cannot make the test pass vacuously.
+    const auto wait_for_check = [&](int seen) {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (checks.load() <= seen && std::chrono::steady_clock::now() < until)
+            std::this_thread::yield();
+    };
+    wait_for_check(0);
     for (int seq = 0; seq < kBatches; ++seq) {
+        if (seq % 20 == 0) wait_for_check(checks.load());
         Batch b;
         b.intervals.push_back({0, seq, seq * 0.1, 10, 10, 0, 0, 0});
         for (int s = 0; s < kStages; ++s)
@@ -282,7 +293,7 @@ TEST_F(StoreTest, ReaderSeesWholeBatchesDuringWrites) {
     w.finish("complete");
     done = true;
     reader.join();
-    EXPECT_GT(checks.load(), 0);
+    EXPECT_GT(checks.load(), kBatches / 20);
     EXPECT_EQ(torn.load(), 0);
     auto db = open_store(path, Database::Mode::read_only);
     EXPECT_EQ(db->scalar("SELECT count(*) FROM intervals"), kBatches);
