@@ -5,7 +5,39 @@
 #include <map>
 #include <set>
 
+#include "analysis/metric_names.h"
+
 namespace pathscope::analysis {
+
+namespace {
+
+double mean_of(const std::vector<double>& v) {
+    double s = 0;
+    for (double x : v) s += x;
+    return v.empty() ? 0 : s / static_cast<double>(v.size());
+}
+
+// A call that handles twice the packets takes about twice the cycles: where
+// the two runs' packets per call differ (another burst size), per-call
+// percentiles would judge the burst size, not the code. Judge them per
+// packet instead: each trial's percentile over its packets per call.
+void per_packet_if_bursts_differ(Verdict& v) {
+    if (v.base.packets_per_call.empty() || v.cand.packets_per_call.empty()) return;
+    const double pb = mean_of(v.base.packets_per_call), pc = mean_of(v.cand.packets_per_call);
+    if (pb <= 0 || pc <= 0 || std::fabs(pc - pb) <= 0.05 * pb) return;
+    for (Metric* m : {&v.base, &v.cand}) {
+        for (size_t i = 0; i < m->values.size(); ++i) {
+            const double ppc = i < m->packets_per_call.size() ? m->packets_per_call[i] : 0;
+            m->values[i] = ppc > 0 ? m->values[i] / ppc : 0;
+        }
+        m->unit = "cyc/pkt@call";
+    }
+    v.note =
+        "cyc/pkt@call: a call's cycles over its packets; the runs' packets per call differ "
+        "(another burst size), so per-call percentiles are judged per packet";
+}
+
+}  // namespace
 
 std::vector<Verdict> compare_metrics(const std::vector<Metric>& base,
                                      const std::vector<Metric>& cand, double confidence) {
@@ -18,18 +50,19 @@ std::vector<Verdict> compare_metrics(const std::vector<Metric>& base,
         Verdict v;
         v.base = b;
         v.cand = *it->second;
+        per_packet_if_bursts_differ(v);
         v.base_summary = summarize(b.values);
         v.cand_summary = summarize(v.cand.values);
         const double mb = v.base_summary.mean, mc = v.cand_summary.mean;
         v.percent = mb != 0 ? (mc - mb) * 100 / mb : 0;
         if (b.skewed) {
-            v.test = "Mann-Whitney U";
+            v.test = kMannWhitneyU;
             v.u = mann_whitney(b.values, v.cand.values, confidence);
             v.possible = v.u.possible;
             v.significant = v.u.significant;
             v.warning = v.u.warning;
         } else {
-            v.test = "Student's t";
+            v.test = kStudentT;
             v.t = student_t(v.base_summary, v.cand_summary, confidence);
             v.possible = v.t.possible;
             v.significant = v.t.significant;
@@ -50,7 +83,7 @@ std::vector<Verdict> compare_metrics(const std::vector<Metric>& base,
 std::string format_change(const Verdict& v) {
     char buf[64];
     if (v.base_summary.mean == 0) return "n/a";
-    if (v.test == "Student's t" && v.possible)
+    if (v.test == kStudentT && v.possible)
         std::snprintf(buf, sizeof buf, "%+.1f%% +/-%.1f%%", v.percent, v.percent_half_width);
     else
         std::snprintf(buf, sizeof buf, "%+.1f%%", v.percent);
@@ -76,7 +109,7 @@ std::string render_verdicts_text(const std::vector<Verdict>& verdicts, double co
     std::string out;
     char line[512];
     std::string group;
-    std::set<std::string> warnings;
+    std::set<std::string> warnings, notes;
     for (const auto& v : verdicts) {
         if (v.base.group != group) {
             group = v.base.group;
@@ -87,7 +120,7 @@ std::string render_verdicts_text(const std::vector<Verdict>& verdicts, double co
         }
         // Mark the test: t for Student's t, U for Mann-Whitney U.
         std::string verdict = v.outcome == "no difference" ? "no diff" : v.outcome;
-        verdict += v.test == "Mann-Whitney U" ? " U" : " t";
+        verdict += v.test == kMannWhitneyU ? " U" : " t";
         if (!v.warning.empty()) verdict += "!";
         std::string name = v.base.name.size() > 18 ? v.base.name.substr(0, 17) + "~" : v.base.name;
         std::snprintf(line, sizeof line, "%-18s %-10s %9s %9s %-15s %s\n", name.c_str(),
@@ -96,6 +129,7 @@ std::string render_verdicts_text(const std::vector<Verdict>& verdicts, double co
                       verdict.c_str());
         out += line;
         if (!v.warning.empty()) warnings.insert(v.warning);
+        if (!v.note.empty()) notes.insert(v.note);
     }
     if (verdicts.empty()) return "no metric is common to both runs\n";
     const Verdict& first = verdicts.front();
@@ -106,6 +140,7 @@ std::string render_verdicts_text(const std::vector<Verdict>& verdicts, double co
                   "no diff: no difference proven; !: see the note below\n",
                   first.base.values.size(), first.cand.values.size(), confidence);
     out += line;
+    for (const auto& n : notes) out += n + "\n";
     for (const auto& w : warnings) out += "! " + w + "\n";
     return out;
 }

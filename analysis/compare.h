@@ -23,6 +23,7 @@ struct Verdict {
     double percent_half_width = 0;  ///< Student's t only
     std::string outcome;            ///< "better", "worse", "no difference", "no test"
     std::string warning;
+    std::string note;  ///< how the values were judged, when not as their unit says
 };
 
 std::vector<Verdict> compare_metrics(const std::vector<Metric>& base,

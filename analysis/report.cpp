@@ -76,7 +76,7 @@ std::string configuration(const db::RunInfo& r) {
 Histogram merged_calls(const db::RunData& run, const std::string& stage) {
     Histogram h;
     for (const auto& row : run.rows.histograms)
-        if (row.kind == "stage_call_cycles" && row.subject == stage) h.merge(to_histogram(row));
+        if (row.kind == kStageCallCycles && row.subject == stage) h.merge(to_histogram(row));
     return h;
 }
 
@@ -107,6 +107,13 @@ Report build_report(const db::RunData& base, const db::RunData* cand, const Repo
     r.environment.insert(r.environment.end(), same.begin(), same.end());
     if (cand) r.scenario_diff = line_diff(configuration(base.info), configuration(cand->info));
 
+    for (const db::RunData* run : {&base, cand})
+        if (run)
+            if (std::string w = starved_warning(
+                    "run " + std::to_string(run->info.id) + " \"" + run->info.label + "\"",
+                    worker_load(*run));
+                !w.empty())
+                r.warnings.push_back(std::move(w));
     r.base_metrics = run_metrics(base);
     if (cand) {
         r.cand_metrics = run_metrics(*cand);
@@ -118,8 +125,8 @@ Report build_report(const db::RunData& base, const db::RunData* cand, const Repo
         const char* name;
         const char* title;
     };
-    const Headline headline[] = {{"throughput", "rx rate", "Receive rate per trial"},
-                                 {"stage cycles", "all stages", "Cycles per packet per trial"}};
+    const Headline headline[] = {{kThroughput, "rx rate", "Receive rate per trial"},
+                                 {kStageCycles, kAllStages, "Cycles per received packet per trial"}};
     for (const auto& [group, name, title] : headline) {
         const Metric* b = find_metric(r.base_metrics, group, name);
         const Metric* c = cand ? find_metric(r.cand_metrics, group, name) : nullptr;
@@ -138,7 +145,7 @@ Report build_report(const db::RunData& base, const db::RunData* cand, const Repo
     const FlameTree base_stages = stage_tree(base);
     std::set<std::string> with_histogram;
     for (const auto& h : base.rows.histograms)
-        if (h.kind == "stage_call_cycles") with_histogram.insert(h.subject);
+        if (h.kind == kStageCallCycles) with_histogram.insert(h.subject);
     std::vector<std::pair<uint64_t, std::string>> busiest;
     for (int k : base_stages.children(0))
         if (with_histogram.count(base_stages.name(k)))

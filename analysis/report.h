@@ -35,6 +35,8 @@ struct Report {
     /// Unified-style lines of the scenario text and --set settings: " same",
     /// "-base only", "+cand only".
     std::vector<std::string> scenario_diff;
+    /// Said before anything else: a starved worker, for each run that had one.
+    std::vector<std::string> warnings;
 
     std::vector<Metric> base_metrics, cand_metrics;
     std::vector<Verdict> verdicts;  ///< two runs only

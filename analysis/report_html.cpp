@@ -115,6 +115,8 @@ std::string render_report_html(const Report& r) {
     std::string o = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
                     xml_escape(title) + "</title>\n<style>\n" + kStyle +
                     "\n</style>\n</head>\n<body>\n<h1>" + xml_escape(title) + "</h1>\n";
+    for (const auto& w : r.warnings)
+        o += "<p class=\"warning\"><strong>Warning:</strong> " + xml_escape(w) + "</p>\n";
     o += "<h2>Environment</h2>\n" + html_table(environment_table(r));
     if (r.has_cand) {
         std::string diff;

@@ -1,4 +1,5 @@
 // The report as JSON: every figure the other formats show, for scripts.
+#include "analysis/metric_names.h"
 #include "analysis/json.h"
 #include "analysis/report.h"
 #include "analysis/report_tables.h"
@@ -78,7 +79,7 @@ std::string verdict(const Verdict& v) {
         .str("outcome", v.outcome)
         .flag("significant", v.significant)
         .str("warning", v.warning);
-    if (v.test == "Student's t")
+    if (v.test == kStudentT)
         o.num("difference", v.t.difference)
             .num("half_width", v.t.half_width)
             .num("change_percent_half_width", v.t.percent_half_width)

@@ -30,8 +30,9 @@ std::string markdown(const Table& t) {
 }  // namespace
 
 std::string render_report_markdown(const Report& r) {
-    std::string o = "# " + report_title(r) + "\n\n## Environment\n\n" +
-                    markdown(environment_table(r));
+    std::string o = "# " + report_title(r) + "\n\n";
+    for (const auto& w : r.warnings) o += "> **Warning:** " + w + "\n\n";
+    o += "## Environment\n\n" + markdown(environment_table(r));
     if (r.has_cand) {
         o += "\n## Scenario difference\n\n```diff\n";
         bool any = false;

@@ -94,12 +94,12 @@ Table stage_table(const Report& r) {
                           n.noise ? "within noise" : "changed"});
     }
     if (r.has_cand)
-        t.rows.push_back({"all stages", num("%.2f", all.base), num("%.2f", all.cand),
+        t.rows.push_back({kAllStages, num("%.2f", all.base), num("%.2f", all.cand),
                           num("%+.2f", all.delta),
                           std::isfinite(all.relative) ? num("%+.1f%%", all.relative * 100) : "",
                           all.noise ? "within noise" : "changed"});
     else
-        t.rows.push_back({"all stages", num("%.2f", all.base), "100.0%"});
+        t.rows.push_back({kAllStages, num("%.2f", all.base), "100.0%"});
     return t;
 }
 

@@ -24,26 +24,6 @@ std::string fit(const std::string& s, size_t width) {
     return s.size() <= width ? s : "~" + s.substr(s.size() - (width - 1));
 }
 
-// Folds lines longer than the page at a space, indenting the rest.
-std::string fold(const std::string& text) {
-    std::string out;
-    size_t start = 0;
-    while (start < text.size()) {
-        size_t end = text.find('\n', start);
-        if (end == std::string::npos) end = text.size();
-        std::string line = text.substr(start, end - start);
-        while (line.size() > kColumns) {
-            size_t cut = line.rfind(' ', kColumns);
-            if (cut == std::string::npos || cut < 20) cut = kColumns;
-            out += line.substr(0, cut) + "\n";
-            line = "    " + line.substr(cut + (line[cut] == ' ' ? 1 : 0));
-        }
-        out += line + "\n";
-        start = end + 1;
-    }
-    return out;
-}
-
 std::string percent(double fraction) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.2f%%", fraction * 100);
@@ -62,6 +42,7 @@ std::string render_report_text(const Report& r) {
         o.line("pathscope report: %s (run %lld)", r.base.label.c_str(),
                static_cast<long long>(r.base.id));
 
+    for (const auto& w : r.warnings) o.line("WARNING: %s", w);
     o.heading("Environment");
     for (const auto& e : r.environment) {
         if (r.has_cand && e[1] != e[2]) {
@@ -105,7 +86,7 @@ std::string render_report_text(const Report& r) {
                n.cand, n.delta, rel, r.has_cand ? (n.noise ? "~ noise" : "changed") : "");
     }
     const DiffNode& all = r.stages.nodes[0];
-    o.line("  %-14s %10.2f %10.2f %+10.2f", "all stages", all.base, all.cand, all.delta);
+    o.line("  %-14s %10.2f %10.2f %+10.2f", kAllStages, all.base, all.cand, all.delta);
     if (r.has_cand) o.line("  ~ %s", r.stages.method.c_str());
 
     for (const auto& h : r.histograms) {
@@ -142,7 +123,7 @@ std::string render_report_text(const Report& r) {
             o.line("  %8s  %s", percent(f.base).c_str(), fit(f.name, 66).c_str());
     }
     if (r.has_cand && !r.hottest.empty()) o.line("  ~ %s", r.stacks.method.c_str());
-    return fold(o.text);
+    return fold_lines(o.text, kColumns);
 }
 
 }  // namespace pathscope::analysis

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "analysis/run_view.h"
+#include "analysis/run_summary.h"
 
 namespace pathscope::analysis {
 
@@ -17,16 +17,6 @@ int trial_count(const db::RunData& run) {
 
 double ratio(double a, double b) { return b > 0 ? a / b : 0; }
 
-// Each trial's stage totals (seq -1), in the engine's graph order.
-std::vector<db::StageRow> trial_stage_totals(const db::RunData& run, int trials) {
-    std::vector<db::StageRow> stages;
-    for (const auto& s : run.rows.stages)
-        if (s.seq == -1 && s.trial < trials) stages.push_back(s);
-    std::stable_sort(stages.begin(), stages.end(),
-                     [](auto& a, auto& b) { return a.ord < b.ord; });
-    return stages;
-}
-
 // Adds `v` for `trial` to the metric keyed (group, name), creating it with
 // room for every trial.
 struct MetricSet {
@@ -39,7 +29,7 @@ struct MetricSet {
         auto [it, fresh] = index.try_emplace({group, name}, list.size());
         if (fresh)
             list.push_back({group, name, unit, higher_is_better, skewed,
-                            std::vector<double>(static_cast<size_t>(trials), 0.0)});
+                            std::vector<double>(static_cast<size_t>(trials), 0.0), {}});
         return list[it->second];
     }
 };
@@ -52,40 +42,59 @@ std::vector<Metric> run_metrics(const db::RunData& run) {
     std::vector<double> received(static_cast<size_t>(trials), 0.0);
     for (const auto& t : run.rows.trials) {
         received[t.trial] = static_cast<double>(t.received);
-        if (run.info.kind == "pcap-import") continue;
-        m.get("throughput", "rx rate", "Mpps", true, false).values[t.trial] = t.rx_pps / 1e6;
-        m.get("throughput", "forwarded", "Mpps", true, false).values[t.trial] =
+        if (run.info.kind == kPcapImportKind) continue;
+        m.get(kThroughput, "rx rate", "Mpps", true, false).values[t.trial] = t.rx_pps / 1e6;
+        m.get(kThroughput, "forwarded", "Mpps", true, false).values[t.trial] =
             t.forwarded_pps / 1e6;
-        m.get("throughput", "delivered", "Mpps", true, false).values[t.trial] =
+        m.get(kThroughput, "delivered", "Mpps", true, false).values[t.trial] =
             t.delivered_pps / 1e6;
     }
-    // Stages in graph order; the whole path first.
+    // Stages in graph order; the whole path first. Busy cycles (calls that
+    // handled a packet) over the trial's received packets: the stage rows add
+    // up to "all stages", and idle polling is never charged to packets.
     const std::vector<db::StageRow> stages = trial_stage_totals(run, trials);
     std::vector<double> all_cycles(static_cast<size_t>(trials), 0.0);
-    for (const auto& s : stages) all_cycles[s.trial] += static_cast<double>(s.cycles);
+    for (const auto& s : stages) all_cycles[s.trial] += static_cast<double>(s.cycles - s.idle_cycles);
     if (!stages.empty())
         for (int t = 0; t < trials; ++t)
-            m.get("stage cycles", "all stages", "cycles/pkt", false, false).values[t] =
+            m.get(kStageCycles, kAllStages, kCyclesPerRxPacket, false, false).values[t] =
                 ratio(all_cycles[t], received[t]);
-    for (const auto& s : stages)
+    std::map<std::string, int> ord;
+    std::map<std::pair<std::string, int>, double> packets_per_call;
+    for (const auto& s : stages) {
+        ord.emplace(s.stage, s.ord);
+        packets_per_call[{s.stage, s.trial}] =
+            ratio(static_cast<double>(s.packets), static_cast<double>(s.calls - s.idle_calls));
         if (s.packets > 0)
-            m.get("stage cycles", s.stage, "cycles/pkt", false, false).values[s.trial] =
-                ratio(static_cast<double>(s.cycles), static_cast<double>(s.packets));
-    // Per-call cycle distributions: their median and tail, per trial.
-    for (const auto& h : run.rows.histograms) {
-        if (h.kind != "stage_call_cycles" || h.count == 0 || h.trial >= trials) continue;
-        const Histogram hist = to_histogram(h);
-        m.get("call latency", h.subject + " p50", "cycles/call", false, true).values[h.trial] =
-            hist.percentile(50);
-        m.get("call latency", h.subject + " p99", "cycles/call", false, true).values[h.trial] =
-            hist.percentile(99);
+            m.get(kStageCycles, s.stage, kCyclesPerRxPacket, false, false).values[s.trial] =
+                ratio(static_cast<double>(s.cycles - s.idle_cycles), received[s.trial]);
+    }
+    // Per-call cycle distributions (busy calls): their median and tail per
+    // trial, in graph order, each with the trial's packets per call so that
+    // a comparison across burst sizes can judge per packet.
+    std::vector<const db::HistogramRow*> hists;
+    for (const auto& h : run.rows.histograms)
+        if (h.kind == kStageCallCycles && h.count > 0 && h.trial < trials) hists.push_back(&h);
+    std::stable_sort(hists.begin(), hists.end(), [&](auto* a, auto* b) {
+        return ord.count(a->subject) && ord.count(b->subject) && ord[a->subject] < ord[b->subject];
+    });
+    for (const db::HistogramRow* h : hists) {
+        const Histogram hist = to_histogram(*h);
+        const double ppc = packets_per_call[{h->subject, h->trial}];
+        for (const double pct : {50.0, 99.0}) {
+            Metric& mm = m.get(kCallLatency, h->subject + (pct == 50 ? " p50" : " p99"),
+                               "cycles/call", false, true);
+            mm.values[h->trial] = hist.percentile(pct);
+            mm.packets_per_call.resize(mm.values.size(), 0.0);
+            mm.packets_per_call[h->trial] = ppc;
+        }
     }
     for (const auto& p : run.rows.perf) {
         if (!p.supported || p.trial >= trials) continue;
         std::string name = p.event;
         if (name.rfind("perf::", 0) == 0) name = name.substr(6);
         const bool ns = name == "task-clock" || name == "cpu-clock";
-        m.get("perf", name, ns ? "ns/pkt" : "per pkt", false, false).values[p.trial] =
+        m.get(kPerfGroup, name, ns ? "ns/pkt" : "per pkt", false, false).values[p.trial] =
             ratio(static_cast<double>(p.value), received[p.trial]);
     }
     return m.list;
@@ -97,7 +106,8 @@ FlameTree stage_tree(const db::RunData& run) {
     for (const auto& t : run.rows.trials)
         tree.set_trial_scale(t.trial, static_cast<double>(t.received));
     for (const auto& s : trial_stage_totals(run, trials))
-        if (s.cycles) tree.add({s.stage}, static_cast<double>(s.cycles), s.trial);
+        if (s.cycles > s.idle_cycles)
+            tree.add({s.stage}, static_cast<double>(s.cycles - s.idle_cycles), s.trial);
     return tree;
 }
 

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "analysis/flame_tree.h"
+#include "analysis/metric_names.h"
+#include "analysis/run_summary.h"
 #include "db/queries.h"
 
 namespace pathscope::analysis {
@@ -18,11 +20,13 @@ struct Metric {
     bool higher_is_better = false;
     bool skewed = false;         ///< compared with Mann-Whitney U, not Student's t
     std::vector<double> values;  ///< one per trial
+    /// Call latency only: the stage's packets per busy call, per trial.
+    std::vector<double> packets_per_call;
 };
 
 std::vector<Metric> run_metrics(const db::RunData& run);
 
-/// Stages as children of the root, weighted by their exact cycles; each
+/// Stages as children of the root, weighted by their exact busy cycles; each
 /// trial is scaled by its received packets, so compared values are cycles
 /// per received packet (they add up to the run's cycles per packet).
 FlameTree stage_tree(const db::RunData& run);

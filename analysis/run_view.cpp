@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <map>
 
+#include <fmt/format.h>
+
 #include "analysis/text_builder.h"
 
 namespace pathscope::analysis {
@@ -29,219 +31,148 @@ std::string format_rate(double pps) {
     return buf;
 }
 
-Histogram to_histogram(const db::HistogramRow& row) {
-    std::vector<uint64_t> counts(kBucketCount, 0);
-    for (const auto& [i, n] : row.buckets)
-        if (i < kBucketCount) counts[i] = n;
-    Histogram h;
-    h.add_buckets(counts, row.min, row.max, row.sum);
-    return h;
+std::string render_run(const db::RunData& run, const RunViewOptions& opt) {
+    SummaryOptions so;
+    so.top_functions = opt.top_frames;
+    return render_run(summarize_run(run, so), opt);
 }
 
-std::string render_run(const db::RunData& run, const RunViewOptions& opt) {
-    const db::RunInfo& info = run.info;
-    const db::Batch& rows = run.rows;
+std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
+    const db::RunInfo& info = sum.info;
+    const bool import = info.kind != "capture";
     TextBuilder t;
-    t.emit("run %lld  \"%s\"  %s  %s\n", static_cast<long long>(info.id), info.label.c_str(),
-           info.kind.c_str(), info.status.c_str());
-    t.emit("host %s, %s, TSC %.3f GHz, pathscope %s%s%s\n", info.host.c_str(),
-           info.cpu_model.empty() ? "unknown CPU" : info.cpu_model.c_str(),
-           static_cast<double>(info.tsc_hz) / 1e9, info.engine_version.c_str(),
-           info.git_revision.empty() ? "" : " @ ", info.git_revision.c_str());
-    t.emit("started %s, ended %s\n", info.started_at.c_str(),
-           info.ended_at.empty() ? "-" : info.ended_at.c_str());
-    if (!info.scenario_path.empty()) t.emit("scenario %s\n", info.scenario_path.c_str());
+    t.emit("run %lld  \"%s\"  %s  %s\n", static_cast<long long>(info.id), info.label, info.kind,
+           info.status);
+    t.emit("host %s, %s", info.host, info.cpu_model.empty() ? "unknown CPU" : info.cpu_model);
+    if (info.tsc_hz) t.emit(", TSC %.3f GHz", static_cast<double>(info.tsc_hz) / 1e9);
+    t.emit(", pathscope %s%s%s\n", info.engine_version, info.git_revision.empty() ? "" : " @ ",
+           info.git_revision);
+    t.emit("started %s, ended %s\n", info.started_at,
+           info.ended_at.empty() ? "-" : info.ended_at);
+    if (!info.scenario_path.empty())
+        t.emit("%s %s\n", import ? "imported from" : "scenario", info.scenario_path);
     if (!info.settings.empty()) {
         std::string s = info.settings;
         std::replace(s.begin(), s.end(), '\n', ' ');
-        t.emit("settings %s\n", s.c_str());
+        t.emit("settings %s\n", s);
     }
-    if (!info.pmu.empty()) t.emit("perf_event %s\n", info.pmu.substr(0, info.pmu.find('\n')).c_str());
-    if (!info.note.empty()) t.emit("note: %s\n", info.note.c_str());
+    if (!info.pmu.empty()) t.emit("perf_event %s\n", info.pmu.substr(0, info.pmu.find('\n')));
+    if (!info.note.empty()) t.emit("note: %s\n", info.note);
 
-    // Trials: steady-state rates, one row each (an import has no time to rate over).
-    if (!rows.trials.empty() && info.kind != "pcap-import") {
-        t.emit("\n%-6s %10s %14s %14s %14s %14s\n", "trial", "window s", "received", "rx rate",
-               "forwarded", "delivered");
-        for (const auto& tr : rows.trials)
-            t.emit("%-6d %10.2f %14llu %14s %14s %14s\n", tr.trial, tr.seconds,
-                   static_cast<ull>(tr.received), format_rate(tr.rx_pps).c_str(),
-                   format_rate(tr.forwarded_pps).c_str(), format_rate(tr.delivered_pps).c_str());
+    // Trials: rates over the steady window, with the packets they count.
+    if (!sum.trials.empty() && !import) {
+        t.emit("\n%-6s %9s %14s %14s %14s %14s %16s\n", "trial", "window s", "rx in window",
+               "rx rate", "forwarded", "delivered", "rx whole trial");
+        for (const auto& tr : sum.trials)
+            t.emit("%-6d %9.2f %14llu %14s %14s %14s %16llu\n", tr.trial, tr.seconds,
+                   static_cast<ull>(tr.window_received), format_rate(tr.rx_pps),
+                   format_rate(tr.forwarded_pps), format_rate(tr.delivered_pps),
+                   static_cast<ull>(tr.received));
+        t.emit(
+            "rates are over each trial's steady window (from 20%% in to its end): rx rate = "
+            "rx in window / window s\n");
     }
+    if (sum.rates)
+        t.emit("\n%zu intervals of %.2f s: receive rate min %s, median %s, max %s\n",
+               sum.rates->count, sum.rates->interval_s, format_rate(sum.rates->min),
+               format_rate(sum.rates->median), format_rate(sum.rates->max));
 
-    // The time series, summarised: how steady the receive rate was.
-    if (!rows.intervals.empty() && info.interval_seconds > 0) {
-        std::vector<double> rates;
-        double prev_t = 0;
-        int prev_trial = -1;
-        for (const auto& iv : rows.intervals) {
-            if (iv.trial != prev_trial) prev_t = 0;
-            const double dt = iv.t - prev_t;
-            if (dt > 0) rates.push_back(static_cast<double>(iv.received) / dt);
-            prev_t = iv.t;
-            prev_trial = iv.trial;
+    if (!sum.stages.empty()) {
+        const WorkerLoad& w = sum.worker;
+        if (w.measured)
+            t.emit("\nworker: %llu graph walks, %.1f%% idle (no packet handled); idle polling "
+                   "took %.1f%% of its stage cycles\n",
+                   static_cast<ull>(w.walks), 100 * w.idle_walk_share(),
+                   100 * w.idle_cycle_share());
+        else if (!import)
+            t.emit("\nworker: idle polling not measured (engine.call_histograms = false runs "
+                   "DPDK's own graph walk)\n");
+        if (const std::string warn = starved_warning("run " + std::to_string(info.id), w);
+            !warn.empty())
+            t.text += fold_lines("WARNING: " + warn);
+        t.emit("\n%-12s %12s %14s %10s %12s %11s %11s %7s %12s\n", "stage", "busy calls",
+               "packets", "pkts/call", "cycles/call", "cycles/pkt", "cyc/rx pkt", "idle %",
+               "drops");
+        for (const auto& st : sum.stages) {
+            std::string idle = w.measured ? fmt::format("{:.1f}", 100 * st.idle_share()) : "-";
+            t.emit("%-12s %12llu %14llu %10.2f %12.1f %11.1f %11.1f %7s %12llu\n", st.name,
+                   static_cast<ull>(st.busy_calls()), static_cast<ull>(st.packets),
+                   st.packets_per_call(), st.cycles_per_call(), st.cycles_per_packet(),
+                   st.cycles_per_rx_packet, idle, static_cast<ull>(st.drops));
         }
-        std::sort(rates.begin(), rates.end());
-        if (!rates.empty())
-            t.emit("\n%zu intervals of %.2f s: receive rate min %s, median %s, max %s\n",
-                   rates.size(), info.interval_seconds, format_rate(rates.front()).c_str(),
-                   format_rate(rates[rates.size() / 2]).c_str(), format_rate(rates.back()).c_str());
+        t.emit("%-12s %12s %14llu %10s %12s %11s %11.1f %7s %12llu\n", sum.all.name, "",
+               static_cast<ull>(sum.all.packets), "", "", "", sum.all.cycles_per_rx_packet,
+               w.measured ? fmt::format("{:.1f}", 100 * sum.all.idle_share()) : "-",
+               static_cast<ull>(sum.all.drops));
+        t.emit(
+            "busy calls handled at least one packet; pkts/call, cycles/call and cycles/pkt (over\n"
+            "the stage's own packets) count busy calls only. Idle calls polled an empty queue:\n"
+            "their cycles are the idle %%. cyc/rx pkt: busy cycles over the received packets;\n"
+            "its rows add up to \"all stages\".\n");
     }
 
-    // Stage totals summed over trials, in graph order.
-    std::vector<db::StageRow> stages;
-    for (const auto& s : rows.stages) {
-        if (s.seq != -1) continue;
-        auto it = std::find_if(stages.begin(), stages.end(),
-                               [&](const db::StageRow& x) { return x.stage == s.stage; });
-        if (it == stages.end()) {
-            stages.push_back(s);
-        } else {
-            it->calls += s.calls;
-            it->packets += s.packets;
-            it->cycles += s.cycles;
-        }
-    }
-    std::stable_sort(stages.begin(), stages.end(),
-                     [](const auto& a, const auto& b) { return a.ord < b.ord; });
-    std::map<std::string, uint64_t> stage_drops;
-    for (const auto& d : rows.drops) stage_drops[d.stage] += d.packets;
-    if (!stages.empty()) {
-        t.emit("\n%-12s %12s %14s %10s %12s %11s %12s\n", "stage", "calls", "packets", "pkts/call",
-               "cycles/call", "cycles/pkt", "drops");
-        for (const auto& st : stages)
-            t.emit("%-12s %12llu %14llu %10.2f %12.1f %11.1f %12llu\n", st.stage.c_str(),
-                   static_cast<ull>(st.calls), static_cast<ull>(st.packets),
-                   ratio(st.packets, st.calls), ratio(st.cycles, st.calls),
-                   ratio(st.cycles, st.packets), static_cast<ull>(stage_drops[st.stage]));
-    }
-
-    db::TrialRow sum;
-    for (const auto& tr : rows.trials) {
-        sum.received += tr.received;
-        sum.delivered += tr.delivered;
-        sum.forwarded += tr.forwarded;
-        sum.replied += tr.replied;
-        sum.dropped += tr.dropped;
-        sum.sent += tr.sent;
-    }
-    if (!rows.trials.empty()) {
-        const bool balanced =
-            sum.received == sum.delivered + sum.forwarded + sum.replied + sum.dropped;
+    if (!sum.trials.empty()) {
+        const db::TrialRow& s = sum.total;
         t.emit(
             "\nreceived %llu = delivered %llu + forwarded %llu + replied %llu + dropped %llu  "
             "[%s]\n",
-            static_cast<ull>(sum.received), static_cast<ull>(sum.delivered),
-            static_cast<ull>(sum.forwarded), static_cast<ull>(sum.replied),
-            static_cast<ull>(sum.dropped), balanced ? "balanced" : "NOT BALANCED");
-        t.emit("sent by local sockets %llu\n", static_cast<ull>(sum.sent));
+            static_cast<ull>(s.received), static_cast<ull>(s.delivered),
+            static_cast<ull>(s.forwarded), static_cast<ull>(s.replied),
+            static_cast<ull>(s.dropped), sum.balanced ? "balanced" : "NOT BALANCED");
+        t.emit("sent by local sockets %llu\n", static_cast<ull>(s.sent));
     }
 
-    if (!rows.drops.empty()) {
-        std::map<std::pair<std::string, std::string>, uint64_t> by_reason;
-        for (const auto& d : rows.drops) by_reason[{d.reason, d.path}] += d.packets;
+    if (!sum.drops.empty()) {
         t.emit("\n%-22s %-8s %14s\n", "drop reason", "path", "packets");
-        for (const auto& [k, n] : by_reason)
-            t.emit("%-22s %-8s %14llu\n", k.first.c_str(), k.second.c_str(), static_cast<ull>(n));
+        for (const auto& d : sum.drops)
+            t.emit("%-22s %-8s %14llu\n", d.reason, d.path, static_cast<ull>(d.packets));
     }
 
-    std::vector<db::QueueRow> queues;
-    for (const auto& q : rows.queues) {
-        if (q.seq != -1) continue;
-        auto it = std::find_if(queues.begin(), queues.end(), [&](const db::QueueRow& x) {
-            return x.port == q.port && x.queue == q.queue && x.dir == q.dir;
-        });
-        if (it == queues.end()) {
-            queues.push_back(q);
-        } else {
-            it->packets += q.packets;
-            it->bytes += q.bytes;
-            it->bursts += q.bursts;
-            it->empty_polls += q.empty_polls;
-            it->full += q.full;
-        }
-    }
-    std::map<std::string, Histogram> burst_sizes;
-    std::map<std::string, Histogram> call_cycles;
-    for (const auto& h : rows.histograms) {
-        if (h.kind == "rx_burst_size") burst_sizes[h.subject].merge(to_histogram(h));
-        if (h.kind == "stage_call_cycles") call_cycles[h.subject].merge(to_histogram(h));
-    }
-    if (!queues.empty()) {
+    if (!sum.queues.empty()) {
         t.emit("\n%-10s %5s %3s %14s %14s %12s %12s %10s %10s %13s\n", "port", "queue", "dir",
                "packets", "bytes", "bursts", "empty-polls", "pkts/burst", "refused",
                "burst p50/p99");
-        for (const auto& q : queues) {
-            char pct[32] = "-";
-            auto it = burst_sizes.find(q.port + "/" + std::to_string(q.queue));
-            if (q.dir == "rx" && it != burst_sizes.end() && it->second.count())
-                std::snprintf(pct, sizeof pct, "%.0f/%.0f", it->second.percentile(50),
-                              it->second.percentile(99));
-            t.emit("%-10s %5d %3s %14llu %14llu %12llu %12llu %10.2f %10llu %13s\n", q.port.c_str(),
-                   q.queue, q.dir.c_str(), static_cast<ull>(q.packets), static_cast<ull>(q.bytes),
+        for (const auto& ql : sum.queues) {
+            const db::QueueRow& q = ql.totals;
+            const std::string pct =
+                ql.has_burst ? fmt::format("{:.0f}/{:.0f}", ql.burst_p50, ql.burst_p99) : "-";
+            t.emit("%-10s %5d %3s %14llu %14llu %12llu %12llu %10.2f %10llu %13s\n", q.port,
+                   q.queue, q.dir, static_cast<ull>(q.packets), static_cast<ull>(q.bytes),
                    static_cast<ull>(q.bursts), static_cast<ull>(q.empty_polls),
                    ratio(q.packets, q.bursts), static_cast<ull>(q.full), pct);
         }
     }
 
-    if (!rows.perf.empty()) {
-        std::map<std::string, db::PerfCounterRow> perf;
-        for (const auto& p : rows.perf) {
-            auto [it, fresh] = perf.emplace(p.event, p);
-            if (!fresh) it->second.value += p.value;
-        }
-        t.emit("\n%-26s %16s %-7s %14s\n", "perf event (worker)", "count", "unit",
-               "per packet");
-        for (const auto& [name, p] : perf) {
-            // The clock events count nanoseconds; everything else counts events.
-            const bool clock = name.find("clock") != std::string::npos;
+    if (!sum.perf.empty()) {
+        t.emit("\n%-26s %16s %-7s %14s\n", "perf event (worker)", "count", "unit", "per packet");
+        for (const auto& p : sum.perf) {
             if (p.supported)
-                t.emit("%-26s %16llu %-7s %14.3f\n", name.c_str(), static_cast<ull>(p.value),
-                       clock ? "ns" : "events", ratio(p.value, sum.received));
+                t.emit("%-26s %16llu %-7s %14.3f\n", p.event, static_cast<ull>(p.value), p.unit,
+                       p.per_packet);
             else
-                t.emit("%-26s %16s %-7s %14s  %s\n", name.c_str(), "-", "", "-", p.note.c_str());
+                t.emit("%-26s %16s %-7s %14s  %s\n", p.event, "-", "", "-", p.note);
         }
     }
 
-    if (!rows.stacks.empty() && opt.top_frames) {
-        std::map<std::string, uint64_t> self;
-        uint64_t total = 0;
-        std::string event;
-        for (const auto& s : rows.stacks) {
-            if (s.frames.empty()) continue;
-            self[s.frames.back().symbol] += s.weight;
-            total += s.weight;
-            event = s.event;
-        }
-        std::vector<std::pair<std::string, uint64_t>> top(self.begin(), self.end());
-        std::sort(top.begin(), top.end(), [](auto& a, auto& b) { return a.second > b.second; });
-        if (top.size() > opt.top_frames) top.resize(opt.top_frames);
-        t.emit("\nhottest functions (self), %llu %s samples of the worker:\n",
-               static_cast<ull>(total), event.c_str());
-        for (const auto& [name, w] : top)
-            t.emit("  %6.2f%%  %s\n", 100.0 * ratio(w, total), name.c_str());
+    if (!sum.hottest.empty() && opt.top_frames) {
+        t.emit("\nhottest functions (self), %llu %s samples of %s:\n",
+               static_cast<ull>(sum.stack_samples), sum.stack_event,
+               import ? "the profile" : "the worker");
+        for (const auto& f : sum.hottest) t.emit("  %6.2f%%  %s\n", 100.0 * f.share, f.name);
     }
-    if (!rows.traces.empty())
-        t.emit("\n%zu packet traces stored (pathscope export RUN --format pcapng)\n",
-               rows.traces.size());
-    if (!rows.facts.empty()) {
+    if (sum.traces)
+        t.emit("\n%zu packet traces stored (pathscope export RUN --format pcapng)\n", sum.traces);
+    if (!sum.facts.empty()) {
         t.emit("\n");
-        for (const auto& [k, v] : rows.facts) t.emit("%-28s %s\n", k.c_str(), v.c_str());
+        for (const auto& [k, v] : sum.facts) t.emit("%-28s %s\n", k, v);
     }
 
-    if (opt.histograms) {
-        std::vector<std::pair<std::string, const Histogram*>> busy;
-        std::map<std::string, uint64_t> cycles;
-        for (const auto& s : stages) cycles[s.stage] = s.cycles;
-        for (const auto& [name, h] : call_cycles) busy.emplace_back(name, &h);
-        std::sort(busy.begin(), busy.end(),
-                  [&](auto& a, auto& b) { return cycles[a.first] > cycles[b.first]; });
-        if (busy.size() > 3) busy.resize(3);
-        for (const auto& [name, h] : busy) {
-            t.text += "\ncycles per call, " + name + ":\n";
-            t.text += render_text(*h, "cycles", 12);
+    if (opt.histograms)
+        for (const auto& [name, h] : sum.busiest) {
+            t.emit("\ncycles per call, %s (%llu busy calls; idle calls are left out):\n", name,
+                   static_cast<ull>(h.count()));
+            t.text += render_text(h, "cycles", 12);
         }
-    }
     return t.text;
 }
 

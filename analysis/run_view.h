@@ -6,9 +6,7 @@
 
 #include <string>
 
-#include "analysis/histogram.h"
-#include "db/queries.h"
-#include "db/records.h"
+#include "analysis/run_summary.h"
 
 namespace pathscope::analysis {
 
@@ -17,12 +15,12 @@ struct RunViewOptions {
     unsigned top_frames = 10;
 };
 
+std::string render_run(const RunSummary& summary, const RunViewOptions& opt = {});
+/// summarize_run, then render.
 std::string render_run(const db::RunData& run, const RunViewOptions& opt = {});
 
 /// "12.345 Mpps", "12.3 kpps" or "12 pps".
 std::string format_rate(double pps);
 
-/// A stored histogram back as a Histogram.
-Histogram to_histogram(const db::HistogramRow& row);
 
 }  // namespace pathscope::analysis

@@ -1,7 +1,10 @@
 // Plain text built a printf-formatted piece at a time, for the text views.
+// fmt's sprintf: printf's format strings, type-checked, and no fixed buffer,
+// so a long line (a C++ template symbol) is never cut.
 #pragma once
 
-#include <cstdio>
+#include <fmt/printf.h>
+
 #include <string>
 
 namespace pathscope::analysis {
@@ -10,16 +13,17 @@ struct TextBuilder {
     std::string text;
 
     template <typename... Args>
-    void emit(const char* fmt, Args... args) {
-        char buf[1024];
-        std::snprintf(buf, sizeof buf, fmt, args...);
-        text += buf;
+    void emit(const char* format, const Args&... args) {
+        text += fmt::sprintf(format, args...);
     }
     template <typename... Args>
-    void line(const char* fmt, Args... args) {
-        emit(fmt, args...);
+    void line(const char* format, const Args&... args) {
+        emit(format, args...);
         text += '\n';
     }
 };
+
+/// Folds lines longer than `columns` at a space, indenting the rest by four.
+std::string fold_lines(const std::string& text, size_t columns = 80);
 
 }  // namespace pathscope::analysis

@@ -241,7 +241,7 @@ db::RunData import_pcap(const std::string& file, const std::string& db_path,
     fact("pcap.not_parsed_short", std::to_string(too_short));
     for (const auto& [proto, n] : protocols) fact("pcap.protocol." + proto, std::to_string(n));
 
-    return store_import("pcap-import", file, label, std::move(batch), db_path);
+    return store_import(db::kPcapImportKind, file, label, std::move(batch), db_path);
 }
 
 }  // namespace pathscope::capture

@@ -46,19 +46,22 @@ db::Batch trial_rows(int trial, const RunResult& r) {
                         l.total_drops(), l.sent,
                         rate_pps(r.window_start, r.window_end, &Ledger::received),
                         rate_pps(r.window_start, r.window_end, &Ledger::forwarded),
-                        rate_pps(r.window_start, r.window_end, &Ledger::delivered)});
+                        rate_pps(r.window_start, r.window_end, &Ledger::delivered),
+                        r.window_end.ledger.received - r.window_start.ledger.received, s.walks,
+                        s.idle_walks});
     int ord = 0;
     for (const auto& st : s.stages) {
-        b.stages.push_back({trial, -1, st.name, ord++, st.calls, st.packets, st.cycles});
+        b.stages.push_back({trial, -1, st.name, ord++, st.calls, st.packets, st.cycles,
+                            st.idle_calls, st.idle_cycles});
         if (st.cycles_per_call.count())
             b.histograms.push_back(
-                histogram_row(trial, "stage_call_cycles", st.name, "cycles", st.cycles_per_call));
+                histogram_row(trial, db::kStageCallCycles, st.name, "cycles", st.cycles_per_call));
     }
     for (const auto& q : s.queues) {
         b.queues.push_back(queue_row(trial, -1, q));
         if (q.rx && q.burst_size.count())
             b.histograms.push_back(
-                histogram_row(trial, "rx_burst_size", queue_subject(q), "packets", q.burst_size));
+                histogram_row(trial, db::kRxBurstSize, queue_subject(q), "packets", q.burst_size));
     }
     for (unsigned i = 0; i < kDropReasonCount; ++i) {
         const std::string reason(kDropReasonNames[i]), stage(kDropReasonStage[i]);
@@ -86,7 +89,9 @@ db::Batch interval_rows(int trial, int seq, double t, const EngineSnapshot& prev
         const StageSnapshot& n = cur.stages[i];
         const StageSnapshot* o = i < prev.stages.size() ? &prev.stages[i] : nullptr;
         b.stages.push_back({trial, seq, n.name, static_cast<int>(i), n.calls - (o ? o->calls : 0),
-                            n.packets - (o ? o->packets : 0), n.cycles - (o ? o->cycles : 0)});
+                            n.packets - (o ? o->packets : 0), n.cycles - (o ? o->cycles : 0),
+                            n.idle_calls - (o ? o->idle_calls : 0),
+                            n.idle_cycles - (o ? o->idle_cycles : 0)});
     }
     for (size_t i = 0; i < cur.queues.size(); ++i) {
         QueueSnapshot d = cur.queues[i];

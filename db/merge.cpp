@@ -78,7 +78,8 @@ MergeResult merge_stores(const std::vector<std::string>& inputs, const std::stri
                 out->prepare("INSERT INTO main.runs (" + join(run_cols) + ") SELECT " +
                              join(run_cols) + " FROM src.runs WHERE id = ?1");
             Statement sample = out->prepare(
-                "INSERT INTO main.stack_samples VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO "
+                "INSERT INTO main.stack_samples (run_id, trial, event, stack, weight) "
+                "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO "
                 "UPDATE SET weight = weight + excluded.weight");
             for (int64_t old_id : new_runs) {
                 copy_run.bind(1, old_id).run();

@@ -105,21 +105,25 @@ RunData load_run(const Database& db, int64_t id) {
         return s;
     };
     for (Statement s = query("SELECT trial, seconds, received, delivered, forwarded, replied, "
-                             "dropped, sent, rx_pps, forwarded_pps, delivered_pps FROM trials "
+                             "dropped, sent, rx_pps, forwarded_pps, delivered_pps, "
+                             "window_received, walks, idle_walks FROM trials "
                              "WHERE run_id = ?1 ORDER BY trial");
          s.step();)
         b.trials.push_back({static_cast<int>(s.i64(0)), s.f64(1), s.u64(2), s.u64(3), s.u64(4),
-                            s.u64(5), s.u64(6), s.u64(7), s.f64(8), s.f64(9), s.f64(10)});
+                            s.u64(5), s.u64(6), s.u64(7), s.f64(8), s.f64(9), s.f64(10),
+                            s.u64(11), s.u64(12), s.u64(13)});
     for (Statement s = query("SELECT trial, seq, t, received, delivered, forwarded, replied, "
                              "dropped FROM intervals WHERE run_id = ?1 ORDER BY trial, seq");
          s.step();)
         b.intervals.push_back({static_cast<int>(s.i64(0)), static_cast<int>(s.i64(1)), s.f64(2),
                                s.u64(3), s.u64(4), s.u64(5), s.u64(6), s.u64(7)});
-    for (Statement s = query("SELECT trial, seq, stage, ord, calls, packets, cycles FROM "
-                             "stage_counters WHERE run_id = ?1 ORDER BY trial, seq, ord");
+    for (Statement s = query("SELECT trial, seq, stage, ord, calls, packets, cycles, "
+                             "idle_calls, idle_cycles FROM stage_counters WHERE run_id = ?1 "
+                             "ORDER BY trial, seq, ord");
          s.step();)
         b.stages.push_back({static_cast<int>(s.i64(0)), static_cast<int>(s.i64(1)), s.text(2),
-                            static_cast<int>(s.i64(3)), s.u64(4), s.u64(5), s.u64(6)});
+                            static_cast<int>(s.i64(3)), s.u64(4), s.u64(5), s.u64(6), s.u64(7),
+                            s.u64(8)});
     for (Statement s = query("SELECT trial, seq, port, queue, dir, packets, bytes, bursts, "
                              "empty_polls, full FROM queue_counters WHERE run_id = ?1 "
                              "ORDER BY trial, seq, port, dir, queue");

@@ -9,6 +9,13 @@
 
 namespace pathscope::db {
 
+/// Names that cross layers through the store (capture writes them, analysis
+/// and the GUI read them): one constant each, never a literal repeated.
+inline constexpr const char* kCaptureKind = "capture";
+inline constexpr const char* kPcapImportKind = "pcap-import";
+inline constexpr const char* kStageCallCycles = "stage_call_cycles";  ///< histogram kind
+inline constexpr const char* kRxBurstSize = "rx_burst_size";          ///< histogram kind
+
 /// One capture (or import) run.
 struct RunInfo {
     int64_t id = 0;
@@ -37,8 +44,14 @@ struct RunInfo {
 struct TrialRow {
     int trial = 0;
     double seconds = 0;  ///< steady-state window the rates are measured over
+    /// The whole trial's ledger.
     uint64_t received = 0, delivered = 0, forwarded = 0, replied = 0, dropped = 0, sent = 0;
+    /// Rates over the window: window_received / seconds is rx_pps.
     double rx_pps = 0, forwarded_pps = 0, delivered_pps = 0;
+    uint64_t window_received = 0;  ///< packets received within the window
+    /// The worker's graph walks, and those that handled no packet (0 and 0:
+    /// not measured, engine.call_histograms = false).
+    uint64_t walks = 0, idle_walks = 0;
 };
 
 /// Per-interval receive ledger deltas (time series).
@@ -56,6 +69,8 @@ struct StageRow {
     std::string stage;
     int ord = 0;  ///< the stage's place in the engine's graph
     uint64_t calls = 0, packets = 0, cycles = 0;
+    /// Calls that handled no packet and their cycles (part of calls and cycles).
+    uint64_t idle_calls = 0, idle_cycles = 0;
 };
 
 /// Per-queue counters: trial totals (seq = -1) or one interval's deltas.

@@ -131,6 +131,17 @@ CREATE TABLE facts (
   PRIMARY KEY (run_id, key)
 ) WITHOUT ROWID;
 )sql",
+    // 1 -> 2: idle calls kept apart from busy ones (cycles per packet over busy
+    // calls only), the worker's idle walks, and the packets of the rate window.
+    // A v1 trial's window packets follow from its rate and window.
+    R"sql(
+ALTER TABLE stage_counters ADD COLUMN idle_calls INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE stage_counters ADD COLUMN idle_cycles INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE trials ADD COLUMN window_received INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE trials ADD COLUMN walks INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE trials ADD COLUMN idle_walks INTEGER NOT NULL DEFAULT 0;
+UPDATE trials SET window_received = CAST(round(rx_pps * seconds) AS INTEGER);
+)sql",
 };
 
 }  // namespace

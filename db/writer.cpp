@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <initializer_list>
 #include <random>
 #include <sstream>
 
@@ -36,6 +37,24 @@ std::string new_uuid() {
     return buf;
 }
 
+namespace {
+
+// Every INSERT names its columns, so that a migration that adds a column
+// (with a default) never shifts what a statement binds.
+std::string insert_sql(const char* verb, const char* table,
+                       std::initializer_list<const char*> columns) {
+    std::string cols, params;
+    int i = 0;
+    for (const char* c : columns) {
+        cols += (i ? ", " : "") + std::string(c);
+        ++i;
+        params += (i > 1 ? ", ?" : "?") + std::to_string(i);
+    }
+    return std::string(verb) + " INTO " + table + " (" + cols + ") VALUES (" + params + ")";
+}
+
+}  // namespace
+
 struct BatchWriter::Impl {
     Database& db;
     Statement run, status, trial, interval, stage, queue, drop, hist, bucket, perf, frame_ins,
@@ -46,36 +65,48 @@ struct BatchWriter::Impl {
 
     explicit Impl(Database& d)
         : db(d),
-          run(d.prepare("INSERT INTO runs (uuid, label, kind, status, scenario_path, "
-                        "scenario_text, settings, host, cpu_model, tsc_hz, engine_version, "
-                        "git_revision, pid, started_at, ended_at, trials, trial_seconds, "
-                        "interval_seconds, pmu, note) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-                        "?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)")),
+          run(d.prepare(insert_sql(
+              "INSERT", "runs",
+              {"uuid", "label", "kind", "status", "scenario_path", "scenario_text", "settings",
+               "host", "cpu_model", "tsc_hz", "engine_version", "git_revision", "pid",
+               "started_at", "ended_at", "trials", "trial_seconds", "interval_seconds", "pmu",
+               "note"}))),
           status(d.prepare("UPDATE runs SET status = ?2, ended_at = ?3, note = ?4 WHERE id = ?1")),
-          trial(d.prepare("INSERT OR REPLACE INTO trials VALUES "
-                          "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)")),
-          interval(d.prepare("INSERT OR REPLACE INTO intervals VALUES "
-                             "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")),
-          stage(d.prepare("INSERT OR REPLACE INTO stage_counters VALUES "
-                          "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")),
-          queue(d.prepare("INSERT OR REPLACE INTO queue_counters VALUES "
-                          "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")),
-          drop(d.prepare("INSERT OR REPLACE INTO drops VALUES (?1, ?2, ?3, ?4, ?5, ?6)")),
-          hist(d.prepare("INSERT OR REPLACE INTO histograms VALUES "
-                         "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")),
-          bucket(d.prepare(
-              "INSERT OR REPLACE INTO histogram_buckets VALUES (?1, ?2, ?3, ?4, ?5, ?6)")),
-          perf(d.prepare(
-              "INSERT OR REPLACE INTO perf_counters VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")),
+          trial(d.prepare(insert_sql(
+              "INSERT OR REPLACE", "trials",
+              {"run_id", "trial", "seconds", "received", "delivered", "forwarded", "replied",
+               "dropped", "sent", "rx_pps", "forwarded_pps", "delivered_pps", "window_received",
+               "walks", "idle_walks"}))),
+          interval(d.prepare(insert_sql("INSERT OR REPLACE", "intervals",
+                                        {"run_id", "trial", "seq", "t", "received", "delivered",
+                                         "forwarded", "replied", "dropped"}))),
+          stage(d.prepare(insert_sql("INSERT OR REPLACE", "stage_counters",
+                                     {"run_id", "trial", "seq", "stage", "ord", "calls",
+                                      "packets", "cycles", "idle_calls", "idle_cycles"}))),
+          queue(d.prepare(insert_sql("INSERT OR REPLACE", "queue_counters",
+                                     {"run_id", "trial", "seq", "port", "queue", "dir", "packets",
+                                      "bytes", "bursts", "empty_polls", "full"}))),
+          drop(d.prepare(insert_sql("INSERT OR REPLACE", "drops",
+                                    {"run_id", "trial", "path", "reason", "stage", "packets"}))),
+          hist(d.prepare(insert_sql(
+              "INSERT OR REPLACE", "histograms",
+              {"run_id", "trial", "kind", "subject", "unit", "count", "sum", "min", "max"}))),
+          bucket(d.prepare(insert_sql("INSERT OR REPLACE", "histogram_buckets",
+                                      {"run_id", "trial", "kind", "subject", "bucket", "count"}))),
+          perf(d.prepare(insert_sql("INSERT OR REPLACE", "perf_counters",
+                                    {"run_id", "trial", "event", "supported", "value",
+                                     "time_enabled", "time_running", "note"}))),
           frame_ins(d.prepare("INSERT OR IGNORE INTO frames (symbol, module) VALUES (?1, ?2)")),
           frame_sel(d.prepare("SELECT id FROM frames WHERE symbol = ?1 AND module = ?2")),
           stack_ins(d.prepare("INSERT OR IGNORE INTO stacks (parent, frame) VALUES (?1, ?2)")),
           stack_sel(d.prepare("SELECT id FROM stacks WHERE parent = ?1 AND frame = ?2")),
-          sample(d.prepare("INSERT INTO stack_samples VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO "
-                           "UPDATE SET weight = weight + excluded.weight")),
-          trace(d.prepare("INSERT OR REPLACE INTO packet_traces VALUES "
-                          "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")),
-          fact(d.prepare("INSERT OR REPLACE INTO facts VALUES (?1, ?2, ?3)")) {}
+          sample(d.prepare(insert_sql("INSERT", "stack_samples",
+                                      {"run_id", "trial", "event", "stack", "weight"}) +
+                           " ON CONFLICT DO UPDATE SET weight = weight + excluded.weight")),
+          trace(d.prepare(insert_sql("INSERT OR REPLACE", "packet_traces",
+                                     {"run_id", "trial", "seq", "t", "port", "wire_len", "data",
+                                      "stage_cycles", "outcome"}))),
+          fact(d.prepare(insert_sql("INSERT OR REPLACE", "facts", {"run_id", "key", "value"}))) {}
 
     int64_t intern_frame(const Frame& f) {
         const auto key = std::make_pair(f.symbol, f.module);
@@ -160,6 +191,9 @@ void BatchWriter::Impl::write_rows(int64_t id, const Batch& b) {
             .bind(10, t.rx_pps)
             .bind(11, t.forwarded_pps)
             .bind(12, t.delivered_pps)
+            .bind(13, t.window_received)
+            .bind(14, t.walks)
+            .bind(15, t.idle_walks)
             .run();
     for (const auto& v : b.intervals)
         m.interval.bind(1, id)
@@ -181,6 +215,8 @@ void BatchWriter::Impl::write_rows(int64_t id, const Batch& b) {
             .bind(6, s.calls)
             .bind(7, s.packets)
             .bind(8, s.cycles)
+            .bind(9, s.idle_calls)
+            .bind(10, s.idle_cycles)
             .run();
     for (const auto& q : b.queues)
         m.queue.bind(1, id)

@@ -61,6 +61,19 @@ struct alignas(64) PathCounters {
     Counter send_drops[kDropReasonCount];
 };
 
+/// Calls of a stage that handled no packet (a source stage polling an empty
+/// queue), kept apart so that cycles per packet count busy calls only.
+struct alignas(64) IdleCounters {
+    Counter calls;
+    Counter cycles;
+};
+
+/// Graph walks of the worker, and those in which no stage handled a packet.
+struct alignas(64) WalkCounters {
+    Counter walks;
+    Counter idle_walks;
+};
+
 struct alignas(64) RxQueueCounters {
     Counter packets;
     Counter bytes;

@@ -296,6 +296,7 @@ void Engine::setup_graph() {
                                  std::string(rte_strerror(rte_errno)));
     graph_ = rte_graph_lookup(name.c_str());
     call_cycles_ = std::make_unique<HistogramRecorder[]>(rte_node_max_count());
+    idle_ = std::make_unique<IdleCounters[]>(rte_node_max_count());
     for (const char* n : names) node_ids_.push_back(rte_node_from_name(n));
     trace_entry_ = rte_node_from_name("eth_input");
     trace_source_ = rte_node_from_name("eth_rx");
@@ -303,8 +304,10 @@ void Engine::setup_graph() {
     trace_tx_ = rte_node_from_name("eth_tx");
 }
 
-// rte_graph_walk with one addition: the same rdtsc pair that feeds the graph
-// library's per-node cycle counter also feeds a per-call cycle histogram.
+// rte_graph_walk with two additions from the same rdtsc pair that feeds the
+// graph library's per-node cycle counter: a per-call cycle histogram of busy
+// calls, and the calls that handled nothing (source stages polling empty
+// queues) counted apart, so that idle polling is never charged to packets.
 void Engine::walk() {
     const uint64_t period = trace_period_.load(std::memory_order_relaxed);
     if (unlikely(period != 0)) {
@@ -319,6 +322,8 @@ void Engine::walk() {
     const rte_node_t mask = graph->cir_mask;
     uint32_t head = graph->head;
     HistogramRecorder* hist = call_cycles_.get();
+    IdleCounters* idle = idle_.get();
+    uint32_t handled = 0;
     while (likely(head != graph->tail)) {
         rte_node* node =
             static_cast<rte_node*>(RTE_PTR_ADD(graph, cir_start[static_cast<int32_t>(head++)]));
@@ -330,11 +335,19 @@ void Engine::walk() {
         node->total_cycles += cycles;
         node->total_calls++;
         node->total_objs += rc;
-        if (rc) hist[node->id].record(cycles);
+        if (likely(rc)) {
+            hist[node->id].record(cycles);
+        } else {
+            idle[node->id].calls.add();
+            idle[node->id].cycles.add(cycles);
+        }
+        handled += rc;
         node->idx = 0;
         head = likely(static_cast<int32_t>(head) > 0) ? head & mask : head;
     }
     graph->tail = 0;
+    walks_.walks.add();
+    if (!handled) walks_.idle_walks.add();
 }
 
 // The same walk, following one received packet: the first one eth_input
@@ -348,6 +361,8 @@ void Engine::walk_traced(uint64_t now) {
     const rte_node_t mask = graph->cir_mask;
     uint32_t head = graph->head;
     HistogramRecorder* hist = call_cycles_.get();
+    IdleCounters* idle = idle_.get();
+    uint32_t handled = 0;
     PacketTrace* tr = traces_.slot();
     const rte_mbuf* traced = nullptr;
     float source_share = 0;  ///< eth_rx's cycles per packet in this walk
@@ -390,7 +405,13 @@ void Engine::walk_traced(uint64_t now) {
         node->total_cycles += cycles;
         node->total_calls++;
         node->total_objs += rc;
-        if (rc) hist[node->id].record(cycles);
+        if (rc) {
+            hist[node->id].record(cycles);
+        } else {
+            idle[node->id].calls.add();
+            idle[node->id].cycles.add(cycles);
+        }
+        handled += rc;
         if (!n && rc && !traced && node->id == trace_source_)
             source_share = static_cast<float>(cycles) / static_cast<float>(rc);
         if (holds && tr->stages < PacketTrace::kMaxStages) {
@@ -402,6 +423,8 @@ void Engine::walk_traced(uint64_t now) {
         head = likely(static_cast<int32_t>(head) > 0) ? head & mask : head;
     }
     graph->tail = 0;
+    walks_.walks.add();
+    if (!handled) walks_.idle_walks.add();
     if (traced) {  // a walk without packets leaves the trace armed for the next one
         traces_.publish();
         trace_next_ = now + trace_period_.load(std::memory_order_relaxed);
@@ -483,6 +506,8 @@ EngineSnapshot Engine::snapshot(bool histograms) const {
     EngineSnapshot s;
     s.tsc_hz = ctx_->tsc_hz;
     s.tsc = rte_rdtsc();
+    s.walks = walks_.walks.get();
+    s.idle_walks = walks_.idle_walks.get();
     for (const rte_node_t id : node_ids_) {
         const rte_node* n = rte_graph_node_get(graph_id_, id);
         StageSnapshot st;
@@ -490,6 +515,8 @@ EngineSnapshot Engine::snapshot(bool histograms) const {
         st.calls = __atomic_load_n(&n->total_calls, __ATOMIC_RELAXED);
         st.packets = __atomic_load_n(&n->total_objs, __ATOMIC_RELAXED);
         st.cycles = __atomic_load_n(&n->total_cycles, __ATOMIC_RELAXED);
+        st.idle_calls = idle_[id].calls.get();
+        st.idle_cycles = idle_[id].cycles.get();
         if (histograms) st.cycles_per_call = call_cycles_[id].snapshot();
         s.stages.push_back(std::move(st));
     }

@@ -104,6 +104,8 @@ class Engine {
     rte_graph_t graph_id_ = RTE_GRAPH_ID_INVALID;
     rte_graph* graph_ = nullptr;
     std::unique_ptr<HistogramRecorder[]> call_cycles_;  ///< by node id
+    std::unique_ptr<IdleCounters[]> idle_;              ///< by node id
+    WalkCounters walks_;
     std::vector<rte_node_t> node_ids_;
     std::atomic<bool> stop_{false};
     std::atomic<int> worker_tid_{0};

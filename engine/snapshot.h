@@ -16,6 +16,8 @@ struct StageSnapshot {
     uint64_t calls = 0;                   ///< graph library: process() calls
     uint64_t packets = 0;                 ///< graph library: objects processed
     uint64_t cycles = 0;                  ///< graph library: TSC cycles in process()
+    uint64_t idle_calls = 0;              ///< calls that handled no packet
+    uint64_t idle_cycles = 0;             ///< their cycles (part of `cycles`)
     analysis::Histogram cycles_per_call;  ///< calls that handled at least one packet
 };
 
@@ -52,6 +54,11 @@ struct Ledger {
 struct EngineSnapshot {
     uint64_t tsc_hz = 0;
     uint64_t tsc = 0;  ///< when the snapshot was taken
+    /// Graph walks, and walks in which no stage handled a packet. Both 0 when
+    /// the idle split is not measured (engine.call_histograms = false runs
+    /// DPDK's own rte_graph_walk).
+    uint64_t walks = 0;
+    uint64_t idle_walks = 0;
     std::vector<StageSnapshot> stages;
     std::vector<QueueSnapshot> queues;
     Ledger ledger;

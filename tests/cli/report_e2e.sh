@@ -16,7 +16,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 "$P" compare burst32 burst64 --db "$DB" > "$D/compare.txt"
 cat "$D/compare.txt"
 grep -q "^rx rate  *Mpps" "$D/compare.txt" || fail "compare has no rx rate verdict"
-grep -q "^ip6_lookup  *cycles/pkt" "$D/compare.txt" || fail "compare has no per-stage verdict"
+grep -q "^ip6_lookup  *cyc/rx pkt" "$D/compare.txt" || fail "compare has no per-stage verdict"
 grep -q "^ip6_lookup p99  *cycles/call" "$D/compare.txt" || fail "compare has no latency verdict"
 grep -q "^task-clock  *ns/pkt" "$D/compare.txt" || fail "compare has no perf verdict"
 

@@ -307,6 +307,44 @@ TEST_F(Accounting, RandomlyDamagedFramesAreAllCounted) {
                               << " drops " << l.total_drops();
 }
 
+// Empty polls are idle calls: their cycles are kept apart from the busy
+// calls', so a starved worker's polling is never charged to packets, and the
+// per-call histogram counts exactly the busy calls.
+TEST_F(Accounting, IdlePollsAreCountedApartFromBusyCalls) {
+    Engine eng(test::ring_config());
+    const unsigned kIdle = 500;
+    for (unsigned i = 0; i < kIdle; ++i) eng.poll();
+    EngineSnapshot s = eng.snapshot();
+    const StageSnapshot* rx = nullptr;
+    for (const auto& st : s.stages)
+        if (st.name == "eth_rx") rx = &st;
+    ASSERT_NE(rx, nullptr);
+    EXPECT_EQ(s.walks, kIdle);
+    EXPECT_EQ(s.idle_walks, kIdle);
+    EXPECT_EQ(rx->packets, 0u);
+    EXPECT_EQ(rx->idle_calls, rx->calls);
+    EXPECT_GE(rx->idle_calls, kIdle);
+    EXPECT_EQ(rx->idle_cycles, rx->cycles);
+    EXPECT_GT(rx->idle_cycles, 0u);
+    EXPECT_EQ(rx->cycles_per_call.count(), 0u);
+
+    std::vector<Frame> frames;
+    for (unsigned i = 0; i < 64; ++i)
+        frames.push_back(udp6_frame(from_peer(eng, "2001:db8:aaaa::1")));
+    test::inject(eng, "wire", frames);
+    eng.run_until_idle();
+    s = eng.snapshot();
+    for (const auto& st : s.stages) {
+        if (st.name != "eth_rx") continue;
+        EXPECT_EQ(st.packets, 64u);
+        EXPECT_GT(st.calls, st.idle_calls);
+        EXPECT_LT(st.idle_cycles, st.cycles);
+        // The histogram counts busy calls: every call but the idle ones.
+        EXPECT_EQ(st.cycles_per_call.count(), st.calls - st.idle_calls);
+    }
+    EXPECT_LT(s.idle_walks, s.walks);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {

@@ -1,0 +1,256 @@
+#include "analysis/run_summary.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "analysis/text_builder.h"
+
+namespace pathscope::analysis {
+
+namespace {
+
+double ratio(uint64_t a, uint64_t b) {
+    return b ? static_cast<double>(a) / static_cast<double>(b) : 0.0;
+}
+
+template <typename Row, typename Same, typename Add>
+void sum_into(std::vector<Row>& into, const Row& r, Same same, Add add) {
+    auto it = std::find_if(into.begin(), into.end(), [&](const Row& x) { return same(x, r); });
+    if (it == into.end())
+        into.push_back(r);
+    else
+        add(*it, r);
+}
+
+std::optional<IntervalRates> interval_rates(const db::RunData& run) {
+    if (run.rows.intervals.empty() || run.info.interval_seconds <= 0) return std::nullopt;
+    std::vector<double> rates;
+    double prev_t = 0;
+    int prev_trial = -1;
+    for (const auto& iv : run.rows.intervals) {
+        if (iv.trial != prev_trial) prev_t = 0;
+        const double dt = iv.t - prev_t;
+        if (dt > 0) rates.push_back(static_cast<double>(iv.received) / dt);
+        prev_t = iv.t;
+        prev_trial = iv.trial;
+    }
+    if (rates.empty()) return std::nullopt;
+    std::sort(rates.begin(), rates.end());
+    return IntervalRates{rates.size(), run.info.interval_seconds, rates.front(),
+                         rates[rates.size() / 2], rates.back()};
+}
+
+}  // namespace
+
+double StageLine::packets_per_call() const { return ratio(packets, busy_calls()); }
+double StageLine::cycles_per_call() const { return ratio(busy_cycles(), busy_calls()); }
+double StageLine::cycles_per_packet() const { return ratio(busy_cycles(), packets); }
+double StageLine::idle_share() const { return ratio(idle_cycles, cycles); }
+
+double WorkerLoad::idle_walk_share() const { return ratio(idle_walks, walks); }
+double WorkerLoad::idle_cycle_share() const {
+    return ratio(idle_cycles, busy_cycles + idle_cycles);
+}
+
+std::string starved_warning(const std::string& run_name, const WorkerLoad& w) {
+    if (!w.starved()) return "";
+    return fmt::format(
+        "{}: the worker was starved: {:.1f}% of its {} graph walks handled no packet, and idle "
+        "polling took {:.1f}% of its stage cycles. Its throughput is the workload's, not the "
+        "engine's; cycles per packet count busy calls only. (Give the workload a core of its "
+        "own, or run on a quieter machine.)",
+        run_name, 100 * w.idle_walk_share(), w.walks, 100 * w.idle_cycle_share());
+}
+
+std::string fold_lines(const std::string& text, size_t columns) {
+    std::string out;
+    size_t start = 0;
+    while (start < text.size()) {
+        size_t end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        std::string line = text.substr(start, end - start);
+        while (line.size() > columns) {
+            size_t cut = line.rfind(' ', columns);
+            if (cut == std::string::npos || cut < 20) cut = columns;
+            out += line.substr(0, cut) + "\n";
+            line = "    " + line.substr(cut + (line[cut] == ' ' ? 1 : 0));
+        }
+        out += line + "\n";
+        start = end + 1;
+    }
+    return out;
+}
+
+Histogram to_histogram(const db::HistogramRow& row) {
+    std::vector<uint64_t> counts(kBucketCount, 0);
+    for (const auto& [i, n] : row.buckets)
+        if (i < kBucketCount) counts[i] = n;
+    Histogram h;
+    h.add_buckets(counts, row.min, row.max, row.sum);
+    return h;
+}
+
+std::vector<db::StageRow> trial_stage_totals(const db::RunData& run, int trials) {
+    std::vector<db::StageRow> stages;
+    for (const auto& s : run.rows.stages)
+        if (s.seq == -1 && (trials < 0 || s.trial < trials)) stages.push_back(s);
+    std::stable_sort(stages.begin(), stages.end(),
+                     [](const auto& a, const auto& b) { return a.ord < b.ord; });
+    return stages;
+}
+
+WorkerLoad worker_load(const db::RunData& run) {
+    WorkerLoad w;
+    for (const auto& tr : run.rows.trials) {
+        w.walks += tr.walks;
+        w.idle_walks += tr.idle_walks;
+    }
+    w.measured = w.walks > 0;
+    for (const auto& st : trial_stage_totals(run)) {
+        w.busy_cycles += st.cycles - st.idle_cycles;
+        w.idle_cycles += st.idle_cycles;
+    }
+    return w;
+}
+
+RunSummary summarize_run(const db::RunData& run, const SummaryOptions& opt) {
+    RunSummary s;
+    s.info = run.info;
+    const db::Batch& rows = run.rows;
+    s.trials = rows.trials;
+    for (const auto& tr : rows.trials) {
+        s.total.received += tr.received;
+        s.total.delivered += tr.delivered;
+        s.total.forwarded += tr.forwarded;
+        s.total.replied += tr.replied;
+        s.total.dropped += tr.dropped;
+        s.total.sent += tr.sent;
+        s.total.window_received += tr.window_received;
+    }
+    s.balanced = s.total.received ==
+                 s.total.delivered + s.total.forwarded + s.total.replied + s.total.dropped;
+    s.worker = worker_load(run);
+    s.rates = interval_rates(run);
+
+    std::map<std::string, uint64_t> stage_drops;
+    for (const auto& d : rows.drops) stage_drops[d.stage] += d.packets;
+    for (const auto& r : trial_stage_totals(run)) {
+        StageLine line{r.stage, r.ord, r.calls, r.idle_calls, r.packets, r.cycles, r.idle_cycles,
+                       0};
+        sum_into(
+            s.stages, line, [](const StageLine& a, const StageLine& b) { return a.name == b.name; },
+            [](StageLine& a, const StageLine& b) {
+                a.calls += b.calls;
+                a.idle_calls += b.idle_calls;
+                a.packets += b.packets;
+                a.cycles += b.cycles;
+                a.idle_cycles += b.idle_cycles;
+            });
+    }
+    s.all.name = kAllStages;
+    for (auto& st : s.stages) {
+        st.drops = stage_drops[st.name];
+        st.cycles_per_rx_packet = ratio(st.busy_cycles(), s.total.received);
+        s.all.calls += st.calls;
+        s.all.idle_calls += st.idle_calls;
+        s.all.cycles += st.cycles;
+        s.all.idle_cycles += st.idle_cycles;
+        s.all.drops += st.drops;
+        s.all.cycles_per_rx_packet += st.cycles_per_rx_packet;
+    }
+    s.all.packets = s.total.received;  // the path's packets are those it received
+
+    {
+        std::map<std::pair<std::string, std::string>, uint64_t> by_reason;
+        for (const auto& d : rows.drops) by_reason[{d.reason, d.path}] += d.packets;
+        for (const auto& [k, n] : by_reason) s.drops.push_back({k.first, k.second, n});
+    }
+
+    std::map<std::string, Histogram> burst_sizes, call_cycles;
+    for (const auto& h : rows.histograms) {
+        if (h.kind == kRxBurstSize) burst_sizes[h.subject].merge(to_histogram(h));
+        if (h.kind == kStageCallCycles) call_cycles[h.subject].merge(to_histogram(h));
+    }
+    for (const auto& q : rows.queues) {
+        if (q.seq != -1) continue;
+        sum_into(
+            s.queues, QueueLine{q, false, 0, 0},
+            [](const QueueLine& a, const QueueLine& b) {
+                return a.totals.port == b.totals.port && a.totals.queue == b.totals.queue &&
+                       a.totals.dir == b.totals.dir;
+            },
+            [](QueueLine& a, const QueueLine& b) {
+                a.totals.packets += b.totals.packets;
+                a.totals.bytes += b.totals.bytes;
+                a.totals.bursts += b.totals.bursts;
+                a.totals.empty_polls += b.totals.empty_polls;
+                a.totals.full += b.totals.full;
+            });
+    }
+    std::sort(s.queues.begin(), s.queues.end(), [](const QueueLine& a, const QueueLine& b) {
+        return std::tie(a.totals.port, a.totals.dir, a.totals.queue) <
+               std::tie(b.totals.port, b.totals.dir, b.totals.queue);
+    });
+    for (auto& q : s.queues) {
+        auto it = burst_sizes.find(q.totals.port + "/" + std::to_string(q.totals.queue));
+        if (q.totals.dir == "rx" && it != burst_sizes.end() && it->second.count()) {
+            q.has_burst = true;
+            q.burst_p50 = it->second.percentile(50);
+            q.burst_p99 = it->second.percentile(99);
+        }
+    }
+
+    {
+        std::map<std::string, PerfLine> perf;
+        for (const auto& p : rows.perf) {
+            auto [it, fresh] = perf.try_emplace(p.event);
+            PerfLine& l = it->second;
+            if (fresh) {
+                l.event = p.event;
+                l.supported = p.supported;
+                l.note = p.note;
+                // The clock events count nanoseconds; everything else counts events.
+                l.unit = p.event.find("clock") != std::string::npos ? "ns" : "events";
+            }
+            l.value += p.value;
+        }
+        for (auto& [name, l] : perf) {
+            l.per_packet = ratio(l.value, s.total.received);
+            s.perf.push_back(l);
+        }
+    }
+
+    {
+        std::map<std::string, uint64_t> self;
+        for (const auto& st : rows.stacks) {
+            if (st.frames.empty()) continue;
+            self[st.frames.back().symbol] += st.weight;
+            s.stack_samples += st.weight;
+            s.stack_event = st.event;
+        }
+        for (const auto& [name, w] : self)
+            s.hottest.push_back({name, ratio(w, s.stack_samples)});
+        std::stable_sort(s.hottest.begin(), s.hottest.end(),
+                         [](const auto& a, const auto& b) { return a.share > b.share; });
+        if (s.hottest.size() > opt.top_functions) s.hottest.resize(opt.top_functions);
+    }
+    s.traces = rows.traces.size();
+    s.facts = rows.facts;
+
+    std::vector<const StageLine*> by_cycles;
+    for (const auto& st : s.stages)
+        if (call_cycles.count(st.name)) by_cycles.push_back(&st);
+    std::stable_sort(by_cycles.begin(), by_cycles.end(), [](auto* a, auto* b) {
+        return a->busy_cycles() > b->busy_cycles();
+    });
+    for (const StageLine* st : by_cycles) {
+        if (s.busiest.size() >= opt.busiest_stages) break;
+        s.busiest.push_back({st->name, call_cycles[st->name]});
+    }
+    return s;
+}
+
+}  // namespace pathscope::analysis

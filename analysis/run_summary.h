@@ -1,0 +1,133 @@
+// What one stored run measured, as plain values computed once: the trial
+// table, the stage table with busy and idle work apart, the worker's load,
+// the ledger, drops, queues, perf counters, hottest functions and the
+// busiest stages' per-call histograms. The text view (`run`, `show`), the
+// reports and the GUI's models all read this; none computes its own.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/histogram.h"
+#include "analysis/metric_names.h"
+#include "db/queries.h"
+#include "db/records.h"
+
+namespace pathscope::analysis {
+
+using db::kPcapImportKind;
+using db::kRxBurstSize;
+using db::kStageCallCycles;
+
+/// One stage's totals over every trial. Calls, packets and cycles are the
+/// graph library's counters; idle calls handled no packet (a source stage
+/// polling empty queues) and their cycles are kept apart, so that every
+/// per-call and per-packet figure counts busy calls only.
+struct StageLine {
+    std::string name;
+    int ord = 0;
+    uint64_t calls = 0, idle_calls = 0, packets = 0, cycles = 0, idle_cycles = 0, drops = 0;
+
+    uint64_t busy_calls() const { return calls - idle_calls; }
+    uint64_t busy_cycles() const { return cycles - idle_cycles; }
+    double packets_per_call() const;   ///< per busy call
+    double cycles_per_call() const;    ///< per busy call
+    double cycles_per_packet() const;  ///< busy cycles over this stage's own packets
+    double idle_share() const;         ///< idle cycles over all of the stage's cycles
+    /// Busy cycles over the run's received packets: these add up, stage by
+    /// stage, to the whole path's cycles per received packet.
+    double cycles_per_rx_packet = 0;
+};
+
+/// How busy the worker lcore was: a starved worker mostly polls empty
+/// queues, and then throughput is the workload's, not the engine's.
+struct WorkerLoad {
+    bool measured = false;  ///< false: engine.call_histograms = false (DPDK's own walk)
+    uint64_t walks = 0, idle_walks = 0;
+    uint64_t busy_cycles = 0, idle_cycles = 0;  ///< summed over stages
+    double idle_walk_share() const;
+    double idle_cycle_share() const;
+    /// Idle in more than half of its graph walks.
+    bool starved() const { return measured && idle_walks * 2 > walks; }
+};
+
+/// The warning `run`, `show`, `compare` and the reports print for a starved
+/// worker ("" when it was not), naming the run.
+std::string starved_warning(const std::string& run_name, const WorkerLoad& w);
+
+struct IntervalRates {
+    size_t count = 0;
+    double interval_s = 0;
+    double min = 0, median = 0, max = 0;  ///< receive rate, packets per second
+};
+
+struct DropLine {
+    std::string reason, path;
+    uint64_t packets = 0;
+};
+
+struct QueueLine {
+    db::QueueRow totals;  ///< summed over trials
+    bool has_burst = false;
+    double burst_p50 = 0, burst_p99 = 0;
+};
+
+struct PerfLine {
+    std::string event;
+    bool supported = false;
+    uint64_t value = 0;
+    std::string unit;         ///< "ns" for the clock events, else "events"
+    double per_packet = 0;    ///< over received packets
+    std::string note;         ///< why unsupported
+};
+
+struct FunctionShare {
+    std::string name;
+    double share = 0;  ///< 0..1 of the samples
+};
+
+struct StageHistogram {
+    std::string stage;
+    Histogram cycles;  ///< cycles per busy call, every trial merged
+};
+
+struct RunSummary {
+    db::RunInfo info;
+    std::vector<db::TrialRow> trials;
+    db::TrialRow total;  ///< the trials' ledgers summed
+    bool balanced = true;
+    std::optional<IntervalRates> rates;
+    std::vector<StageLine> stages;  ///< graph order
+    StageLine all;                  ///< "all stages": the sum of the rows above
+    WorkerLoad worker;
+    std::vector<DropLine> drops;    ///< by reason, then path
+    std::vector<QueueLine> queues;  ///< by port, direction, queue
+    std::vector<PerfLine> perf;     ///< by event name
+    std::string stack_event;
+    uint64_t stack_samples = 0;
+    std::vector<FunctionShare> hottest;  ///< self share, most first
+    size_t traces = 0;
+    std::vector<std::pair<std::string, std::string>> facts;
+    std::vector<StageHistogram> busiest;  ///< the stages with the most busy cycles
+};
+
+struct SummaryOptions {
+    unsigned top_functions = 10;
+    unsigned busiest_stages = 3;
+};
+
+/// The worker's load over every trial of a run.
+WorkerLoad worker_load(const db::RunData& run);
+
+RunSummary summarize_run(const db::RunData& run, const SummaryOptions& opt = {});
+
+/// Each trial's stage totals (seq -1) in graph order; every trial when
+/// `trials` is negative.
+std::vector<db::StageRow> trial_stage_totals(const db::RunData& run, int trials = -1);
+
+/// A stored histogram back as a Histogram.
+Histogram to_histogram(const db::HistogramRow& row);
+
+}  // namespace pathscope::analysis

@@ -1,0 +1,176 @@
+// The numbers `show`, `compare` and the reports print: idle polling kept
+// apart from per-packet cycles, a trial table that adds up, "all stages" the
+// sum of its rows, and per-call verdicts judged per packet across burst sizes.
+#include <gtest/gtest.h>
+
+#include "analysis/compare.h"
+#include "analysis/report.h"
+#include "analysis/run_metrics.h"
+#include "analysis/run_summary.h"
+#include "analysis/run_view.h"
+
+using namespace pathscope;
+using namespace pathscope::analysis;
+
+namespace {
+
+// One trial: eth_rx polled 1000 times, 100 of them busy (32 packets each),
+// and its 900 empty polls cost 90,000 cycles; ip6_lookup ran 100 busy calls.
+db::RunData starved_run(int trials = 1, uint64_t burst = 32, uint64_t lookup_cycles = 64000) {
+    db::RunData r;
+    r.info.id = 7;
+    r.info.label = "starved";
+    r.info.tsc_hz = 2'000'000'000;
+    for (int t = 0; t < trials; ++t) {
+        const uint64_t packets = 100 * burst;
+        db::TrialRow tr;
+        tr.trial = t;
+        tr.seconds = 1.6;
+        tr.received = packets + 500;  // the whole trial received more than its window
+        tr.forwarded = tr.received;
+        tr.window_received = packets;
+        tr.rx_pps = static_cast<double>(packets) / 1.6;
+        tr.walks = 1000;
+        tr.idle_walks = 900;
+        r.rows.trials.push_back(tr);
+        r.rows.stages.push_back({t, -1, "eth_rx", 0, 1000, tr.received, 90'000 + 32'000, 900,
+                                 90'000});
+        r.rows.stages.push_back({t, -1, "ip6_lookup", 1, 100, tr.received,
+                                 lookup_cycles + static_cast<uint64_t>(t), 0, 0});
+        db::HistogramRow h;
+        h.trial = t;
+        h.kind = db::kStageCallCycles;
+        h.subject = "ip6_lookup";
+        h.unit = "cycles";
+        Histogram hist;
+        for (int i = 0; i < 100; ++i) hist.add(lookup_cycles / 100 + static_cast<uint64_t>(i));
+        h.count = hist.count();
+        h.sum = hist.sum();
+        h.min = hist.min();
+        h.max = hist.max();
+        for (uint32_t b = 0; b < hist.counts().size(); ++b)
+            if (hist.counts()[b]) h.buckets.emplace_back(b, hist.counts()[b]);
+        r.rows.histograms.push_back(h);
+        // A stage that sorts before ip6_lookup by name but comes after it in the graph.
+        h.subject = "eth_tx";
+        r.rows.histograms.push_back(h);
+        r.rows.stages.push_back({t, -1, "eth_tx", 2, 100, tr.received, 10'000, 0, 0});
+    }
+    return r;
+}
+
+TEST(RunSummary, IdlePollingIsNotChargedToPackets) {
+    const RunSummary s = summarize_run(starved_run());
+    ASSERT_EQ(s.stages.size(), 3u);
+    const StageLine& rx = s.stages[0];
+    EXPECT_EQ(rx.name, "eth_rx");
+    EXPECT_EQ(rx.busy_calls(), 100u);
+    EXPECT_EQ(rx.busy_cycles(), 32'000u);
+    // 32,000 busy cycles over 3,700 packets, not 122,000.
+    EXPECT_NEAR(rx.cycles_per_packet(), 32'000.0 / 3700, 1e-9);
+    EXPECT_NEAR(rx.cycles_per_call(), 320.0, 1e-9);
+    EXPECT_NEAR(rx.idle_share(), 90'000.0 / 122'000, 1e-9);
+    EXPECT_TRUE(s.worker.measured);
+    EXPECT_TRUE(s.worker.starved());
+    EXPECT_NEAR(s.worker.idle_walk_share(), 0.9, 1e-12);
+}
+
+TEST(RunSummary, AllStagesIsTheSumOfItsRows) {
+    const RunSummary s = summarize_run(starved_run());
+    double sum = 0;
+    for (const auto& st : s.stages) sum += st.cycles_per_rx_packet;
+    EXPECT_NEAR(s.all.cycles_per_rx_packet, sum, 1e-9);
+    EXPECT_NEAR(s.all.cycles_per_rx_packet, (32'000.0 + 64'000 + 10'000) / 3700, 1e-9);
+}
+
+TEST(RunSummary, TheTextViewSaysWhatItCounts) {
+    const std::string text = render_run(starved_run());
+    // The trial table shows the packets its rate is computed over.
+    EXPECT_NE(text.find("rx in window"), std::string::npos) << text;
+    EXPECT_NE(text.find("         3200 "), std::string::npos) << text;
+    EXPECT_NE(text.find("rx rate = rx in window / window s"), std::string::npos);
+    // The starved worker is named, and the stage table says busy calls only.
+    EXPECT_NE(text.find("WARNING: run 7: the worker was starved: 90.0%"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("busy calls"), std::string::npos);
+    EXPECT_NE(text.find("(100 busy calls; idle calls are left out)"), std::string::npos) << text;
+    for (size_t at = 0, end; at < text.size(); at = end + 1) {
+        end = text.find('\n', at);
+        if (text.compare(at, 8, "WARNING:") == 0 || text.compare(at, 4, "    ") == 0) {
+            EXPECT_LE(end - at, 80u) << text.substr(at, end - at);
+        }
+    }
+}
+
+TEST(RunSummary, AQuietWorkerIsNotFlagged) {
+    db::RunData r = starved_run();
+    r.info.label = "quiet";
+    r.rows.trials[0].idle_walks = 400;
+    EXPECT_FALSE(summarize_run(r).worker.starved());
+    EXPECT_EQ(render_run(r).find("starved"), std::string::npos);
+    r.rows.trials[0].walks = r.rows.trials[0].idle_walks = 0;  // not measured
+    EXPECT_FALSE(summarize_run(r).worker.measured);
+    EXPECT_NE(render_run(r).find("idle polling not measured"), std::string::npos);
+}
+
+TEST(Compare, StageCyclesAreBusyCyclesPerReceivedPacketAsInTheReport) {
+    const db::RunData run = starved_run(3);
+    const auto metrics = run_metrics(run);
+    const FlameTree tree = stage_tree(run);
+    double all = 0;
+    for (const auto& m : metrics) {
+        if (m.group != kStageCycles) continue;
+        EXPECT_EQ(m.unit, kCyclesPerRxPacket);
+        if (m.name == kAllStages) {
+            all = m.values[0];
+            continue;
+        }
+        // The report's stage tree divides by received packets too.
+        for (int k : tree.children(0))
+            if (tree.name(k) == m.name) {
+                EXPECT_NEAR(tree.scaled_total(static_cast<size_t>(k), 0), m.values[0], 1e-6)
+                    << m.name;
+            }
+    }
+    EXPECT_NEAR(all, (32'000.0 + 64'000 + 10'000) / 3700, 1e-9);
+}
+
+TEST(Compare, PerCallVerdictsAcrossBurstSizesAreJudgedPerPacket) {
+    // Twice the packets per call, twice the cycles per call: the same cost
+    // per packet, so no per-call "worse" verdict may appear.
+    const db::RunData base = starved_run(5, 32, 64'000);
+    const db::RunData cand = starved_run(5, 64, 128'000);
+    const auto verdicts = compare_metrics(run_metrics(base), run_metrics(cand), 95);
+    std::vector<std::string> latency;
+    for (const auto& v : verdicts) {
+        if (v.base.group != kCallLatency) continue;
+        latency.push_back(v.base.name);
+        EXPECT_EQ(v.base.unit, "cyc/pkt@call") << v.base.name;
+        EXPECT_NE(v.outcome, "worse") << v.base.name;
+        EXPECT_FALSE(v.note.empty());
+    }
+    // In graph order (ip6_lookup before eth_tx), not by name.
+    ASSERT_EQ(latency.size(), 4u);
+    EXPECT_EQ(latency[0], "ip6_lookup p50");
+    EXPECT_EQ(latency[2], "eth_tx p50");
+    // The same burst size keeps per-call units.
+    for (const auto& v : compare_metrics(run_metrics(base), run_metrics(base), 95))
+        if (v.base.group == kCallLatency) {
+            EXPECT_EQ(v.base.unit, "cycles/call");
+        }
+}
+
+TEST(Report, AStarvedWorkerIsWarnedAboutFirst) {
+    const db::RunData base = starved_run(3);
+    const Report r = build_report(base, &base, {});
+    ASSERT_EQ(r.warnings.size(), 2u);
+    const std::string text = render_report_text(r);
+    EXPECT_EQ(text.find("WARNING: run 7 \"starved\": the worker was starved"),
+              text.find("WARNING"));
+    EXPECT_LT(text.find("WARNING"), text.find("Environment"));
+    EXPECT_NE(render_report_markdown(r).find("**Warning:**"), std::string::npos);
+    EXPECT_NE(render_report_html(r).find("class=\"warning\""), std::string::npos);
+    EXPECT_NE(render_report_json(r).find("\"warnings\""), std::string::npos);
+}
+
+}  // namespace
