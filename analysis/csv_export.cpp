@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "analysis/json.h"
+#include "analysis/number_text.h"
 
 namespace pathscope::analysis {
 
@@ -26,7 +26,7 @@ struct Csv {
     }
     static std::string cell(const std::string& s) { return field(s); }
     static std::string cell(const char* s) { return field(s); }
-    static std::string cell(double v) { return json_number(v); }
+    static std::string cell(double v) { return shortest_number(v); }
     static std::string cell(uint64_t v) { return std::to_string(v); }
     static std::string cell(int v) { return std::to_string(v); }
 };

@@ -9,7 +9,8 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "analysis/json.h"
+#include "analysis/json_text.h"
+#include "analysis/number_text.h"
 
 namespace pathscope::analysis {
 
@@ -140,7 +141,7 @@ std::string to_folded(const FlameTree& tree) {
     std::vector<std::string> lines;
     for (size_t i = 1; i < tree.size(); ++i) {
         const double w = tree.self(i);
-        if (w != 0) lines.push_back(tree.path(i) + " " + json_number(w));
+        if (w != 0) lines.push_back(tree.path(i) + " " + shortest_number(w));
     }
     std::sort(lines.begin(), lines.end());
     std::string out;
@@ -213,40 +214,42 @@ FlameTree parse_perf_script(std::istream& in, const std::string& source) {
 }
 
 std::string to_speedscope(const std::vector<NamedTree>& profiles, const std::string& name) {
+    using nlohmann::ordered_json;
     std::map<std::string, size_t> frame_index;
-    std::vector<std::string> frames;
-    std::string body;
-    for (size_t p = 0; p < profiles.size(); ++p) {
-        const FlameTree& t = *profiles[p].tree;
-        // Each node's index path, built from its parent's (parents come first).
-        std::vector<std::string> stack_of(t.size());
-        std::string samples, weights;
+    ordered_json frames = ordered_json::array();
+    ordered_json out_profiles = ordered_json::array();
+    for (const auto& profile : profiles) {
+        const FlameTree& t = *profile.tree;
+        // Each node's stack of frame indices, built from its parent's (parents come first).
+        std::vector<std::vector<size_t>> stack_of(t.size());
+        ordered_json samples = ordered_json::array(), weights = ordered_json::array();
         double total = 0;
         for (size_t i = 1; i < t.size(); ++i) {
-            auto [it, fresh] = frame_index.try_emplace(t.name(i), frames.size());
-            if (fresh) frames.push_back(t.name(i));
-            const std::string& up = stack_of[static_cast<size_t>(t.parent(i))];
-            stack_of[i] = up.empty() ? std::to_string(it->second)
-                                     : up + "," + std::to_string(it->second);
+            auto [it, fresh] = frame_index.try_emplace(t.name(i), frame_index.size());
+            if (fresh) frames.push_back({{"name", t.name(i)}});
+            stack_of[i] = stack_of[static_cast<size_t>(t.parent(i))];
+            stack_of[i].push_back(it->second);
             const double w = t.self(i);
             if (w <= 0) continue;
-            samples += (samples.empty() ? "[" : ",[") + stack_of[i] + "]";
-            weights += (weights.empty() ? "" : ",") + json_number(w);
+            samples.push_back(stack_of[i]);
+            weights.push_back(w);
             total += w;
         }
-        body += std::string(p ? "," : "") + "\n    {\"type\": \"sampled\", \"name\": " +
-                json_string(profiles[p].name) + ", \"unit\": \"none\", \"startValue\": 0, " +
-                "\"endValue\": " + json_number(total) + ",\n     \"samples\": [" + samples +
-                "],\n     \"weights\": [" + weights + "]}";
+        out_profiles.push_back({{"type", "sampled"},
+                                {"name", profile.name},
+                                {"unit", "none"},
+                                {"startValue", 0},
+                                {"endValue", total},
+                                {"samples", std::move(samples)},
+                                {"weights", std::move(weights)}});
     }
-    std::string out =
-        "{\"$schema\": \"https://www.speedscope.app/file-format-schema.json\",\n"
-        " \"name\": " +
-        json_string(name) + ",\n \"exporter\": \"pathscope\",\n \"activeProfileIndex\": 0,\n" +
-        " \"shared\": {\"frames\": [";
-    for (size_t i = 0; i < frames.size(); ++i)
-        out += std::string(i ? ", " : "") + "{\"name\": " + json_string(frames[i]) + "}";
-    return out + "]},\n \"profiles\": [" + body + "\n ]}\n";
+    const ordered_json doc = {{"$schema", "https://www.speedscope.app/file-format-schema.json"},
+                              {"name", name},
+                              {"exporter", "pathscope"},
+                              {"activeProfileIndex", 0},
+                              {"shared", {{"frames", std::move(frames)}}},
+                              {"profiles", std::move(out_profiles)}};
+    return dump_json(doc);
 }
 
 }  // namespace pathscope::analysis

@@ -9,6 +9,9 @@
 #include "analysis/run_summary.h"
 #include "analysis/run_view.h"
 
+#include <nlohmann/json.hpp>
+#include <sstream>
+
 using namespace pathscope;
 using namespace pathscope::analysis;
 
@@ -171,6 +174,36 @@ TEST(Report, AStarvedWorkerIsWarnedAboutFirst) {
     EXPECT_NE(render_report_markdown(r).find("**Warning:**"), std::string::npos);
     EXPECT_NE(render_report_html(r).find("class=\"warning\""), std::string::npos);
     EXPECT_NE(render_report_json(r).find("\"warnings\""), std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+// Labels, paths and symbols are bytes from the user's machine: a report or
+// a speedscope export must stay valid JSON whatever they hold.
+TEST(Json, InvalidUtf8AndControlCharactersStayValidJson) {
+    db::RunData run = starved_run(3);
+    run.info.label = std::string("bad\xff\xfe label\x01\x1f\"\\ end");
+    run.info.settings = "engine.burst=32\n\ttab";
+    const Report r = build_report(run, &run, {});
+    const std::string text = render_report_json(r);
+    nlohmann::json doc;
+    ASSERT_NO_THROW(doc = nlohmann::json::parse(text)) << text.substr(0, 400);
+    const std::string label = doc["base"]["label"];
+    EXPECT_EQ(label, "bad\xEF\xBF\xBD\xEF\xBF\xBD label\x01\x1f\"\\ end");
+
+    std::istringstream perf(
+        "worker 123 [001] 1.000: 1 cpu-clock:\n"
+        "\t    1000 f\xc3\x28ooo<\x01> (/usr/lib/x.so)\n"
+        "\t    2000 main (/usr/bin/app)\n\n");
+    const FlameTree tree = parse_perf_script(perf, "perf.txt");
+    const std::string speedscope = to_speedscope({{"cpu\xff", &tree}}, "name\x80");
+    ASSERT_NO_THROW(doc = nlohmann::json::parse(speedscope)) << speedscope;
+    bool replaced = false;
+    for (const auto& f : doc["shared"]["frames"])
+        replaced = replaced || f["name"].get<std::string>().find("f\xEF\xBF\xBD(ooo<\x01>") == 0;
+    EXPECT_TRUE(replaced) << speedscope;
 }
 
 }  // namespace
