@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <numeric>
+#include <stdexcept>
+
+#include "analysis/t_table.h"
 
 namespace pathscope::analysis {
 
@@ -54,86 +56,14 @@ bool is_confidence_level(double percent) {
 
 double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 
-namespace {
-
-// Continued fraction of the regularized incomplete beta function (modified
-// Lentz), valid for x < (a + 1) / (a + b + 2).
-double beta_fraction(double a, double b, double x) {
-    constexpr double tiny = 1e-300;
-    double c = 1, d = 1 - (a + b) * x / (a + 1);
-    if (std::fabs(d) < tiny) d = tiny;
-    d = 1 / d;
-    double f = d;
-    for (int m = 1; m < 1000; ++m) {
-        const double m2 = 2.0 * m;
-        double num = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
-        for (int step = 0; step < 2; ++step) {
-            d = 1 + num * d;
-            if (std::fabs(d) < tiny) d = tiny;
-            c = 1 + num / c;
-            if (std::fabs(c) < tiny) c = tiny;
-            d = 1 / d;
-            const double delta = c * d;
-            f *= delta;
-            if (step == 1 && std::fabs(delta - 1) < 1e-15) return f;
-            num = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
-        }
-    }
-    return f;
-}
-
-double incomplete_beta(double a, double b, double x) {
-    if (x <= 0) return 0;
-    if (x >= 1) return 1;
-    const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) +
-                                  a * std::log(x) + b * std::log1p(-x));
-    if (x < (a + 1) / (a + b + 2)) return front * beta_fraction(a, b, x) / a;
-    return 1 - front * beta_fraction(b, a, 1 - x) / b;
-}
-
-// P(T > t) for Student's t with df degrees of freedom, t >= 0.
-double t_upper_tail(double t, double df) {
-    return 0.5 * incomplete_beta(df / 2, 0.5, df / (df + t * t));
-}
-
-double solve_upper(double tail, double df) {
-    double lo = 0, hi = 1e6;
-    for (int i = 0; i < 80; ++i) {  // 1e6 / 2^80: far below the third decimal
-        const double mid = (lo + hi) / 2;
-        (df > 0 ? t_upper_tail(mid, df) : 1 - normal_cdf(mid)) > tail ? lo = mid : hi = mid;
-    }
-    return (lo + hi) / 2;
-}
-
-}  // namespace
-
-namespace {
-
-double critical_value(double percent, int row) {
-    // ministat's "99.5" column holds the two-sided 99.8% values (one-sided
-    // 99.9%); pathscope keeps it, so verdicts at 99.5 match ministat's.
-    const double tail = percent == 99.5 ? 0.001 : (1 - percent / 100) / 2;
-    return std::round(solve_upper(tail, row) * 1000) / 1000;
-}
-
-}  // namespace
-
 double t_critical(double percent, int df) {
-    // ministat's table: rows for 1 to 100 degrees of freedom and the normal
-    // limit (row 0) beyond, three decimals. Each entry is computed on first
-    // use; threads racing on one compute the same value.
-    static std::array<std::array<std::atomic<double>, 6>, 101> table{};
-    const int row = df > 100 || df < 1 ? 0 : df;
     const auto& levels = confidence_levels();
     const auto it = std::find(levels.begin(), levels.end(), percent);
-    if (it == levels.end()) return critical_value(percent, row);
-    std::atomic<double>& entry = table[row][static_cast<size_t>(it - levels.begin())];
-    double t = entry.load(std::memory_order_relaxed);
-    if (t == 0) {
-        t = critical_value(percent, row);
-        entry.store(t, std::memory_order_relaxed);
-    }
-    return t;
+    if (it == levels.end())
+        throw std::invalid_argument("no Student's t table column for " + std::to_string(percent) +
+                                    "% confidence (80, 90, 95, 98, 99 or 99.5)");
+    const size_t row = df > 100 || df < 1 ? 0 : static_cast<size_t>(df);
+    return kMinistatT[row][static_cast<size_t>(it - levels.begin())];
 }
 
 TTest student_t(const Summary& b, const Summary& c, double confidence) {

@@ -47,19 +47,30 @@ int cmd_stats(const std::vector<std::string>& argv) {
                         " files can be told apart in one plot",
                     kStatsUsage);
     std::vector<analysis::DataSet> sets;
+    // ministat's exit statuses: 1 for a file it cannot open, 2 for bad data.
     for (const auto& f : files) {
         analysis::DataSet ds;
-        if (f == "-") {
-            ds = analysis::read_data_set(std::cin, "<stdin>", column, delimiters);
-        } else {
-            std::ifstream in(f);
-            if (!in) throw std::runtime_error("cannot open '" + f + "'");
-            ds = analysis::read_data_set(in, f, column, delimiters);
+        std::ifstream file;
+        if (f != "-") {
+            file.open(f);
+            if (!file) {
+                std::cerr << "pathscope stats: cannot open '" << f << "'\n";
+                return 1;
+            }
         }
-        if (ds.values.size() < 3)
-            throw std::runtime_error(ds.name + " has " + std::to_string(ds.values.size()) +
-                                     " numbers in column " + std::to_string(column) +
-                                     "; a data set needs at least 3");
+        try {
+            ds = analysis::read_data_set(f == "-" ? std::cin : file, f == "-" ? "<stdin>" : f,
+                                         column, delimiters);
+        } catch (const std::runtime_error& e) {
+            std::cerr << "pathscope stats: " << e.what() << "\n";
+            return 2;
+        }
+        if (ds.values.size() < 3) {
+            std::cerr << "pathscope stats: " << ds.name << " has " << ds.values.size()
+                      << (ds.values.size() == 1 ? " number" : " numbers") << " in column "
+                      << column << "; a data set needs at least 3\n";
+            return 2;
+        }
         sets.push_back(std::move(ds));
     }
     write_output("-", analysis::render_ministat(sets, opt));

@@ -36,7 +36,7 @@ TEST(StudentT, ReproducesThePublished22x2Result) {
 // the half-width is t itself (8 df); relative: sqrt(9.8889) * t * 100 / 3.
 TEST(StudentT, HandCheckedDifferenceAtEveryLevel) {
     const Summary a = summarize(seq(1, 5)), b = summarize(seq(11, 15));
-    const double t8[] = {1.397, 1.860, 2.306, 2.896, 3.355, 4.501};
+    const double t8[] = {1.397, 1.860, 2.306, 2.896, 3.355, 4.499};  // ministat's table
     for (size_t i = 0; i < confidence_levels().size(); ++i) {
         const TTest t = student_t(a, b, confidence_levels()[i]);
         ASSERT_TRUE(t.significant);
@@ -72,8 +72,34 @@ TEST(StudentT, CriticalValuesFollowMinistatsTable) {
     EXPECT_DOUBLE_EQ(t_critical(95, 101), 1.960);
     EXPECT_DOUBLE_EQ(t_critical(80, 5000), 1.282);
     // ministat's 99.5 column is the two-sided 99.8% quantile.
-    EXPECT_DOUBLE_EQ(t_critical(99.5, 1), 318.309);
+    EXPECT_DOUBLE_EQ(t_critical(99.5, 1), 318.313);
     EXPECT_DOUBLE_EQ(t_critical(99.5, 1000), 3.090);
+}
+
+// ministat's own table, df 1 to 12 at every level, as Debian's ministat
+// prints it (its 99.5 column is off the exact quantile in a few places:
+// df 1 and 7 to 12; pathscope must match ministat, not the exact value).
+TEST(StudentT, MinistatsValuesForOneToTwelveDegreesOfFreedom) {
+    const double want[12][6] = {
+        {3.078, 6.314, 12.706, 31.821, 63.657, 318.313}, {1.886, 2.920, 4.303, 6.965, 9.925, 22.327},
+        {1.638, 2.353, 3.182, 4.541, 5.841, 10.215},     {1.533, 2.132, 2.776, 3.747, 4.604, 7.173},
+        {1.476, 2.015, 2.571, 3.365, 4.032, 5.893},      {1.440, 1.943, 2.447, 3.143, 3.707, 5.208},
+        {1.415, 1.895, 2.365, 2.998, 3.499, 4.782},      {1.397, 1.860, 2.306, 2.896, 3.355, 4.499},
+        {1.383, 1.833, 2.262, 2.821, 3.250, 4.296},      {1.372, 1.812, 2.228, 2.764, 3.169, 4.143},
+        {1.363, 1.796, 2.201, 2.718, 3.106, 4.024},      {1.356, 1.782, 2.179, 2.681, 3.055, 3.929},
+    };
+    const double levels[6] = {80, 90, 95, 98, 99, 99.5};
+    for (int df = 1; df <= 12; ++df)
+        for (int l = 0; l < 6; ++l)
+            EXPECT_DOUBLE_EQ(t_critical(levels[l], df), want[df - 1][l])
+                << "df " << df << " at " << levels[l] << "%";
+}
+
+// The reviewer's case: 6 against 6 values at 99.5% (df 10).
+TEST(StudentT, SixAgainstSixAtNinetyNinePointFiveAsMinistat) {
+    const Summary a = summarize({10, 12, 11, 14, 9, 13}), b = summarize({21, 19, 25, 17, 23, 22});
+    const TTest t = student_t(a, b, 99.5);
+    EXPECT_NEAR(t.half_width, 4.143 * t.pooled_s * std::sqrt(1.0 / 6 + 1.0 / 6), 1e-9);
 }
 
 TEST(StudentT, SmallSamplesAreNamed) {
