@@ -8,7 +8,12 @@ let JSDOM;
 try {
   ({ JSDOM } = require('jsdom'));
 } catch (e) {
-  console.log('SKIP: jsdom is not installed (scripts/setup.sh installs node-jsdom)');
+  const why = 'jsdom is not installed (scripts/setup.sh installs node-jsdom)';
+  if (process.env.CI === 'true') {
+    console.log('FAIL: ' + why + '; under CI=true setup.sh must have installed it');
+    process.exit(1);
+  }
+  console.log('SKIP: ' + why);
   process.exit(77);
 }
 

@@ -26,7 +26,11 @@ def main():
     pathscope = sys.argv[1]
     ministat = shutil.which("ministat")
     if not ministat:
-        print("SKIP: ministat is not installed (scripts/setup.sh installs it)")
+        why = "ministat is not installed (scripts/setup.sh installs it)"
+        if os.environ.get("CI") == "true":
+            print("FAIL: %s; under CI=true setup.sh must have installed it" % why)
+            return 1
+        print("SKIP: " + why)
         return SKIP
     rng = random.Random(20261130)
     tmp = tempfile.mkdtemp()

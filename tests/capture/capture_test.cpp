@@ -18,6 +18,7 @@
 
 #include "db/queries.h"
 #include "db/schema.h"
+#include "tests/support/setup_skip.h"
 #include "tests/support/temp_dir.h"
 
 extern char** environ;
@@ -174,7 +175,7 @@ TEST_F(CaptureTest, FullDiskGivesAClearErrorAndAnIntactStore) {
 
 TEST_F(CaptureTest, PcapngExportReadsBackInTshark) {
     if (system("command -v tshark >/dev/null 2>&1") != 0)
-        GTEST_SKIP() << "tshark is not installed (scripts/setup.sh installs it)";
+        PATHSCOPE_SKIP_UNLESS_SETUP("tshark is not installed (scripts/setup.sh installs it)");
     const std::string db = (dir_ / "traces.db").string();
     ASSERT_EQ(wait_for(spawn({"run", "--db", db, "--label", "traced", "--duration", "1", "--set",
                               "capture.traces_per_s=200"})),

@@ -11,6 +11,7 @@
 #include "engine/engine.h"
 #include "tests/engine/eal_env.h"
 #include "tests/support/corpus.h"
+#include "tests/support/setup_skip.h"
 
 using namespace pathscope;
 using namespace pathscope::engine;
@@ -20,7 +21,7 @@ namespace {
 
 TEST(Corpus, EveryCaptureReplaysOrIsRefusedClearly) {
     const std::vector<fs::path> files = test::corpus_files();
-    if (files.empty()) GTEST_SKIP() << "corpus folder " << test::kCorpusDir << " is absent";
+    if (files.empty()) PATHSCOPE_SKIP_UNLESS_SETUP("corpus folder " << test::kCorpusDir << " is absent");
     test::init_eal();
     unsigned replayed = 0, refused = 0;
     uint64_t packets = 0;
@@ -64,7 +65,7 @@ TEST(Corpus, EveryCaptureReplaysOrIsRefusedClearly) {
 
 TEST(Corpus, NonEthernetIsRefusedWithItsLinkType) {
     const std::vector<fs::path> files = test::corpus_files();
-    if (files.empty()) GTEST_SKIP() << "corpus folder " << test::kCorpusDir << " is absent";
+    if (files.empty()) PATHSCOPE_SKIP_UNLESS_SETUP("corpus folder " << test::kCorpusDir << " is absent");
     bool seen = false;
     for (const auto& file : files) {
         try {

@@ -13,6 +13,7 @@
 #include "db/schema.h"
 #include "tests/engine/eal_env.h"
 #include "tests/support/corpus.h"
+#include "tests/support/setup_skip.h"
 #include "tests/support/temp_dir.h"
 
 using namespace pathscope;
@@ -28,7 +29,7 @@ std::string fact(const db::RunData& run, const std::string& key) {
 
 TEST(Import, EveryCorpusCaptureImportsOrIsRefusedClearly) {
     const std::vector<fs::path> files = test::corpus_files();
-    if (files.empty()) GTEST_SKIP() << "corpus folder " << test::kCorpusDir << " is absent";
+    if (files.empty()) PATHSCOPE_SKIP_UNLESS_SETUP("corpus folder " << test::kCorpusDir << " is absent");
     test::init_eal();
     const test::TempDir dir("import");
     const std::string db = dir.file("corpus.db");

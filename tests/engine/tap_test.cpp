@@ -19,6 +19,7 @@
 
 #include "engine/engine.h"
 #include "tests/engine/eal_env.h"
+#include "tests/support/setup_skip.h"
 
 using namespace pathscope;
 using namespace pathscope::engine;
@@ -75,7 +76,7 @@ class Tap : public ::testing::Test {
             GTEST_SKIP() << "/dev/net/tun is missing: no tap devices here";
         if (geteuid() != 0) GTEST_SKIP() << "tap devices and namespaces need root";
         if (sh("command -v ip") != 0 || sh("command -v ping") != 0)
-            GTEST_SKIP() << "ip (iproute2) or ping (iputils-ping) is not installed";
+            PATHSCOPE_SKIP_UNLESS_SETUP("ip (iproute2) or ping (iputils-ping) is not installed");
         test::init_eal();
         EngineConfig cfg;
         cfg.mbufs = 8191;
