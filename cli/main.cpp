@@ -1,83 +1,154 @@
-// pathscope: the command line. Each verb is a thin layer over the libraries.
-#include <cstdio>
+// pathscope: the command line. Each verb is a thin layer over the libraries;
+// CLI11 parses, checks and documents the options.
+#include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
 #include <string>
 #include <vector>
 
-#include "cli/args.h"
-#include "cli/verbs.h"
+#include "cli/cli_support.h"
 
 using namespace pathscope::cli;
 
 namespace {
 
-const Verb kVerbs[] = {
-    {"run", "run a scenario, record it into the store, print the stage table", kRunUsage, cmd_run},
-    {"list", "list the runs in a store", kListUsage, cmd_list},
-    {"show", "print one stored run: stages, ledger, queues, perf, histograms", kShowUsage,
-     cmd_show},
-    {"compare", "verdicts on every metric of two runs: throughput, cycles, latency", kCompareUsage,
-     cmd_compare},
-    {"report", "a code-review report of one run or two: text, md, html, json", kReportUsage,
-     cmd_report},
-    {"stats", "ministat on files of numbers: table, plot, Student's t", kStatsUsage, cmd_stats},
-    {"import", "store a pcap capture, or a folded / perf script profile", kImportUsage,
-     cmd_import},
-    {"export", "write a run as pcapng, folded stacks, speedscope JSON or CSV", kExportUsage, cmd_export},
-    {"merge", "bring stores from several machines into one", kMergeUsage, cmd_merge},
-    {"routes", "write a route table shaped like a full IPv6 BGP view", kRoutesUsage, cmd_routes},
-};
-
-std::string usage() {
-    std::string s = "usage: pathscope VERB [options]\n\nverbs:\n";
-    for (const auto& v : kVerbs) {
-        char line[160];
-        std::snprintf(line, sizeof line, "  %-10s %s\n", v.name, v.summary);
-        s += line;
+// Edit distance, for "did you mean" on a mistyped verb.
+size_t distance(const std::string& a, const std::string& b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j) {
+            const size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
+            diag = up;
+        }
     }
-    s += "  help [VERB] show this text, or a verb's own help\n\n"
-         "Every verb takes --help. The store is pathscope.db in the current folder\n"
-         "unless --db names another.\n";
-    return s;
+    return row[b.size()];
 }
 
-const Verb* find_verb(const std::string& name) {
-    for (const auto& v : kVerbs)
-        if (name == v.name) return &v;
-    return nullptr;
+// Verb help names the whole command ("usage: pathscope run [OPTIONS] ...").
+class Formatter : public CLI::Formatter {
+  public:
+    std::string make_usage(const CLI::App* app, std::string name) const override {
+        std::string usage = CLI::Formatter::make_usage(app, name);
+        const std::string from = "Usage: " + name;
+        if (const auto at = usage.find(from); at != std::string::npos)
+            usage.replace(at, from.size(),
+                          "usage: " +
+                              std::string(app->get_parent() && name.rfind("pathscope ", 0) != 0
+                                              ? "pathscope "
+                                              : "") +
+                              name);
+        return usage;
+    }
+};
+
+bool is_verb(const CLI::App& app, const std::string& word) {
+    for (const CLI::App* sub : app.get_subcommands({}))
+        if (sub->get_name() == word) return true;
+    return false;
+}
+
+std::string closest_verb(const CLI::App& app, const std::string& word) {
+    std::string best;
+    size_t best_d = 3;  // suggest only near misses
+    for (const CLI::App* sub : app.get_subcommands({})) {
+        const size_t d = distance(word, sub->get_name());
+        if (d < best_d) best_d = d, best = sub->get_name();
+    }
+    return best;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::vector<std::string> args(argv + 1, argv + argc);
-    const std::string top = usage();
-    if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-        std::cout << top;
-        return args.empty() ? 2 : 0;
+    CLI::App app{
+        "pathscope: an interactive packet-path profiler. An embedded IPv6/UDP engine runs on\n"
+        "DPDK ports with a cycle counter on every stage; runs are recorded into an SQLite\n"
+        "store and compared with statistics.",
+        "pathscope"};
+    app.set_version_flag("--version", std::string("pathscope ") + PATHSCOPE_VERSION_TEXT);
+    app.footer(
+        "Every verb takes --help. The store is pathscope.db in the current folder unless\n"
+        "--db names another. A run is named by its id, its label (the latest run with\n"
+        "that label) or label@N (the N-th, oldest first).");
+    app.formatter(std::make_shared<Formatter>());
+    app.require_subcommand(1);
+    Verbs verbs;
+    add_run_verb(app, verbs);
+    add_store_verbs(app, verbs);
+    add_report_verbs(app, verbs);
+    add_stats_verb(app, verbs);
+    add_import_export_verbs(app, verbs);
+    add_routes_verb(app, verbs);
+    std::string help_verb;
+    CLI::App* help = app.add_subcommand("help", "show this text, or a verb's own help");
+    help->add_option("VERB", help_verb, "the verb to explain");
+
+    // A word that is no verb is answered before parsing, with a suggestion.
+    if (argc > 1 && argv[1][0] != '-') {
+        const std::string word = argv[1];
+        if (!is_verb(app, word)) {
+            std::cerr << "pathscope: no verb named '" << word << "'";
+            if (const std::string near = closest_verb(app, word); !near.empty())
+                std::cerr << " (did you mean '" << near << "'?)";
+            std::cerr << "; pathscope --help lists the verbs\n";
+            return 2;
+        }
     }
-    const std::string name = args[0];
-    args.erase(args.begin());
-    if (name == "help") {
-        if (args.empty()) {
-            std::cout << top;
+    std::string verb_name;
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp&) {
+        const CLI::App* sub = app.get_subcommands().empty() ? nullptr : app.get_subcommands()[0];
+        std::cout << (sub && sub != help ? sub->help() : app.help());
+        return 0;
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::RequiredError& e) {
+        if (app.get_subcommands().empty()) {  // no verb at all
+            std::cout << app.help();
+            return 2;
+        }
+        std::cerr << "pathscope " << app.get_subcommands()[0]->get_name() << ": " << e.what()
+                  << " (see --help)\n";
+        return 2;
+    } catch (const CLI::ParseError& e) {
+        const std::string where =
+            app.get_subcommands().empty() ? "" : " " + app.get_subcommands()[0]->get_name();
+        std::cerr << "pathscope" << where << ": " << e.what() << " (see pathscope" << where
+                  << " --help)\n";
+        return 2;
+    }
+    CLI::App* chosen = app.get_subcommands()[0];
+    if (chosen == help) {
+        if (help_verb.empty()) {
+            std::cout << app.help();
             return 0;
         }
-        const Verb* v = find_verb(args[0]);
-        if (!v) usage_error("no verb named '" + args[0] + "'", top.c_str());
-        std::cout << v->usage;
+        if (!is_verb(app, help_verb) || help_verb == "help") {
+            std::cerr << "pathscope help: no verb named '" << help_verb
+                      << "'; pathscope --help lists the verbs\n";
+            return 2;
+        }
+        std::cout << app.get_subcommand(help_verb)->help();
         return 0;
     }
-    const Verb* verb = find_verb(name);
-    if (!verb) usage_error("no verb named '" + name + "'", top.c_str());
-    if (wants_help(args)) {
-        std::cout << verb->usage;
-        return 0;
+    verb_name = chosen->get_name();
+    for (const auto& [verb, run] : verbs.list) {
+        if (verb != chosen) continue;
+        try {
+            return run();
+        } catch (const UsageError& e) {
+            std::cerr << "pathscope " << verb_name << ": " << e.what() << " (see pathscope "
+                      << verb_name << " --help)\n";
+            return 2;
+        } catch (const std::exception& e) {
+            std::cerr << "pathscope " << verb_name << ": " << e.what() << "\n";
+            return 1;
+        }
     }
-    try {
-        return verb->run(args);
-    } catch (const std::exception& e) {
-        std::cerr << "pathscope " << name << ": " << e.what() << "\n";
-        return 1;
-    }
+    return 2;
 }

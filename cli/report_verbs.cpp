@@ -3,87 +3,125 @@
 
 #include "analysis/compare.h"
 #include "analysis/report.h"
-#include "cli/args.h"
-#include "cli/verbs.h"
+#include "analysis/run_summary.h"
+#include "analysis/text_builder.h"
+#include "cli/cli_support.h"
 #include "db/queries.h"
 #include "db/schema.h"
 
 namespace pathscope::cli {
 
-const char* const kCompareUsage =
-    "usage: pathscope compare BASE CAND [--db FILE] [--confidence PERCENT]\n"
-    "\n"
-    "A verdict on every metric the two runs share: receive, forward and deliver\n"
-    "rates per trial, cycles per packet at each stage, the per-call cycle median\n"
-    "and 99th percentile of each stage, and perf counters per packet. Rates,\n"
-    "cycles and counters use Student's t with pooled variance (as ministat);\n"
-    "the skewed per-call percentiles use Mann-Whitney U. Each verdict says\n"
-    "better, worse, or no difference proven, and warns when there are too few\n"
-    "trials to tell. BASE and CAND are run ids or labels.\n"
-    "\n"
-    "  --confidence  80, 90, 95 (default), 98, 99 or 99.5\n";
+namespace {
 
-const char* const kReportUsage =
-    "usage: pathscope report BASE [CAND] [--db FILE] [--format text|md|html|json]\n"
-    "                        [-o FILE] [--confidence PERCENT]\n"
-    "\n"
-    "A report for code review of one run, or of CAND against BASE: environment\n"
-    "and scenario difference, verdicts and a ministat plot of the receive rate,\n"
-    "cycles per packet by stage (changes within noise marked), per-call cycle\n"
-    "histograms of the busiest stages, queue shares with skew flags, and the\n"
-    "hottest sampled functions.\n"
-    "\n"
-    "  --format text  80 columns, for mailing lists (the default)\n"
-    "           md    Markdown, for review comments\n"
-    "           html  one file with inline SVG flame graphs: click to zoom,\n"
-    "                 type to search\n"
-    "           json  every figure, for scripts\n"
-    "  -o FILE        write there instead of standard output\n"
-    "  --confidence   80, 90, 95 (default), 98, 99 or 99.5\n";
+struct CompareArgs {
+    std::string db, base, cand, confidence = "95";
+};
 
-int cmd_compare(const std::vector<std::string>& argv) {
-    const Args a = parse_args(argv, {"--db", "--confidence"}, {}, kCompareUsage);
-    if (a.positional.size() != 2) usage_error("compare needs BASE and CAND", kCompareUsage);
-    const double confidence =
-        parse_confidence("--confidence", a.get("--confidence", "95"), kCompareUsage);
-    auto db = db::open_store(db_path(a), db::Database::Mode::read_only);
-    const db::RunData base = db::load_run(*db, db::find_run(*db, a.positional[0]).id);
-    const db::RunData cand = db::load_run(*db, db::find_run(*db, a.positional[1]).id);
+struct ReportArgs {
+    std::string db, base, cand, format = "text", out = "-", confidence = "95";
+};
+
+// Both runs, loaded; a run compared with itself is said, not hidden.
+std::pair<db::RunData, db::RunData> load_pair(const std::string& path, const std::string& base,
+                                              const std::string& cand) {
+    auto db = open_existing_store(path, db::Database::Mode::read_only);
+    const db::RunInfo b = resolve_run(*db, base), c = resolve_run(*db, cand);
+    if (b.id == c.id)
+        std::cerr << "pathscope: note: '" << base << "' and '" << cand << "' are the same run ("
+                  << b.id << "); every verdict compares it with itself\n";
+    return {db::load_run(*db, b.id), db::load_run(*db, c.id)};
+}
+
+void warn_starved(const db::RunData& run) {
+    const std::string w = analysis::starved_warning(
+        "run " + std::to_string(run.info.id) + " \"" + run.info.label + "\"",
+        analysis::worker_load(run));
+    if (!w.empty()) std::cout << analysis::fold_lines("WARNING: " + w);
+}
+
+int compare(const CompareArgs& a) {
+    const double confidence = std::stod(a.confidence);
+    const auto [base, cand] = load_pair(a.db, a.base, a.cand);
+    const auto verdicts = analysis::compare_metrics(analysis::run_metrics(base),
+                                                    analysis::run_metrics(cand), confidence);
     std::cout << "compare: " << cand.info.label << " (run " << cand.info.id << ") against "
-              << base.info.label << " (run " << base.info.id << ")\n\n"
-              << analysis::render_verdicts_text(
-                     analysis::compare_metrics(analysis::run_metrics(base),
-                                               analysis::run_metrics(cand), confidence),
-                     confidence);
+              << base.info.label << " (run " << base.info.id << ")\n";
+    warn_starved(base);
+    warn_starved(cand);
+    std::cout << "\n" << analysis::render_verdicts_text(verdicts, confidence);
+    return verdicts.empty() ? 1 : 0;  // nothing in common is no comparison
+}
+
+int report(const ReportArgs& a) {
+    std::string (*render)(const analysis::Report&) = nullptr;
+    if (a.format == "text") render = analysis::render_report_text;
+    if (a.format == "md" || a.format == "markdown") render = analysis::render_report_markdown;
+    if (a.format == "html") render = analysis::render_report_html;
+    if (a.format == "json") render = analysis::render_report_json;
+    analysis::ReportOptions opt;
+    opt.confidence = std::stod(a.confidence);
+    std::string text;
+    if (a.cand.empty()) {
+        auto db = open_existing_store(a.db, db::Database::Mode::read_only);
+        const db::RunData base = db::load_run(*db, resolve_run(*db, a.base).id);
+        text = render(analysis::build_report(base, nullptr, opt));
+    } else {
+        const auto [base, cand] = load_pair(a.db, a.base, a.cand);
+        text = render(analysis::build_report(base, &cand, opt));
+    }
+    write_output(a.out, text);
+    if (a.out != "-")
+        std::cerr << "wrote a " << a.format << " report (" << text.size() << " bytes) to " << a.out
+                  << "\n";
     return 0;
 }
 
-int cmd_report(const std::vector<std::string>& argv) {
-    const Args a =
-        parse_args(argv, {"--db", "--format", "-o", "--output", "--confidence"}, {}, kReportUsage);
-    if (a.positional.empty() || a.positional.size() > 2)
-        usage_error("report needs BASE, and optionally CAND", kReportUsage);
-    const std::string format = a.get("--format", "text");
-    std::string (*render)(const analysis::Report&) = nullptr;
-    if (format == "text") render = analysis::render_report_text;
-    if (format == "md" || format == "markdown") render = analysis::render_report_markdown;
-    if (format == "html") render = analysis::render_report_html;
-    if (format == "json") render = analysis::render_report_json;
-    if (!render) usage_error("unknown --format '" + format + "' (text, md, html or json)", kReportUsage);
-    analysis::ReportOptions opt;
-    opt.confidence = parse_confidence("--confidence", a.get("--confidence", "95"), kReportUsage);
+}  // namespace
 
-    auto db = db::open_store(db_path(a), db::Database::Mode::read_only);
-    const db::RunData base = db::load_run(*db, db::find_run(*db, a.positional[0]).id);
-    db::RunData cand;
-    if (a.positional.size() == 2) cand = db::load_run(*db, db::find_run(*db, a.positional[1]).id);
-    const std::string text =
-        render(analysis::build_report(base, a.positional.size() == 2 ? &cand : nullptr, opt));
-
-    const std::string out = a.get("-o", a.get("--output", "-"));
-    write_output(out, text);
-    if (out != "-") std::cerr << "wrote a " << format << " report (" << text.size() << " bytes) to " << out << "\n";
-    return 0;
+void add_report_verbs(CLI::App& app, Verbs& verbs) {
+    {
+        auto a = std::make_shared<CompareArgs>();
+        CLI::App* v = app.add_subcommand(
+            "compare", "verdicts on every metric of two runs: throughput, cycles, latency");
+        v->footer(
+            "A verdict on every metric the two runs share: receive, forward and deliver\n"
+            "rates per trial; busy cycles per received packet at each stage (they add up\n"
+            "to \"all stages\"); the per-call cycle median and 99th percentile of each\n"
+            "stage (per packet when the runs' packets per call differ); and perf counters\n"
+            "per packet. Rates, cycles and counters use Student's t with pooled variance\n"
+            "(as ministat); the skewed per-call percentiles use Mann-Whitney U. Each\n"
+            "verdict says better, worse, or no difference proven, and warns when there are\n"
+            "too few trials to tell. Exit status 1 when the runs share no metric.");
+        v->add_option("BASE", a->base, "the baseline: id, label or label@N")->required();
+        v->add_option("CAND", a->cand, "the candidate: id, label or label@N")->required();
+        add_db_option(v, a->db);
+        v->add_option("--confidence", a->confidence, "80, 90, 95 (default), 98, 99 or 99.5")
+            ->check(kConfidence);
+        verbs.add(v, [a] { return compare(*a); });
+    }
+    {
+        auto a = std::make_shared<ReportArgs>();
+        CLI::App* v = app.add_subcommand(
+            "report", "a code-review report of one run or two: text, md, html, json");
+        v->footer(
+            "A report for code review of one run, or of CAND against BASE: environment\n"
+            "and scenario difference, verdicts and a ministat plot of the receive rate,\n"
+            "cycles per packet by stage (changes within noise marked), per-call cycle\n"
+            "histograms of the busiest stages, queue shares with skew flags, and the\n"
+            "hottest sampled functions. text fits 80 columns, for mailing lists; md is\n"
+            "for review comments; html is one file with inline SVG flame graphs (click\n"
+            "to zoom, type to search); json holds every figure, for scripts.");
+        v->add_option("BASE", a->base, "a run: id, label or label@N")->required();
+        v->add_option("CAND", a->cand, "a second run, reported against BASE");
+        add_db_option(v, a->db);
+        v->add_option("--format", a->format, "text (default), md, html or json")
+            ->check(CLI::IsMember({"text", "md", "markdown", "html", "json"}));
+        v->add_option("-o,--output", a->out, "write there instead of standard output")
+            ->type_name("FILE");
+        v->add_option("--confidence", a->confidence, "80, 90, 95 (default), 98, 99 or 99.5")
+            ->check(kConfidence);
+        verbs.add(v, [a] { return report(*a); });
+    }
 }
 
 }  // namespace pathscope::cli

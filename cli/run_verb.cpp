@@ -7,36 +7,9 @@
 
 #include "analysis/run_view.h"
 #include "capture/recorder.h"
-#include "cli/args.h"
-#include "cli/verbs.h"
+#include "cli/cli_support.h"
 
 namespace pathscope::cli {
-
-const char* const kRunUsage =
-    "usage: pathscope run [SCENARIO] [--db FILE] [--label NAME] [--trials N]\n"
-    "                     [--duration SECONDS] [--interval SECONDS] [--set KEY=VALUE]...\n"
-    "                     [--no-histograms]\n"
-    "\n"
-    "Runs the IPv6/UDP engine on the ports, routes, applications and workload that\n"
-    "SCENARIO (a TOML file) describes, once per trial on a fresh engine, and records\n"
-    "the run into the store: counters every interval, per-trial totals, drops by\n"
-    "reason, per-queue counters, cycle histograms, perf_event counts and sampled\n"
-    "call stacks of the worker thread, and sampled packet traces. Then it prints the\n"
-    "per-stage table (calls, packets, cycles/packet, drops), the receive ledger\n"
-    "(received = delivered + forwarded + replied + drops) and the rest.\n"
-    "Ctrl-C ends the run early; it is kept, marked aborted.\n"
-    "\n"
-    "  SCENARIO             default: samples/default.toml (built-in generator on a\n"
-    "                       net_ring port, 40,000 routes, forwarding to net_null)\n"
-    "  --db FILE            the store (default: pathscope.db here; created if new)\n"
-    "  --label NAME         how the run is named in list/show/compare (default: the\n"
-    "                       scenario's file name and the --set settings)\n"
-    "  --trials N           capture.trials: repetitions (default 1)\n"
-    "  --duration SECONDS   engine.duration: length of each trial (default 2)\n"
-    "  --interval SECONDS   capture.interval: snapshot interval (default 0.1)\n"
-    "  --set KEY=VALUE      override any scenario setting, e.g. --set engine.burst=64,\n"
-    "                       --set port.wire.rx_queues=2, --set capture.sample_hz=0\n"
-    "  --no-histograms      leave the per-call cycle histograms out of the printout\n";
 
 namespace {
 
@@ -45,35 +18,25 @@ std::string default_scenario() {
     return std::string(PATHSCOPE_SOURCE_DIR) + "/samples/default.toml";
 }
 
-}  // namespace
+struct RunArgs {
+    std::string scenario, db, label, duration, interval;
+    unsigned trials = 0;
+    std::vector<std::string> sets;
+    bool no_histograms = false;
+};
 
-int cmd_run(const std::vector<std::string>& argv) {
-    const Args a =
-        parse_args(argv, {"--db", "--label", "--trials", "--duration", "--interval", "--set"},
-                   {"--no-histograms"}, kRunUsage);
-    if (a.positional.size() > 1)
-        usage_error(
-            "more than one scenario given ('" + a.positional[0] + "', '" + a.positional[1] + "')",
-            kRunUsage);
-    const std::string scenario_path = a.positional.empty() ? default_scenario() : a.positional[0];
-    std::vector<std::string> sets = a.all("--set");
-    // The shorthand options are --set settings too, so they are stored as such.
-    if (a.has("--trials"))
-        sets.push_back("capture.trials=" +
-                       std::to_string(parse_count("--trials", a.get("--trials"), kRunUsage)));
-    if (a.has("--duration")) {
-        parse_seconds("--duration", a.get("--duration"), kRunUsage);
-        sets.push_back("engine.duration=" + a.get("--duration"));
-    }
-    if (a.has("--interval")) {
-        parse_seconds("--interval", a.get("--interval"), kRunUsage);
-        sets.push_back("capture.interval=" + a.get("--interval"));
-    }
+int run(const RunArgs& a) {
+    check_label(a.label);
+    const std::string scenario_path = a.scenario.empty() ? default_scenario() : a.scenario;
+    std::vector<std::string> sets = a.sets;
+    if (a.trials) sets.push_back("capture.trials=" + std::to_string(a.trials));
+    if (!a.duration.empty()) sets.push_back("engine.duration=" + a.duration);
+    if (!a.interval.empty()) sets.push_back("capture.interval=" + a.interval);
     const capture::Scenario sc = capture::load_scenario(scenario_path, sets);
 
     capture::RecordOptions opt;
-    opt.db_path = db_path(a);
-    opt.label = a.get("--label");
+    opt.db_path = a.db;
+    opt.label = a.label;
     opt.scenario_path = scenario_path;
     const bool tty = isatty(STDERR_FILENO);
     std::fprintf(stderr, "pathscope run: %s, %u trial(s) of %.1f s into %s (Ctrl-C stops early)\n",
@@ -94,18 +57,68 @@ int cmd_run(const std::vector<std::string>& argv) {
     const capture::RecordResult r = capture::record_run(sc, opt);
     if (tty) std::fprintf(stderr, "\r%90s\r", "");
     analysis::RunViewOptions view;
-    view.histograms = !a.has("--no-histograms");
-    std::cout << analysis::render_run(r.run, view);
-    std::cout << "\nstored as run " << r.run.info.id << " (\"" << r.run.info.label << "\") in "
-              << opt.db_path << (r.interrupted ? ", marked aborted (Ctrl-C)" : "") << "\n";
+    view.histograms = !a.no_histograms;
+    const analysis::RunSummary summary = analysis::summarize_run(r.run);
+    std::cout << analysis::render_run(summary, view);
     if (!r.error.empty()) {
+        std::cout << "\nrun " << r.run.info.id << " (\"" << r.run.info.label << "\") in "
+                  << opt.db_path << " keeps only what was committed before the store failed\n";
         std::cerr << "pathscope run: the store failed during the run: " << r.error
-                  << "\n  every batch committed before it is kept; the run will show as aborted\n";
+                  << "\n  nothing more was stored; every batch committed before it is kept, and "
+                     "the run shows as aborted\n";
         return 1;
     }
-    for (const auto& t : r.run.rows.trials)
-        if (t.received != t.delivered + t.forwarded + t.replied + t.dropped) return 1;
+    std::cout << "\nstored as run " << r.run.info.id << " (\"" << r.run.info.label << "\") in "
+              << opt.db_path << (r.interrupted ? ", marked aborted (Ctrl-C)" : "") << "\n";
+    if (!summary.balanced) return 1;
+    if (r.interrupted) return 130;  // as a shell expects after Ctrl-C
+    if (summary.total.received == 0 && summary.total.sent == 0) {
+        std::cerr << "pathscope run: no packet was received or sent; the scenario's workload "
+                     "(workload.kind) gave the engine nothing to do\n";
+        return 1;
+    }
     return 0;
+}
+
+}  // namespace
+
+void add_run_verb(CLI::App& app, Verbs& verbs) {
+    auto a = std::make_shared<RunArgs>();
+    CLI::App* v = app.add_subcommand(
+        "run", "run a scenario, record it into the store, print the stage table");
+    v->footer(
+        "Runs the IPv6/UDP engine on the ports, routes, applications and workload that\n"
+        "SCENARIO (a TOML file) describes, once per trial on a fresh engine, and records\n"
+        "the run into the store: counters every interval, per-trial totals, drops by\n"
+        "reason, per-queue counters, cycle histograms, perf_event counts and sampled\n"
+        "call stacks of the worker thread, and sampled packet traces. Then it prints the\n"
+        "stage table, the receive ledger (received = delivered + forwarded + replied +\n"
+        "drops) and the rest. Ctrl-C ends the run early: it is kept, marked aborted, and\n"
+        "the exit status is 130.");
+    v->add_option("SCENARIO", a->scenario,
+                  "default: samples/default.toml (built-in generator on a net_ring port,\n"
+                  "40,000 routes, forwarding to net_null)")
+        ->check(CLI::ExistingFile);
+    add_db_option(v, a->db);
+    v->add_option("--label", a->label,
+                  "how the run is named in list/show/compare (default: the scenario's\n"
+                  "file name and the --set settings); not a number, no '@'");
+    v->add_option("--trials", a->trials, "capture.trials: repetitions (default 1)")
+        ->check(CLI::Range(1u, 100000u));
+    v->add_option("--duration", a->duration,
+                  "engine.duration: length of each trial in seconds (default 2)")
+        ->check(kPositiveSeconds);
+    v->add_option("--interval", a->interval,
+                  "capture.interval: snapshot interval in seconds (default 0.1)")
+        ->check(kPositiveSeconds);
+    v->add_option("--set", a->sets,
+                  "KEY=VALUE: override any scenario setting, e.g. --set engine.burst=64,\n"
+                  "--set port.wire.rx_queues=2, --set capture.sample_hz=0")
+        ->type_name("KEY=VALUE")
+        ->allow_extra_args(false);
+    v->add_flag("--no-histograms", a->no_histograms,
+                "leave the per-call cycle histograms out of the printout");
+    verbs.add(v, [a] { return run(*a); });
 }
 
 }  // namespace pathscope::cli

@@ -1,44 +1,25 @@
 // pathscope list / show / merge: reading and combining stores.
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "analysis/run_view.h"
-#include "cli/args.h"
-#include "cli/verbs.h"
+#include "cli/cli_support.h"
 #include "db/merge.h"
 #include "db/queries.h"
 #include "db/schema.h"
 
 namespace pathscope::cli {
 
-const char* const kListUsage =
-    "usage: pathscope list [--db FILE]\n"
-    "\n"
-    "Lists the runs in the store (default pathscope.db): id, label, status\n"
-    "(running, complete or aborted), trials, kind, host and start time.\n";
+namespace {
 
-const char* const kShowUsage =
-    "usage: pathscope show RUN [--db FILE] [--no-histograms]\n"
-    "\n"
-    "Prints one stored run: metadata, trials, the stage table, the receive ledger,\n"
-    "drops by reason, the queue table, perf counters, the hottest sampled functions\n"
-    "and text histograms of per-call cycles. RUN is a run id or a label.\n";
-
-const char* const kMergeUsage =
-    "usage: pathscope merge A.db B.db ... -o OUT.db\n"
-    "\n"
-    "Copies every run of the input stores into OUT.db (created if new). Runs are\n"
-    "matched by their unique id, so merging the same store twice adds nothing.\n";
-
-int cmd_list(const std::vector<std::string>& argv) {
-    const Args a = parse_args(argv, {"--db"}, {}, kListUsage);
-    if (!a.positional.empty()) usage_error("list takes no arguments", kListUsage);
+int list(const std::string& path) {
     // Read-write, so that runs whose capture died are marked aborted first.
-    auto db = db::open_store(db_path(a), db::Database::Mode::read_write);
+    auto db = open_existing_store(path, db::Database::Mode::read_write);
     const auto runs = db::list_runs(*db);
     if (runs.empty()) {
-        std::cout << db_path(a) << ": no runs yet (pathscope run --db " << db_path(a) << ")\n";
+        std::cout << path << ": no runs yet (pathscope run --db " << path << ")\n";
         return 0;
     }
     int width = 5;
@@ -55,26 +36,81 @@ int cmd_list(const std::vector<std::string>& argv) {
     return 0;
 }
 
-int cmd_show(const std::vector<std::string>& argv) {
-    const Args a = parse_args(argv, {"--db"}, {"--no-histograms"}, kShowUsage);
-    if (a.positional.size() != 1) usage_error("show needs one RUN (an id or a label)", kShowUsage);
-    auto db = db::open_store(db_path(a), db::Database::Mode::read_only);
-    const db::RunInfo info = db::find_run(*db, a.positional[0]);
+int show(const std::string& path, const std::string& ref, bool no_histograms) {
+    auto db = open_existing_store(path, db::Database::Mode::read_only);
+    const db::RunInfo info = resolve_run(*db, ref);
     analysis::RunViewOptions opt;
-    opt.histograms = !a.has("--no-histograms");
+    opt.histograms = !no_histograms;
     std::cout << analysis::render_run(db::load_run(*db, info.id), opt);
     return 0;
 }
 
-int cmd_merge(const std::vector<std::string>& argv) {
-    const Args a = parse_args(argv, {"-o", "--output"}, {}, kMergeUsage);
-    const std::string out = a.get("-o", a.get("--output"));
-    if (out.empty()) usage_error("merge needs -o OUT.db", kMergeUsage);
-    if (a.positional.empty()) usage_error("merge needs at least one input store", kMergeUsage);
-    const auto r = db::merge_stores(a.positional, out);
-    std::cout << "merged " << a.positional.size() << " store(s) into " << out << ": " << r.copied
-              << " run(s) copied, " << r.skipped << " already there\n";
+int merge(const std::vector<std::string>& inputs, const std::string& out) {
+    namespace fs = std::filesystem;
+    for (const auto& in : inputs) {
+        if (!fs::exists(in)) throw std::runtime_error(in + ": no such store");
+        if (fs::exists(out) && fs::equivalent(in, out))
+            throw UsageError("the output " + out + " is also an input; merge into a new file");
+    }
+    const bool fresh = !fs::exists(out);
+    try {
+        const auto r = db::merge_stores(inputs, out);
+        std::cout << "merged " << inputs.size() << " store(s) into " << out << ": " << r.copied
+                  << " run(s) copied, " << r.skipped << " already there\n";
+    } catch (...) {
+        if (fresh)  // a failed merge leaves no half-made output behind
+            for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(out + suffix);
+        throw;
+    }
     return 0;
+}
+
+}  // namespace
+
+void add_store_verbs(CLI::App& app, Verbs& verbs) {
+    {
+        auto path = std::make_shared<std::string>();
+        CLI::App* v = app.add_subcommand("list", "list the runs in a store");
+        v->footer(
+            "Lists the runs in the store: id, label, status (running, complete or\n"
+            "aborted), trials recorded of those planned, kind, host and start time.");
+        add_db_option(v, *path);
+        verbs.add(v, [path] { return list(*path); });
+    }
+    {
+        struct ShowArgs {
+            std::string db, run;
+            bool no_histograms = false;
+        };
+        auto a = std::make_shared<ShowArgs>();
+        CLI::App* v = app.add_subcommand(
+            "show", "print one stored run: stages, ledger, queues, perf, histograms");
+        v->footer(
+            "Prints one stored run: metadata, trials, the worker's load, the stage table\n"
+            "(busy calls, cycles per packet over busy calls, idle share), the receive\n"
+            "ledger, drops by reason, the queue table, perf counters, the hottest sampled\n"
+            "functions and text histograms of per-call cycles.");
+        v->add_option("RUN", a->run, "a run id, a label (its latest run) or label@N")->required();
+        add_db_option(v, a->db);
+        v->add_flag("--no-histograms", a->no_histograms, "leave out the per-call histograms");
+        verbs.add(v, [a] { return show(a->db, a->run, a->no_histograms); });
+    }
+    {
+        struct MergeArgs {
+            std::vector<std::string> inputs;
+            std::string out;
+        };
+        auto a = std::make_shared<MergeArgs>();
+        CLI::App* v = app.add_subcommand("merge", "bring stores from several machines into one");
+        v->footer(
+            "Copies every run of the input stores into OUT.db (created if new). Runs are\n"
+            "matched by their unique id, so merging the same store twice adds nothing.");
+        v->add_option("STORE", a->inputs, "the stores to merge")->required();
+        v->add_option("-o,--output", a->out, "the store to merge into")
+            ->required()
+            ->type_name("OUT.db");
+        verbs.add(v, [a] { return merge(a->inputs, a->out); });
+    }
 }
 
 }  // namespace pathscope::cli

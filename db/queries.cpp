@@ -68,26 +68,44 @@ std::vector<RunInfo> list_runs(const Database& db) {
     return out;
 }
 
-RunInfo find_run(const Database& db, const std::string& ref) {
-    const bool numeric = !ref.empty() && ref.find_first_not_of("0123456789") == std::string::npos;
+RunInfo find_run(const Database& db, const std::string& ref, std::string* note) {
+    const auto is_number = [](const std::string& s) {
+        return !s.empty() && s.size() < 18 && s.find_first_not_of("0123456789") == std::string::npos;
+    };
+    const std::string list_hint = " (pathscope list --db " + db.path() + " shows them)";
+    if (is_number(ref)) {
+        Statement s = db.prepare(std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?1");
+        s.bind(1, static_cast<int64_t>(std::stoll(ref)));
+        if (s.step()) return read_run(s);
+        throw DbError(db.path() + ": no run with id " + ref + list_hint);
+    }
+    // label@N: the N-th run with that label, oldest first.
+    std::string label = ref;
+    size_t nth = 0;
+    if (const auto at = ref.rfind('@'); at != std::string::npos && is_number(ref.substr(at + 1))) {
+        label = ref.substr(0, at);
+        nth = std::stoull(ref.substr(at + 1));
+        if (nth == 0) throw DbError(ref + ": runs with a label count from @1");
+    }
     Statement s = db.prepare(std::string("SELECT ") + kRunColumns +
-                             " FROM runs WHERE label = ?1 OR (?2 AND id = ?3) ORDER BY id");
-    s.bind(1, ref)
-        .bind(2, numeric ? 1 : 0)
-        .bind(3, numeric ? static_cast<int64_t>(std::stoll(ref.substr(0, 18))) : int64_t{0});
+                             " FROM runs WHERE label = ?1 ORDER BY id");
+    s.bind(1, label);
     std::vector<RunInfo> found;
     while (s.step()) found.push_back(read_run(s));
-    if (numeric)  // an id wins over a label that happens to be a number
-        for (const auto& r : found)
-            if (std::to_string(r.id) == ref) return r;
-    if (found.size() == 1) return found[0];
     if (found.empty())
-        throw DbError(db.path() + ": no run with id or label '" + ref + "' (pathscope list --db " +
-                      db.path() + " shows them)");
-    std::string ids;
-    for (const auto& r : found) ids += (ids.empty() ? "" : ", ") + std::to_string(r.id);
-    throw DbError(db.path() + ": label '" + ref + "' names " + std::to_string(found.size()) +
-                  " runs (ids " + ids + "); give the run's id instead");
+        throw DbError(db.path() + ": no run with id or label '" + label + "'" + list_hint);
+    if (nth > found.size())
+        throw DbError(db.path() + ": label '" + label + "' names " + std::to_string(found.size()) +
+                      " run(s), so there is no " + ref + list_hint);
+    if (nth) return found[nth - 1];
+    // A label means its latest run; say so when it names several.
+    if (found.size() > 1 && note) {
+        std::string ids;
+        for (const auto& r : found) ids += (ids.empty() ? "" : ", ") + std::to_string(r.id);
+        *note = "label '" + label + "' names runs " + ids + "; taking the latest, run " +
+                std::to_string(found.back().id) + " (" + label + "@1 or an id picks another)";
+    }
+    return found.back();
 }
 
 RunData load_run(const Database& db, int64_t id) {

@@ -12,9 +12,11 @@ namespace pathscope::db {
 /// Every run, oldest first.
 std::vector<RunInfo> list_runs(const Database& db);
 
-/// The run that `ref` names: a numeric id, or a label that names exactly one
-/// run. Throws DbError listing the choices when the label is ambiguous or unknown.
-RunInfo find_run(const Database& db, const std::string& ref);
+/// The run that `ref` names: a numeric id; a label, which means its latest
+/// run (`note`, when given, then says which id was taken of several); or
+/// label@N, the N-th run with that label, oldest first. Throws DbError
+/// naming the store and how to list its runs when none matches.
+RunInfo find_run(const Database& db, const std::string& ref, std::string* note = nullptr);
 
 /// A run and all of its rows (histogram buckets, stacks with their frames).
 struct RunData {

@@ -168,23 +168,30 @@ TEST_F(StoreTest, BatchRoundTrip) {
     EXPECT_THROW(find_run(*db, "nope"), DbError);
 }
 
-TEST_F(StoreTest, AmbiguousLabelNamesTheIds) {
+// A label means its latest run, and says which it took; label@N and ids
+// pick older ones (the README's sections record the same labels twice).
+TEST_F(StoreTest, ALabelMeansItsLatestRunAndSaysSo) {
     const auto path = file("amb.db");
-    {
-        RunWriter a(path, sample_run("same"));
-        a.finish("complete");
-    }
-    {
-        RunWriter b(path, sample_run("same"));
-        b.finish("complete");
+    for (int i = 0; i < 2; ++i) {
+        RunWriter w(path, sample_run("same"));
+        w.finish("complete");
     }
     auto db = open_store(path, Database::Mode::read_only);
+    std::string note;
+    EXPECT_EQ(find_run(*db, "same", &note).id, 2);
+    EXPECT_NE(note.find("names runs 1, 2; taking the latest, run 2"), std::string::npos) << note;
+    EXPECT_EQ(find_run(*db, "same@1").id, 1);
+    EXPECT_EQ(find_run(*db, "same@2").id, 2);
+    EXPECT_EQ(find_run(*db, "1").label, "same");
     try {
-        find_run(*db, "same");
+        find_run(*db, "same@3");
         FAIL();
     } catch (const DbError& e) {
-        EXPECT_NE(std::string(e.what()).find("ids 1, 2"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("names 2 run(s), so there is no same@3"),
+                  std::string::npos)
+            << e.what();
     }
+    EXPECT_THROW(find_run(*db, "7"), DbError);
 }
 
 TEST_F(StoreTest, RunOfADeadProcessReopensAsAborted) {

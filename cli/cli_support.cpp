@@ -1,0 +1,75 @@
+#include "cli/cli_support.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "analysis/stats.h"
+#include "db/schema.h"
+
+namespace pathscope::cli {
+
+const CLI::Validator kPositiveSeconds(
+    [](std::string& v) -> std::string {
+        char* end = nullptr;
+        const double d = std::strtod(v.c_str(), &end);
+        if (v.empty() || *end || !(d > 0))
+            return "needs a positive number of seconds, not '" + v + "'";
+        return "";
+    },
+    "SECONDS");
+
+const CLI::Validator kConfidence(
+    [](std::string& v) -> std::string {
+        char* end = nullptr;
+        const double c = std::strtod(v.c_str(), &end);
+        if (v.empty() || *end || !analysis::is_confidence_level(c))
+            return "takes 80, 90, 95, 98, 99 or 99.5, not '" + v + "'";
+        return "";
+    },
+    "PERCENT");
+
+CLI::Option* add_db_option(CLI::App* verb, std::string& path) {
+    path = "pathscope.db";
+    return verb->add_option("--db", path, "the store (default: pathscope.db in this folder)")
+        ->type_name("FILE");
+}
+
+std::unique_ptr<db::Database> open_existing_store(const std::string& path,
+                                                  db::Database::Mode mode) {
+    if (!std::filesystem::exists(path))
+        throw std::runtime_error(path +
+                                 ": no such store (pathscope run --db " + path +
+                                 " records into a new one; --db names another)");
+    return db::open_store(path, mode);
+}
+
+db::RunInfo resolve_run(const db::Database& db, const std::string& ref) {
+    std::string note;
+    db::RunInfo info = db::find_run(db, ref, &note);
+    if (!note.empty()) std::cerr << "pathscope: " << note << "\n";
+    return info;
+}
+
+void write_output(const std::string& path, const std::string& text) {
+    if (path == "-") {
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        return;
+    }
+    std::ofstream f(path, std::ios::binary);
+    f << text;
+    f.close();
+    if (!f)
+        throw std::runtime_error("cannot write '" + path + "' (is the folder there and writable?)");
+}
+
+void check_label(const std::string& label) {
+    if (!label.empty() && label.find_first_not_of("0123456789") == std::string::npos)
+        throw UsageError("--label '" + label +
+                         "' is a number, and numbers name run ids; give the label a letter");
+    if (label.find('@') != std::string::npos)
+        throw UsageError("--label '" + label + "' holds '@', which picks a run by its place (label@N)");
+}
+
+}  // namespace pathscope::cli
