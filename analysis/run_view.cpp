@@ -41,6 +41,7 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
     const db::RunInfo& info = sum.info;
     const bool import = info.kind != "capture";
     TextBuilder t;
+    if (opt.header) {
     t.emit("run %lld  \"%s\"  %s  %s\n", static_cast<long long>(info.id), info.label, info.kind,
            info.status);
     t.emit("host %s, %s", info.host, info.cpu_model.empty() ? "unknown CPU" : info.cpu_model);
@@ -58,6 +59,7 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
     }
     if (!info.pmu.empty()) t.emit("perf_event %s\n", info.pmu.substr(0, info.pmu.find('\n')));
     if (!info.note.empty()) t.emit("note: %s\n", info.note);
+    }
 
     // Trials: rates over the steady window, with the packets they count.
     if (!sum.trials.empty() && !import) {

@@ -13,6 +13,7 @@ namespace pathscope::analysis {
 struct RunViewOptions {
     bool histograms = true;  ///< per-call cycle histograms of the busiest stages
     unsigned top_frames = 10;
+    bool header = true;  ///< the run's id, label, host and scenario lines
 };
 
 std::string render_run(const RunSummary& summary, const RunViewOptions& opt = {});

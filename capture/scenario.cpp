@@ -360,6 +360,8 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         else
             s.fail(*t->get("kind"),
                    "'workload.kind' = \"" + kind + "\": expected generator, pcap, tap or none");
+        if (cfg.workload.kind == WorkloadKind::generator && g.flows == 0)
+            s.fail_here("'workload.flows' must be 1 or more (the generator's distinct flows)");
         if (g.sink_percent + g.echo_percent + g.malformed_percent > 100)
             s.fail_here("workload percentages add up to more than 100");
         if (cfg.workload.kind == WorkloadKind::generator ||

@@ -151,14 +151,15 @@ int main(int argc, char** argv) {
         // alone and each perf_event use on top of it, to see which part costs.
         struct Variant {
             const char* name;
+            const char* tag;  ///< the short name on each run's line
             bool counting, sampling, traces;
         };
         const Variant variants[] = {
-            {"capture on (store, counting, sampling, traces)", true, true, true},
-            {"store only (snapshots every 0.1 s)", false, false, false},
-            {"store + perf counting", true, false, false},
-            {"store + cpu-clock sampling", false, true, false},
-            {"store + packet traces", false, false, true},
+            {"capture on (store, counting, sampling, traces)", "all on", true, true, true},
+            {"store only (snapshots every 0.1 s)", "store", false, false, false},
+            {"store + perf counting", "+counting", true, false, false},
+            {"store + cpu-clock sampling", "+sampling", false, true, false},
+            {"store + packet traces", "+traces", false, false, true},
         };
         constexpr size_t kVariants = std::size(variants);
         std::vector<double> off;
@@ -168,7 +169,7 @@ int main(int argc, char** argv) {
             off.push_back(
                 capture::rate_pps(bare.window_start, bare.window_end, &engine::Ledger::forwarded) /
                 1e6);
-            std::printf("  run %d: capture off %.3f Mpps", r + 1, off.back());
+            std::printf("  run %d, forwarded Mpps: off %.3f", r + 1, off.back());
             for (size_t v = 0; v < kVariants; ++v) {
                 capture::Scenario with = sc;
                 if (!variants[v].counting) with.capture.perf_events.clear();
@@ -177,7 +178,7 @@ int main(int argc, char** argv) {
                 const capture::RecordResult rec = capture::record_run(with, opt);
                 if (!rec.error.empty()) throw std::runtime_error(rec.error);
                 on[v].push_back(rec.run.rows.trials.at(0).forwarded_pps / 1e6);
-                std::printf(", %.3f", on[v].back());
+                std::printf(", %s %.3f", variants[v].tag, on[v].back());
             }
             std::printf("\n");
         }

@@ -44,6 +44,7 @@ EngineFigures run_engine(const std::string& pcap, double seconds, bool histogram
     if (print_table) {
         analysis::RunViewOptions opt;
         opt.histograms = false;
+        opt.header = false;  // a benchmark's table has no stored run to name
         db::RunData run;
         run.rows = capture::trial_rows(0, r);
         std::printf("%s\n", analysis::render_run(run, opt).c_str());

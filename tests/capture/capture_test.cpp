@@ -135,7 +135,7 @@ TEST_F(CaptureTest, CtrlCEndsTheRunAsAbortedWithItsTotals) {
     const pid_t pid = spawn({"run", "--db", db, "--label", "stopped", "--duration", "60"});
     ASSERT_GE(wait_for_intervals(db, 3), 3) << output("stderr");
     ASSERT_EQ(kill(pid, SIGINT), 0);
-    EXPECT_EQ(wait_for(pid), 0) << output("stderr");
+    EXPECT_EQ(wait_for(pid), 130) << output("stderr");  // as shells expect, after the summary
     EXPECT_NE(output("stdout").find("balanced]"), std::string::npos) << output("stdout");
     EXPECT_NE(output("stdout").find("marked aborted"), std::string::npos) << output("stdout");
     auto store = open_store(db, Database::Mode::read_only);
@@ -164,6 +164,8 @@ TEST_F(CaptureTest, FullDiskGivesAClearErrorAndAnIntactStore) {
     EXPECT_EQ(rc, 1) << err;
     EXPECT_NE(err.find("disk is full"), std::string::npos) << err;
     EXPECT_NE(err.find("committed before it is kept"), std::string::npos) << err;
+    EXPECT_NE(err.find("nothing more was stored"), std::string::npos) << err;
+    EXPECT_EQ(output("stdout").find("stored as run"), std::string::npos) << output("stdout");
     // The store is intact and holds what was committed before the disk filled.
     auto store = open_store(db, Database::Mode::read_only);
     auto check = store->prepare("PRAGMA integrity_check");

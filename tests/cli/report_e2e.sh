@@ -37,6 +37,20 @@ for f in md html json; do "$P" report burst32 burst64 --db "$DB" --format $f -o 
 "$P" export refolded --db "$DB" --format folded -o "$D/refolded.folded"
 cmp "$D/burst64.folded" "$D/refolded.folded" || fail "folded -> store -> folded changed the stacks"
 
+# A label means its latest run, and says which; label@N picks an older one.
+"$P" run --db "$DB" --label burst32 --trials 1 --duration 0.3 > /dev/null
+"$P" compare burst32@1 burst32 --db "$DB" > "$D/again.txt" 2> "$D/again.err" || fail "compare burst32@1 burst32"
+grep -q "label 'burst32' names runs 1, 4; taking the latest, run 4" "$D/again.err" ||
+  fail "compare does not say which run a repeated label took: $(cat "$D/again.err")"
+"$P" compare burst64 burst64 --db "$DB" > /dev/null 2> "$D/self.err"
+grep -q "are the same run (2)" "$D/self.err" || fail "compare of a run with itself says nothing"
+# Nothing in common (a stacks-only import against ... itself has stacks; a
+# capture against a pcap import shares nothing measured per trial).
+if "$P" compare refolded burst64 --db "$DB" > "$D/none.txt" 2>&1; then
+  fail "compare of runs with no metric in common exits 0: $(cat "$D/none.txt")"
+fi
+grep -q "no metric is common to both runs" "$D/none.txt" || fail "no 'nothing in common' message"
+
 "$PY" "$CHECK" "$D/report.html" "$D/one-run.html" "$D/report.json" \
   "$D/burst64.speedscope.json" "$D/burst64.folded"
 # Against speedscope's published schema; 77 (no schema) is the

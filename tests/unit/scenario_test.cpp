@@ -115,6 +115,14 @@ TEST(Scenario, SetOverridesAnySetting) {
     EXPECT_EQ(s.overrides.size(), 6u);
 }
 
+// What would run and measure nothing is refused before the run.
+TEST(Scenario, NothingToRunIsRefused) {
+    const std::string gen =
+        "[[port]]\nname = \"a\"\n[workload]\nkind = \"generator\"\nport = \"a\"\nflows = 0\n";
+    EXPECT_NE(error_of(gen).find("'workload.flows' must be 1 or more"), std::string::npos)
+        << error_of(gen);
+}
+
 TEST(Scenario, BadSetNamesTheSetting) {
     const std::string text = "[engine]\nburst = 32\n[[port]]\nname = \"a\"\n";
     const auto unknown = override_error(text, {"engine.speed=3"});
