@@ -51,13 +51,13 @@ std::vector<Verdict> compare_metrics(const std::vector<Metric>& base,
         v.base = b;
         v.cand = *it->second;
         per_packet_if_bursts_differ(v);
-        v.base_summary = summarize(b.values);
+        v.base_summary = summarize(v.base.values);
         v.cand_summary = summarize(v.cand.values);
         const double mb = v.base_summary.mean, mc = v.cand_summary.mean;
         v.percent = mb != 0 ? (mc - mb) * 100 / mb : 0;
         if (b.skewed) {
             v.test = kMannWhitneyU;
-            v.u = mann_whitney(b.values, v.cand.values, confidence);
+            v.u = mann_whitney(v.base.values, v.cand.values, confidence);
             v.possible = v.u.possible;
             v.significant = v.u.significant;
             v.warning = v.u.warning;
