@@ -142,23 +142,13 @@ RunSummary summarize_run(const db::RunData& run, const SummaryOptions& opt) {
                        0};
         sum_into(
             s.stages, line, [](const StageLine& a, const StageLine& b) { return a.name == b.name; },
-            [](StageLine& a, const StageLine& b) {
-                a.calls += b.calls;
-                a.idle_calls += b.idle_calls;
-                a.packets += b.packets;
-                a.cycles += b.cycles;
-                a.idle_cycles += b.idle_cycles;
-            });
+            [](StageLine& a, const StageLine& b) { a.add_counts(b); });
     }
     s.all.name = kAllStages;
     for (auto& st : s.stages) {
         st.drops = stage_drops[st.name];
         st.cycles_per_rx_packet = ratio(st.busy_cycles(), s.total.received);
-        s.all.calls += st.calls;
-        s.all.idle_calls += st.idle_calls;
-        s.all.cycles += st.cycles;
-        s.all.idle_cycles += st.idle_cycles;
-        s.all.drops += st.drops;
+        s.all.add_counts(st);
         s.all.cycles_per_rx_packet += st.cycles_per_rx_packet;
     }
     s.all.packets = s.total.received;  // the path's packets are those it received

@@ -30,6 +30,15 @@ struct StageLine {
     int ord = 0;
     uint64_t calls = 0, idle_calls = 0, packets = 0, cycles = 0, idle_cycles = 0, drops = 0;
 
+    /// Adds another line's counters (another trial's, or a stage into the total).
+    void add_counts(const StageLine& o) {
+        calls += o.calls;
+        idle_calls += o.idle_calls;
+        packets += o.packets;
+        cycles += o.cycles;
+        idle_cycles += o.idle_cycles;
+        drops += o.drops;
+    }
     uint64_t busy_calls() const { return calls - idle_calls; }
     uint64_t busy_cycles() const { return cycles - idle_cycles; }
     double packets_per_call() const;   ///< per busy call
