@@ -89,6 +89,43 @@ TEST_F(StoreTest, MigratesAnOlderVersionForward) {
     EXPECT_EQ(db->scalar("SELECT count(*) FROM sqlite_schema WHERE name = 'runs'"), 1);
 }
 
+// Writes and reads name their columns: a later migration that adds a column
+// (with a default) to every table must not break either.
+TEST_F(StoreTest, AnAddedColumnBreaksNeitherWritesNorReads) {
+    const auto path = file("future.db");
+    {
+        auto db = open_store(path, Database::Mode::read_write);
+        for (const char* t : {"runs", "trials", "intervals", "stage_counters", "queue_counters",
+                              "drops", "histograms", "histogram_buckets", "perf_counters",
+                              "frames", "stacks", "stack_samples", "packet_traces", "facts"})
+            db->exec(std::string("ALTER TABLE ") + t + " ADD COLUMN future INTEGER NOT NULL DEFAULT 7");
+    }
+    Batch b = sample_batch(0);
+    b.stages[0].idle_calls = 4;
+    b.stages[0].idle_cycles = 1200;
+    b.trials[0].window_received = 90;
+    b.trials[0].walks = 11;
+    b.trials[0].idle_walks = 5;
+    int64_t id = 0;
+    {
+        RunWriter w(path, sample_run("future"));
+        id = w.run().id;
+        w.submit(b);
+        w.finish("complete");
+    }
+    auto db = open_store(path, Database::Mode::read_only);
+    const RunData d = load_run(*db, id);
+    ASSERT_EQ(d.rows.trials.size(), 1u);
+    EXPECT_EQ(d.rows.trials[0].received, 100u);
+    EXPECT_EQ(d.rows.trials[0].window_received, 90u);
+    EXPECT_EQ(d.rows.trials[0].idle_walks, 5u);
+    ASSERT_EQ(d.rows.stages.size(), 2u);
+    EXPECT_EQ(d.rows.stages[0].cycles, 5000u);
+    EXPECT_EQ(d.rows.stages[0].idle_cycles, 1200u);
+    EXPECT_EQ(d.rows.stacks.size(), 2u);
+    EXPECT_EQ(d.rows.traces.size(), 1u);
+}
+
 TEST_F(StoreTest, RefusesAForeignApplicationId) {
     const auto path = file("foreign.db");
     {

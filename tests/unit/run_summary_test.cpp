@@ -182,6 +182,26 @@ TEST(Report, AStarvedWorkerIsWarnedAboutFirst) {
 
 namespace {
 
+// A C++ template symbol easily runs to thousands of characters: the text
+// views print it whole (the 80-column report fits names on purpose, marking
+// the cut with "~"; nothing is cut by a buffer).
+TEST(Text, AFiveThousandCharacterSymbolIsNeverCut) {
+    db::RunData run = starved_run(3);
+    const std::string symbol = "ns::f<" + std::string(4990, 'x') + ">::g";
+    run.rows.stacks.push_back({0, "cpu-clock", {{"main", ""}, {symbol, ""}}, 5});
+    run.info.note = "note " + symbol;
+    const std::string show = render_run(run);
+    EXPECT_NE(show.find("  " + symbol + "\n"), std::string::npos);
+    EXPECT_NE(show.find("note: note " + symbol + "\n"), std::string::npos);
+    const Report r = build_report(run, &run, {});
+    EXPECT_NE(render_report_markdown(r).find(symbol), std::string::npos);
+    EXPECT_NE(render_report_html(r).find("ns::f&lt;" + std::string(4990, 'x') + "&gt;::g"),
+              std::string::npos);
+    const std::string text = render_report_text(r);
+    EXPECT_NE(text.find(std::string(30, 'x') + ">::g"), std::string::npos)
+        << text.substr(text.find("Hottest"));
+}
+
 // Labels, paths and symbols are bytes from the user's machine: a report or
 // a speedscope export must stay valid JSON whatever they hold.
 TEST(Json, InvalidUtf8AndControlCharactersStayValidJson) {
