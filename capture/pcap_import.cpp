@@ -16,6 +16,7 @@
 #include "db/schema.h"
 #include "engine/eal.h"
 #include "engine/engine.h"
+#include "engine/ip6_ext.h"
 #include "engine/routes.h"
 
 namespace pathscope::capture {
@@ -91,44 +92,36 @@ Parsed classify(const uint8_t* p, size_t n) {
         out.proto = "ipv6-bad-version";
         return out;
     }
-    uint8_t next = p[6];
     const std::string src = hex_addr(p + 8), dst = hex_addr(p + 24);
-    size_t off = 40;
-    for (int hops = 0; hops < 8; ++hops) {
-        if (next == 0 || next == 43 || next == 60) {  // hop-by-hop, routing, destination
-            if (off + 2 > n) break;
-            const size_t len = (static_cast<size_t>(p[off + 1]) + 1) * 8;
-            next = p[off];
-            off += len;
-        } else if (next == 44) {  // fragment
-            if (off + 8 > n) break;
-            next = p[off];
-            off += 8;
-        } else {
-            break;
-        }
-    }
+    // The engine's own walk: ip6_input names the same upper layer.
+    const uint32_t plen = static_cast<uint32_t>(p[4] << 8 | p[5]);
+    const uint32_t avail = static_cast<uint32_t>(n);
+    const Ip6ExtWalk w = walk_ip6_ext(p, std::min(40 + plen, avail), avail);
+    const uint8_t next = w.proto;
+    const size_t off = w.off;
     uint16_t sport = 0, dport = 0;
-    switch (next) {
-        case 17:
-            out.proto = "udp";
+    switch (w.stop) {
+        case Ip6ExtStop::upper:
+            out.proto = next == 17   ? "udp"
+                        : next == 6  ? "tcp"
+                        : next == 58 ? "icmpv6"
+                        : next == 59 ? "ipv6-no-next"
+                                     : "ipv6-proto-" + std::to_string(next);
             break;
-        case 6:
-            out.proto = "tcp";
-            break;
-        case 58:
-            out.proto = "icmpv6";
-            break;
-        case 44:
+        case Ip6ExtStop::fragment:
             out.proto = "ipv6-fragment";
             break;
-        case 59:
-            out.proto = "ipv6-no-next";
+        case Ip6ExtStop::hbh_not_first:
+            out.proto = "ipv6-hbh-not-first";
             break;
-        default:
-            out.proto = "ipv6-proto-" + std::to_string(next);
+        case Ip6ExtStop::truncated:
+            out.proto = "ipv6-ext-truncated";
+            break;
+        case Ip6ExtStop::too_many:
+            out.proto = "ipv6-ext-too-many";
+            break;
     }
-    if ((next == 17 || next == 6) && off + 4 <= n) {
+    if (w.stop == Ip6ExtStop::upper && (next == 17 || next == 6) && off + 4 <= n) {
         sport = static_cast<uint16_t>(p[off] << 8 | p[off + 1]);
         dport = static_cast<uint16_t>(p[off + 2] << 8 | p[off + 3]);
     }
@@ -159,6 +152,22 @@ EngineConfig parser_config() {
 
 }  // namespace
 
+std::vector<uint8_t> ethernet_frame(int dlt, const uint8_t* data, uint32_t cap_len) {
+    const auto adapter = adapter_for(dlt);
+    if (!adapter) return {};
+    if (adapter->ethernet) return {data, data + cap_len};
+    if (cap_len < adapter->strip) return {};
+    const uint8_t* l3 = data + adapter->strip;
+    // Raw and loopback captures say IPv4 or IPv6 by the version nibble.
+    const uint16_t type = cap_len > adapter->strip && (l3[0] >> 4) == 4 ? kEthIpv4 : kEthIpv6;
+    std::vector<uint8_t> frame = {2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 9,
+                                  static_cast<uint8_t>(type >> 8), static_cast<uint8_t>(type)};
+    frame.insert(frame.end(), l3, data + cap_len);
+    return frame;
+}
+
+std::string frame_protocol(const uint8_t* frame, size_t n) { return classify(frame, n).proto; }
+
 db::RunData import_pcap(const std::string& file, const std::string& db_path,
                         const std::string& label) {
     PcapReader reader(file);
@@ -180,31 +189,7 @@ db::RunData import_pcap(const std::string& file, const std::string& db_path,
     while (reader.next(p)) {
         bytes += p.wire_len;
         if (p.cap_len < p.wire_len) ++cut_short;
-        frame.clear();
-        if (adapter->ethernet) {
-            frame.assign(p.data, p.data + p.cap_len);
-        } else if (p.cap_len >= adapter->strip) {
-            const uint8_t* l3 = p.data + adapter->strip;
-            // Raw and loopback captures say IPv4 or IPv6 by the version nibble.
-            const uint16_t type =
-                p.cap_len > adapter->strip && (l3[0] >> 4) == 4 ? kEthIpv4 : kEthIpv6;
-            const uint8_t eth[14] = {2,
-                                     0,
-                                     0,
-                                     0,
-                                     0,
-                                     1,
-                                     2,
-                                     0,
-                                     0,
-                                     0,
-                                     0,
-                                     9,
-                                     static_cast<uint8_t>(type >> 8),
-                                     static_cast<uint8_t>(type)};
-            frame.assign(eth, eth + 14);
-            frame.insert(frame.end(), l3, p.data + p.cap_len);
-        }
+        frame = ethernet_frame(reader.link_type(), p.data, p.cap_len);
         const Parsed parsed = classify(frame.data(), frame.size());
         protocols[parsed.proto]++;
         if (!parsed.flow.empty()) flows.insert(parsed.flow);

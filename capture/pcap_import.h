@@ -3,7 +3,9 @@
 // reasons included), stored as a run of kind "pcap-import".
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "db/queries.h"
 
@@ -15,5 +17,16 @@ namespace pathscope::capture {
 /// offset, for a damaged record) when it cannot be imported.
 db::RunData import_pcap(const std::string& file, const std::string& db_path,
                         const std::string& label = "");
+
+/// A packet of a capture whose link type is `dlt`, as the Ethernet frame the
+/// engine is given: raw IPv6, loopback and Linux cooked captures get an
+/// Ethernet header. Empty for a link type pathscope does not parse, or a
+/// packet shorter than its link-layer header.
+std::vector<uint8_t> ethernet_frame(int dlt, const uint8_t* data, uint32_t cap_len);
+
+/// What the import summary counts an Ethernet frame as: "udp", "tcp",
+/// "icmpv6", "ipv6-proto-N", "ipv6-fragment", "ipv6-ext-truncated", "ipv4",
+/// ... (the upper layer found by the engine's extension-header walk).
+std::string frame_protocol(const uint8_t* frame, size_t n);
 
 }  // namespace pathscope::capture

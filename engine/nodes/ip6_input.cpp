@@ -2,6 +2,7 @@
 // against the frame (padding is trimmed, short frames dropped), and a bounded
 // walk of the extension headers in which hop-by-hop may only come first.
 // Fragments are not reassembled (dropped as ip6_fragment).
+#include "engine/ip6_ext.h"
 #include "engine/nodes/nodes.h"
 
 namespace pathscope::engine {
@@ -9,8 +10,6 @@ namespace pathscope::engine {
 namespace {
 
 enum Edge : rte_edge_t { to_lookup, to_drop };
-
-constexpr unsigned kMaxExtHeaders = 8;
 
 uint16_t ip6_input_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
     dispatch(graph, node, objs, n, [&](rte_mbuf* m) -> rte_edge_t {
@@ -30,44 +29,25 @@ uint16_t ip6_input_process(rte_graph* graph, rte_node* node, void** objs, uint16
         if (ip_len < frame_ip_len) rte_pktmbuf_trim(m, frame_ip_len - ip_len);
 
         // Extension header walk, bounded in count and within the first segment.
-        uint8_t next = ip->proto;
-        uint32_t off = sizeof(rte_ipv6_hdr);
-        const uint32_t seg_ip_len = rte_pktmbuf_data_len(m) - kL3Offset;
-        const auto* base = reinterpret_cast<const uint8_t*>(ip);
-        for (unsigned hdrs = 0;; ++hdrs) {
-            uint32_t len;
-            switch (next) {
-                case IPPROTO_HOPOPTS:
-                    if (unlikely(hdrs != 0))
-                        return drop_as(m, DropReason::ip6_hbh_not_first, to_drop);
-                    [[fallthrough]];
-                case IPPROTO_ROUTING:
-                case IPPROTO_DSTOPTS:
-                    if (unlikely(off + 8 > ip_len || off + 8 > seg_ip_len))
-                        return drop_as(m, DropReason::ip6_ext_truncated, to_drop);
-                    len = (static_cast<uint32_t>(base[off + 1]) + 1) * 8;
-                    break;
-                case IPPROTO_AH:
-                    if (unlikely(off + 8 > ip_len || off + 8 > seg_ip_len))
-                        return drop_as(m, DropReason::ip6_ext_truncated, to_drop);
-                    len = (static_cast<uint32_t>(base[off + 1]) + 2) * 4;
-                    break;
-                case IPPROTO_FRAGMENT:
-                    return drop_as(m, DropReason::ip6_fragment, to_drop);
-                default: {
-                    PacketMeta* pm = meta(m);
-                    pm->l4_proto = next;
-                    pm->l4_off = static_cast<uint16_t>(off);
-                    return to_lookup;
-                }
+        const Ip6ExtWalk w = walk_ip6_ext(reinterpret_cast<const uint8_t*>(ip), ip_len,
+                                          rte_pktmbuf_data_len(m) - kL3Offset);
+        switch (w.stop) {
+            case Ip6ExtStop::upper: {
+                PacketMeta* pm = meta(m);
+                pm->l4_proto = w.proto;
+                pm->l4_off = static_cast<uint16_t>(w.off);
+                return to_lookup;
             }
-            if (unlikely(hdrs + 1 >= kMaxExtHeaders))
-                return drop_as(m, DropReason::ip6_ext_too_many, to_drop);
-            if (unlikely(off + len > ip_len))
+            case Ip6ExtStop::hbh_not_first:
+                return drop_as(m, DropReason::ip6_hbh_not_first, to_drop);
+            case Ip6ExtStop::truncated:
                 return drop_as(m, DropReason::ip6_ext_truncated, to_drop);
-            next = base[off];
-            off += len;
+            case Ip6ExtStop::too_many:
+                return drop_as(m, DropReason::ip6_ext_too_many, to_drop);
+            case Ip6ExtStop::fragment:
+                break;
         }
+        return drop_as(m, DropReason::ip6_fragment, to_drop);
     });
     return n;
 }

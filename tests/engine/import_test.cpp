@@ -5,10 +5,15 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <sstream>
 
 #include "capture/pcap_import.h"
+#include "capture/pcap_reader.h"
+#include "engine/ip6_ext.h"
 #include "db/queries.h"
 #include "db/schema.h"
 #include "tests/engine/eal_env.h"
@@ -128,6 +133,116 @@ TEST(Import, SummaryCountsPacketsFlowsAndProtocols) {
         EXPECT_NE(msg.find("byte offset " + std::to_string(last_record)), std::string::npos) << msg;
         EXPECT_NE(msg.find("packet 4"), std::string::npos) << msg;
     }
+}
+
+// One extension-header walk serves the engine and the import summary; it
+// must read every IPv6 packet of the corpus as Wireshark's dissectors do:
+// the same chain of extension headers, and the same upper layer.
+TEST(Import, Ip6HeaderWalkAgreesWithWireshark) {
+    const std::vector<fs::path> files = test::corpus_files();
+    if (files.empty()) PATHSCOPE_SKIP_UNLESS_SETUP("corpus folder " << test::kCorpusDir << " is absent");
+    if (system("command -v tshark >/dev/null 2>&1") != 0)
+        PATHSCOPE_SKIP_UNLESS_SETUP("tshark is not installed (scripts/setup.sh installs it)");
+    using engine::Ip6ExtStop;
+    const std::map<std::string, uint8_t> ext = {{"ipv6.hopopts", engine::kIp6HopByHop},
+                                                {"ipv6.routing", engine::kIp6Routing},
+                                                {"ipv6.fraghdr", engine::kIp6Fragment},
+                                                {"ipv6.dstopts", engine::kIp6DestOptions},
+                                                {"ah", engine::kIp6Ah}};
+    const std::map<std::string, uint8_t> upper = {{"udp", 17}, {"tcp", 6},    {"icmpv6", 58},
+                                                  {"dccp", 33}, {"ospf", 89}, {"pim", 103}};
+    const std::map<Ip6ExtStop, std::string> summary = {{Ip6ExtStop::fragment, "ipv6-fragment"},
+                                                       {Ip6ExtStop::truncated, "ipv6-ext-truncated"}};
+    unsigned compared = 0, with_ext = 0, uppers = 0;
+    for (const auto& file : files) {
+        SCOPED_TRACE(file.filename().string());
+        std::vector<std::string> dissected;
+        {
+            FILE* ts = popen(("tshark -r '" + file.string() +
+                              "' -T fields -e frame.protocols 2>/dev/null")
+                                 .c_str(),
+                             "r");
+            ASSERT_NE(ts, nullptr);
+            char line[4096];
+            while (fgets(line, sizeof line, ts)) {
+                std::string l(line);
+                if (!l.empty() && l.back() == '\n') l.pop_back();
+                dissected.push_back(l);
+            }
+            pclose(ts);
+        }
+        std::unique_ptr<capture::PcapReader> reader;
+        try {
+            reader = std::make_unique<capture::PcapReader>(file.string());
+        } catch (const std::exception&) {
+            continue;  // refused files are the other test's
+        }
+        capture::PcapReader::Packet p;
+        for (size_t i = 0;; ++i) {
+            try {
+                if (!reader->next(p)) break;
+            } catch (const std::exception&) {
+                break;  // a damaged record ends the file here
+            }
+            const std::vector<uint8_t> frame =
+                capture::ethernet_frame(reader->link_type(), p.data, p.cap_len);
+            if (i >= dissected.size() || frame.size() < 14 + 40 || frame[12] != 0x86 ||
+                frame[13] != 0xdd)
+                continue;
+            // Wireshark's chain: link layer, then "ipv6" first, for this to compare.
+            std::vector<std::string> tokens;
+            std::stringstream ss(dissected[i]);
+            for (std::string t; std::getline(ss, t, ':');) tokens.push_back(t);
+            size_t k = 0;
+            while (k < tokens.size() && tokens[k] != "ipv6") {
+                if (tokens[k] != "eth" && tokens[k] != "ethertype" && tokens[k] != "sll" &&
+                    tokens[k] != "null" && tokens[k] != "raw")
+                    k = tokens.size();
+                else
+                    ++k;
+            }
+            if (k == tokens.size()) continue;
+            const uint8_t* ip = frame.data() + 14;
+            const uint32_t avail = static_cast<uint32_t>(frame.size() - 14);
+            const uint32_t plen = static_cast<uint32_t>(ip[4] << 8 | ip[5]);
+            if ((ip[0] >> 4) != 6 || (plen == 0 && ip[6] == 0)) continue;  // not v6; jumbogram
+            const engine::Ip6ExtWalk w = engine::walk_ip6_ext(ip, std::min(40 + plen, avail), avail);
+            std::vector<uint8_t> ws_chain;
+            size_t u = k + 1;
+            for (; u < tokens.size() && ext.count(tokens[u]); ++u) ws_chain.push_back(ext.at(tokens[u]));
+            std::vector<uint8_t> ours(w.chain, w.chain + w.headers);
+            if (w.stop == Ip6ExtStop::fragment) ours.push_back(engine::kIp6Fragment);
+            SCOPED_TRACE("packet " + std::to_string(i + 1) + ": " + dissected[i]);
+            if (w.stop == Ip6ExtStop::upper || w.stop == Ip6ExtStop::fragment) {
+                // Wireshark dissects the inner packet of a fragment only when
+                // reassembled; the chain up to the fragment header must match.
+                EXPECT_EQ(std::vector<uint8_t>(ws_chain.begin(),
+                                               ws_chain.begin() + std::min(ws_chain.size(), ours.size())),
+                          ours);
+                EXPECT_EQ(ws_chain.size() >= ours.size(), true);
+            }
+            if (w.stop == Ip6ExtStop::upper && u < tokens.size() && upper.count(tokens[u])) {
+                EXPECT_EQ(w.proto, upper.at(tokens[u]));
+                // The import summary names the same upper layer (before the
+                // shared walk, it counted OSPFv3 behind AH as protocol 51).
+                const uint8_t n = upper.at(tokens[u]);
+                EXPECT_EQ(capture::frame_protocol(frame.data(), frame.size()),
+                          n == 17 ? "udp" : n == 6 ? "tcp" : n == 58 ? "icmpv6"
+                                                    : "ipv6-proto-" + std::to_string(n));
+                ++uppers;
+            }
+            if (auto it = summary.find(w.stop); it != summary.end()) {
+                EXPECT_EQ(capture::frame_protocol(frame.data(), frame.size()), it->second);
+            }
+            with_ext += w.headers > 0;
+            ++compared;
+        }
+    }
+    std::printf("compared %u IPv6 packets with Wireshark: %u with extension headers, %u upper "
+                "layers checked\n",
+                compared, with_ext, uppers);
+    EXPECT_GT(compared, 150u);
+    EXPECT_GT(with_ext, 60u);  // OSPFv3 with AH alone has 61
 }
 
 }  // namespace
