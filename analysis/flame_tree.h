@@ -66,15 +66,8 @@ class FlameTree {
     mutable bool stale_ = true;
 };
 
-/// Folded stacks, one "frame;frame;frame WEIGHT" a line (FlameGraph's
-/// format). Throws naming `source` and the line for a line without a weight.
-FlameTree parse_folded(std::istream& in, const std::string& source);
 /// Every stack with weight of its own, sorted, weights summed over trials.
 std::string to_folded(const FlameTree& tree);
-
-/// `perf script` output (samples with call chains): each sample weighs 1,
-/// its stack runs from the command name down to the sampled function.
-FlameTree parse_perf_script(std::istream& in, const std::string& source);
 
 /// speedscope's file format (sampled profiles, shared frames), one profile
 /// a tree: https://www.speedscope.app/file-format-schema.json

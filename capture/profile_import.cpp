@@ -3,17 +3,18 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "analysis/flame_tree.h"
+#include "capture/profile_text.h"
 #include "capture/recorder.h"
 
 namespace pathscope::capture {
 
 db::RunData import_profile(const std::string& file, const std::string& format,
-                           const std::string& db_path, const std::string& label) {
+                           const std::string& db_path, const std::string& label,
+                           const PerfScriptFilter& filter) {
     std::ifstream in(file);
     if (!in) throw std::runtime_error("cannot open '" + file + "'");
-    const analysis::FlameTree tree = format == "perf" ? analysis::parse_perf_script(in, file)
-                                                      : analysis::parse_folded(in, file);
+    const analysis::FlameTree tree = format == "perf" ? parse_perf_script(in, file, filter)
+                                                      : parse_folded(in, file);
     db::Batch rows;
     double total = 0;
     for (size_t i = 1; i < tree.size(); ++i) {
@@ -30,8 +31,11 @@ db::RunData import_profile(const std::string& file, const std::string& format,
     rows.facts.push_back({"profile.format", format});
     rows.facts.push_back({"profile.samples", std::to_string(static_cast<uint64_t>(total))});
     rows.facts.push_back({"profile.stacks", std::to_string(rows.stacks.size())});
+    if (!filter.comm.empty()) rows.facts.push_back({"profile.comm", filter.comm});
+    if (!filter.tid.empty()) rows.facts.push_back({"profile.tid", filter.tid});
 
-    return store_import(format + "-import", file, label, std::move(rows), db_path);
+    db::RunData run = store_import(format + "-import", file, label, std::move(rows), db_path);
+    return run;
 }
 
 }  // namespace pathscope::capture

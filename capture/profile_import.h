@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "capture/profile_text.h"
 #include "db/queries.h"
 
 namespace pathscope::capture {
@@ -12,6 +13,7 @@ namespace pathscope::capture {
 /// `format` is "folded" or "perf". Throws naming the file and line of what
 /// cannot be read.
 db::RunData import_profile(const std::string& file, const std::string& format,
-                           const std::string& db_path, const std::string& label = "");
+                           const std::string& db_path, const std::string& label = "",
+                           const PerfScriptFilter& filter = {});
 
 }  // namespace pathscope::capture

@@ -93,6 +93,7 @@ db::RunData store_import(const std::string& kind, const std::string& file,
     db::RunInfo info = machine_run_info();
     info.label = label.empty() ? std::filesystem::path(file).filename().string() : label;
     info.kind = kind;
+    info.tsc_hz = 0;  // the importing machine's TSC says nothing of the file
     info.scenario_path = file;
     info.trials = 1;
     db::RunWriter writer(db_path, info);

@@ -11,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "capture/symbol_names.h"
+
 namespace pathscope::capture {
 
 namespace {
@@ -22,40 +24,11 @@ const Dwfl_Callbacks kCallbacks = {
     .debuginfo_path = nullptr,
 };
 
-/// A demangled C++ name as a flame graph wants it: no return type, no
-/// parameter lists, no clone suffix ("ns::f<ns::g::{lambda#1}>").
-std::string compact(std::string name) {
-    for (std::string::size_type at; (at = name.find("(anonymous namespace)")) != std::string::npos;)
-        name.replace(at, 21, "{anon}");
-    if (auto at = name.find(" [clone"); at != std::string::npos) name.erase(at);
-    std::string out;
-    int parens = 0, angles = 0;
-    for (char c : name) {
-        if (c == '(') {
-            ++parens;
-            continue;
-        }
-        if (c == ')') {
-            parens = std::max(0, parens - 1);
-            continue;
-        }
-        if (parens) continue;
-        if (c == '<') ++angles;
-        if (c == '>') angles = std::max(0, angles - 1);
-        if (c == ' ' && angles == 0 && out.find("operator") == std::string::npos) {
-            out.clear();  // what came before was the return type
-            continue;
-        }
-        out += c;
-    }
-    return out.empty() ? name : out;
-}
-
 std::string demangle(const char* name) {
     int status = 0;
     char* d = abi::__cxa_demangle(name, nullptr, nullptr, &status);
     if (status != 0 || !d) return name;
-    std::string out = compact(d);
+    std::string out = compact_symbol(d);
     std::free(d);
     return out;
 }
@@ -137,7 +110,7 @@ db::Frame Symbolizer::frame(uint64_t addr, bool return_address) {
         // name the file, as perf does, so its samples add up in one frame.
         const Mapping* m = impl_->mapping(lookup);
         if (m && !m->path.empty()) f.module = std::filesystem::path(m->path).filename().string();
-        f.symbol = "[" + (f.module.empty() ? std::string("unknown") : f.module) + "]";
+        f.symbol = module_frame(f.module);
     }
     if (f.module.empty()) f.module = "[unknown]";
     impl_->cache.emplace(lookup, f);

@@ -19,6 +19,7 @@ namespace {
 
 struct ImportArgs {
     std::string kind, file, db, label;
+    capture::PerfScriptFilter filter;
 };
 
 struct ExportArgs {
@@ -27,9 +28,11 @@ struct ExportArgs {
 
 int import(const ImportArgs& a) {
     check_label(a.label);
+    if (a.kind != "perf" && (!a.filter.comm.empty() || !a.filter.tid.empty()))
+        throw UsageError("--comm and --tid filter perf script samples (import perf FILE)");
     const db::RunData run =
         a.kind == "pcap" ? capture::import_pcap(a.file, a.db, a.label)
-                         : capture::import_profile(a.file, a.kind, a.db, a.label);
+                         : capture::import_profile(a.file, a.kind, a.db, a.label, a.filter);
     analysis::RunViewOptions view;
     view.histograms = false;
     std::cout << analysis::render_run(run, view) << "\nstored as run " << run.info.id << " in "
@@ -106,6 +109,9 @@ void add_import_export_verbs(CLI::App& app, Verbs& verbs) {
         v->add_option("FILE", a->file, "the capture or profile")->required();
         add_db_option(v, a->db);
         v->add_option("--label", a->label, "how the run is named (default: the file's name)");
+        v->add_option("--comm", a->filter.comm,
+                      "perf: keep only the samples of this command (as perf script prints it)");
+        v->add_option("--tid", a->filter.tid, "perf: keep only the samples of this thread id");
         verbs.add(v, [a] { return import(*a); });
     }
     {

@@ -15,7 +15,8 @@ PACKAGES=(
   libsqlite3-dev                  # the store
   libpfm4-dev libdw-dev           # perf_event encoding; stack symbolization
   libfmt-dev nlohmann-json3-dev libcli11-dev  # text, JSON and the command line
-  tshark                          # test: reads back annotated pcapng
+  tshark                          # test: reads back annotated pcapng, checks the IPv6 walk
+  linux-perf                      # test: an imported perf profile against perf report
   libgtest-dev                    # tests
   iproute2 iputils-ping procps    # tap tests: ip, ping -6, sysctl
   ministat                        # test: pathscope stats against the real ministat

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "capture/profile_text.h"
 #include "analysis/flame_diff.h"
 #include "analysis/flame_tree.h"
 #include "analysis/report.h"
@@ -76,7 +77,7 @@ std::pair<std::string, std::string> random_folded_pair(size_t nodes, uint32_t se
 
 analysis::FlameTree folded_tree(const std::string& text) {
     std::istringstream in(text);
-    return analysis::parse_folded(in, "bench");
+    return capture::parse_folded(in, "bench");
 }
 
 // The same shape in `trials` trials, each weight wobbling by a few percent.

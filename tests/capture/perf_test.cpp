@@ -6,10 +6,18 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <regex>
 #include <thread>
 
 #include "capture/perf_events.h"
 #include "capture/symbolize.h"
+#include "capture/profile_text.h"
+#include "capture/symbol_names.h"
+#include "tests/support/setup_skip.h"
+#include "tests/support/temp_dir.h"
 
 using namespace pathscope::capture;
 
@@ -53,6 +61,49 @@ class Busy {
   private:
     std::thread t_;
 };
+
+// An imported `perf script` profile gives every function the self share
+// `perf report --no-children` gives it, on the same recording of a real
+// program (pathscope writing a large route table).
+TEST(PerfImport, SelfSharesMatchPerfReport) {
+    if (system("command -v perf >/dev/null 2>&1") != 0)
+        PATHSCOPE_SKIP_UNLESS_SETUP("perf is not installed (scripts/setup.sh installs linux-perf)");
+    const pathscope::test::TempDir dir("perfimport");
+    const std::string data = dir.file("p.data"), script = dir.file("p.txt");
+    const std::string record = "perf record -q -g -F 499 -o " + data + " -- " PATHSCOPE_CLI
+                               " routes --count 1500000 -o /dev/null >/dev/null 2>&1";
+    if (system(record.c_str()) != 0)
+        GTEST_SKIP() << "perf record cannot sample here (perf_event_paranoid?)";
+    ASSERT_EQ(system(("perf script -i " + data + " > " + script + " 2>/dev/null").c_str()), 0);
+    std::ifstream in(script);
+    const pathscope::analysis::FlameTree tree = parse_perf_script(in, script);
+    std::map<std::string, double> self;  // leaf frame -> samples
+    double total = 0;
+    for (size_t i = 1; i < tree.size(); ++i) {
+        self[tree.name(i)] += tree.self(i);
+        total += tree.self(i);
+    }
+    ASSERT_GT(total, 50);
+    FILE* report = popen(("perf report -i " + data +
+                          " --stdio --no-children --sort sym -q 2>/dev/null")
+                             .c_str(),
+                         "r");
+    ASSERT_NE(report, nullptr);
+    const std::regex row(R"(^\s+([0-9.]+)%\s+\[[.k]\]\s+(.+?)\s*$)");
+    char line[8192];
+    unsigned checked = 0;
+    while (fgets(line, sizeof line, report)) {
+        std::cmatch m;
+        if (!std::regex_match(line, m, row)) continue;
+        const double share = std::stod(m[1].str());
+        if (share < 1.0) continue;
+        const std::string name = compact_symbol(m[2].str());
+        EXPECT_NEAR(100 * self[name] / total, share, 0.06) << name;
+        ++checked;
+    }
+    pclose(report);
+    EXPECT_GE(checked, 3u);
+}
 
 }  // namespace
 

@@ -7,25 +7,27 @@
 #include <sstream>
 #include <string>
 
+#include "capture/profile_text.h"
 #include "analysis/flame_tree.h"
 #include "analysis/ministat.h"
 
 using namespace pathscope::analysis;
+using namespace pathscope;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);
     try {
         std::istringstream in(text);
-        const FlameTree t = parse_folded(in, "fuzz");
+        const FlameTree t = capture::parse_folded(in, "fuzz");
         const std::string once = to_folded(t);
         std::istringstream again(once);
-        if (to_folded(parse_folded(again, "fuzz")) != once) std::abort();
+        if (to_folded(capture::parse_folded(again, "fuzz")) != once) std::abort();
         to_speedscope({{"fuzz", &t}}, "fuzz");
     } catch (const std::exception&) {
     }
     try {
         std::istringstream in(text);
-        parse_perf_script(in, "fuzz");
+        capture::parse_perf_script(in, "fuzz");
     } catch (const std::exception&) {
     }
     try {

@@ -6,17 +6,19 @@
 #include <map>
 #include <sstream>
 
+#include "capture/profile_text.h"
 #include "analysis/flame_diff.h"
 #include "analysis/flame_tree.h"
 #include "analysis/queue_skew.h"
 #include "analysis/report.h"
 
 using namespace pathscope::analysis;
+using namespace pathscope;
 
 namespace {
 FlameTree folded(const std::string& text) {
     std::istringstream in(text);
-    return parse_folded(in, "test.folded");
+    return capture::parse_folded(in, "test.folded");
 }
 }  // namespace
 
@@ -67,13 +69,49 @@ TEST(PerfScript, SamplesBecomeRootFirstStacks) {
         "\n"
         "dpdk-worker 1 4243 [000] 100.004500:     250000 cpu-clock:u: \n"
         "\t    7f0000002000 [unknown] ([unknown])\n");
-    const FlameTree t = parse_perf_script(in, "perf.txt");
+    const FlameTree t = capture::parse_perf_script(in, "perf.txt");
     EXPECT_EQ(to_folded(t),
               "dpdk-worker 1;[unknown] 1\n"
               "pathscope;main;Engine::walk 1\n"
               "pathscope;main;Engine::walk;ip6_lookup_process 1\n");
     std::istringstream empty("# only a header\n");
-    EXPECT_THROW(parse_perf_script(empty, "perf.txt"), std::runtime_error);
+    EXPECT_THROW(capture::parse_perf_script(empty, "perf.txt"), std::runtime_error);
+}
+
+// Frames are named as the capture names them: compact C++ names, and a
+// frame with no symbol under its module, not one "[unknown]" for them all.
+// --comm and --tid keep one command's or one thread's samples.
+TEST(PerfScript, NamesFramesAsTheCaptureDoesAndFilters) {
+    const std::string text =
+        "app 10/11 100.0: 1 cpu-clock:\n"
+        "\t    2108 [unknown] (/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0/librte_net_null.so.23.0)\n"
+        "\t    1000 void (anonymous namespace)::poll<int>(unsigned int, char*) const+0x10 (/bin/app)\n"
+        "\n"
+        "app 10/12 100.1: 1 cpu-clock:\n"
+        "\t    3000 worker_loop+0x1 (/bin/app)\n"
+        "\n"
+        "other 20/21 100.2: 1 cpu-clock:\n"
+        "\t    3000 spin+0x1 (/bin/other)\n";
+    std::istringstream all(text);
+    EXPECT_EQ(to_folded(capture::parse_perf_script(all, "p.txt")),
+              "app;worker_loop 1\n"
+              "app;{anon}::poll<int>;[librte_net_null.so.23.0] 1\n"
+              "other;spin 1\n");
+    std::istringstream by_comm(text);
+    EXPECT_EQ(to_folded(capture::parse_perf_script(by_comm, "p.txt", {"other", ""})),
+              "other;spin 1\n");
+    std::istringstream by_tid(text);
+    EXPECT_EQ(to_folded(capture::parse_perf_script(by_tid, "p.txt", {"", "12"})),
+              "app;worker_loop 1\n");
+    std::istringstream none(text);
+    try {
+        capture::parse_perf_script(none, "p.txt", {"nobody", ""});
+        FAIL();
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("none of its 3 samples matched --comm/--tid"),
+                  std::string::npos)
+            << e.what();
+    }
 }
 
 // Three trials a side: "lookup" moves from ~50 to ~60 with little spread and
