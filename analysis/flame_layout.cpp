@@ -1,0 +1,111 @@
+#include "analysis/flame_layout.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <regex>
+
+namespace pathscope::analysis {
+
+namespace {
+
+double value_of(const DiffNode& n, bool differential) { return differential ? n.cand : n.base; }
+
+bool within(const FlameDiff& d, int node, int root) {
+    for (int n = node; n >= 0; n = d.nodes[static_cast<size_t>(n)].parent)
+        if (n == root) return true;
+    return false;
+}
+
+}  // namespace
+
+FlameLayout layout_flame(const FlameDiff& d, const FlameLayoutOptions& opt) {
+    FlameLayout out;
+    if (d.nodes.empty()) return out;
+    const int root = opt.root >= 0 && static_cast<size_t>(opt.root) < d.nodes.size() ? opt.root : 0;
+    out.total = value_of(d.nodes[static_cast<size_t>(root)], opt.differential);
+    // Ancestors of the zoom root span the whole width above it.
+    std::vector<int> ancestors;
+    for (int n = d.nodes[static_cast<size_t>(root)].parent; n >= 0;
+         n = d.nodes[static_cast<size_t>(n)].parent)
+        ancestors.push_back(n);
+    std::reverse(ancestors.begin(), ancestors.end());
+    int depth = 0;
+    for (int a : ancestors)
+        out.rects.push_back({a, depth++, 0.0, 1.0,
+                             value_of(d.nodes[static_cast<size_t>(a)], opt.differential), 0});
+    if (out.total <= 0) {
+        out.rects.push_back({root, depth, 0.0, 1.0, 0.0, 0});
+        out.depth = depth + 1;
+        return out;
+    }
+    // Breadth of the subtree, parents before children.
+    struct Item {
+        int node;
+        int depth;
+        double x;
+    };
+    std::vector<Item> queue{{root, depth, 0.0}};
+    for (size_t q = 0; q < queue.size(); ++q) {
+        const Item it = queue[q];
+        const DiffNode& n = d.nodes[static_cast<size_t>(it.node)];
+        const double w = value_of(n, opt.differential) / out.total;
+        out.rects.push_back({it.node, it.depth, it.x, w, value_of(n, opt.differential), 0});
+        out.depth = std::max(out.depth, it.depth + 1);
+        double cx = it.x;
+        FlameRect others{-1, it.depth + 1, 0, 0, 0, 0};
+        for (int k : n.children) {
+            const double cw = value_of(d.nodes[static_cast<size_t>(k)], opt.differential) / out.total;
+            if (cw <= 0) continue;
+            if (cw < opt.min_fraction) {
+                if (others.merged == 0) others.x = cx;  // placed after the drawn children below
+                others.width += cw;
+                others.value += cw * out.total;
+                ++others.merged;
+                continue;
+            }
+            queue.push_back({k, it.depth + 1, cx});
+            cx += cw;
+        }
+        if (others.merged) {
+            others.x = cx;  // tiny frames, together, after their wider siblings
+            out.rects.push_back(others);
+        }
+    }
+    return out;
+}
+
+std::string flame_label(const std::string& name, double share, size_t chars) {
+    if (chars < 4) return "";
+    char pct[32];
+    std::snprintf(pct, sizeof pct, " %.1f%%", share * 100);
+    const std::string with_share = name + pct;
+    if (with_share.size() <= chars) return with_share;
+    if (name.size() <= chars) return name;
+    return "~" + name.substr(name.size() - (chars - 1));
+}
+
+FlameSearch search_flame(const FlameDiff& d, const std::string& pattern, bool regex,
+                         const FlameLayoutOptions& opt) {
+    FlameSearch s;
+    s.matched.assign(d.nodes.size(), false);
+    if (pattern.empty() || d.nodes.empty()) return s;
+    std::regex re;
+    if (regex) re = std::regex(pattern, std::regex::ECMAScript | std::regex::icase);
+    const int root = opt.root >= 0 && static_cast<size_t>(opt.root) < d.nodes.size() ? opt.root : 0;
+    const double total = value_of(d.nodes[static_cast<size_t>(root)], opt.differential);
+    double covered = 0;
+    for (size_t i = 1; i < d.nodes.size(); ++i) {
+        const std::string& name = d.nodes[i].name;
+        s.matched[i] = regex ? std::regex_search(name, re) : name.find(pattern) != std::string::npos;
+        if (!s.matched[i] || !within(d, static_cast<int>(i), root)) continue;
+        // Count the outermost match of a path only.
+        bool inside = false;
+        for (int p = d.nodes[i].parent; p > 0 && !inside; p = d.nodes[static_cast<size_t>(p)].parent)
+            inside = s.matched[static_cast<size_t>(p)] && within(d, p, root);
+        if (!inside) covered += value_of(d.nodes[i], opt.differential);
+    }
+    s.share = total > 0 ? covered / total : 0;
+    return s;
+}
+
+}  // namespace pathscope::analysis

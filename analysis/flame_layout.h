@@ -1,0 +1,54 @@
+// Where each frame of a flame graph goes at a zoom: computed once here and
+// drawn by both the HTML report's SVG and the desktop program's widget.
+// Icicle layout: the root on top, children under their parent, left to
+// right in the tree's order, widths in proportion to their value.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/flame_diff.h"
+
+namespace pathscope::analysis {
+
+struct FlameRect {
+    int node = -1;      ///< index into FlameDiff::nodes; -1: merged tiny frames ("others")
+    int depth = 0;      ///< row, 0 on top
+    double x = 0;       ///< left edge, a fraction of the zoom root's width (0..1)
+    double width = 0;   ///< a fraction of the zoom root's width
+    double value = 0;   ///< the value drawn (base, or cand in a difference)
+    int merged = 0;     ///< "others": how many frames it stands for
+};
+
+struct FlameLayoutOptions {
+    int root = 0;               ///< the zoomed-into node; its ancestors span the full width above it
+    bool differential = false;  ///< widths follow the candidate
+    /// Children narrower than this (fraction of the zoom root) are merged
+    /// into one "others" rectangle under their parent.
+    double min_fraction = 0.001;
+};
+
+struct FlameLayout {
+    std::vector<FlameRect> rects;  ///< parents before children
+    int depth = 0;                 ///< rows used
+    double total = 0;              ///< the zoom root's value
+};
+
+FlameLayout layout_flame(const FlameDiff& d, const FlameLayoutOptions& opt = {});
+
+/// A frame's label in `chars` characters: the whole name, else its end
+/// ("~walk", the function rather than the namespace), with the share in
+/// percent added where it fits; "" when not even a few characters fit.
+std::string flame_label(const std::string& name, double share, size_t chars);
+
+/// The nodes whose name matches `pattern` (a plain substring, or an
+/// ECMAScript regular expression when `regex` is set) and the share of the
+/// zoom root they cover, counting a match inside another match once.
+struct FlameSearch {
+    std::vector<bool> matched;  ///< by node
+    double share = 0;
+};
+FlameSearch search_flame(const FlameDiff& d, const std::string& pattern, bool regex,
+                         const FlameLayoutOptions& opt = {});
+
+}  // namespace pathscope::analysis

@@ -1,0 +1,95 @@
+// pathscope-gui [STORE] [--screenshot PAGE -o FILE.png [--run REF] [--size WxH]]
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QTableView>
+#include <QTimer>
+#include <cstdio>
+
+#include "gui/main_window.h"
+#include "gui/models/run_list_model.h"
+
+using pathscope::gui::MainWindow;
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("pathscope"));
+    QApplication::setApplicationName(QStringLiteral("pathscope-gui"));
+    QApplication::setApplicationVersion(QStringLiteral(PATHSCOPE_VERSION_TEXT));
+    QCommandLineParser cli;
+    cli.setApplicationDescription(QStringLiteral(
+        "pathscope's desktop program: the runs of a store as stage tables and flame graphs."));
+    cli.addHelpOption();
+    cli.addVersionOption();
+    cli.addPositionalArgument(QStringLiteral("STORE"),
+                              QStringLiteral("the store to open (default: pathscope.db here)"));
+    const QCommandLineOption shot(QStringLiteral("screenshot"),
+                                  QStringLiteral("render PAGE (runs, stages, flame, stacks) to a "
+                                                 "PNG and exit"),
+                                  QStringLiteral("PAGE"));
+    const QCommandLineOption out({QStringLiteral("o"), QStringLiteral("output")},
+                                 QStringLiteral("the PNG to write"), QStringLiteral("FILE"));
+    const QCommandLineOption run(QStringLiteral("run"),
+                                 QStringLiteral("the run to show: id or label (default: the latest)"),
+                                 QStringLiteral("REF"));
+    const QCommandLineOption size(QStringLiteral("size"),
+                                  QStringLiteral("window size (default 1400x860)"),
+                                  QStringLiteral("WxH"));
+    cli.addOptions({shot, out, run, size});
+    cli.process(app);
+
+    const QStringList args = cli.positionalArguments();
+    const QString store = args.isEmpty() ? QStringLiteral("pathscope.db") : args[0];
+    const bool headless = cli.isSet(shot);
+    MainWindow w;
+    if (cli.isSet(size)) {
+        const QStringList wh = cli.value(size).split('x');
+        if (wh.size() != 2 || wh[0].toInt() < 200 || wh[1].toInt() < 150) {
+            std::fprintf(stderr, "pathscope-gui: --size takes WIDTHxHEIGHT, like 1400x860\n");
+            return 2;
+        }
+        w.resize(wh[0].toInt(), wh[1].toInt());
+    }
+    const QString error = w.open_store(store, !headless);
+    if (headless) {
+        if (!error.isEmpty()) {
+            std::fprintf(stderr, "pathscope-gui: %s\n", qPrintable(error));
+            return 1;
+        }
+        if (!cli.isSet(out)) {
+            std::fprintf(stderr, "pathscope-gui: --screenshot needs -o FILE.png\n");
+            return 2;
+        }
+        const QString page = cli.value(shot);
+        const QString ref = cli.isSet(run) ? cli.value(run) : QString();
+        if (page != QLatin1String("runs")) {
+            const bool picked = ref.isEmpty()
+                                    ? w.select_run(QString::number(
+                                          w.runs()->rowCount() ? w.runs()->run(w.runs()->rowCount() - 1)->id : 0))
+                                    : w.select_run(ref);
+            if (!picked) {
+                std::fprintf(stderr, "pathscope-gui: no run '%s' in %s\n", qPrintable(ref),
+                             qPrintable(store));
+                return 1;
+            }
+            if (!w.show_page(page)) {
+                std::fprintf(stderr,
+                             "pathscope-gui: no page '%s' (runs, stages, flame or stacks)\n",
+                             qPrintable(page));
+                return 2;
+            }
+        }
+        w.show();
+        w.wait_until_loaded();
+        QApplication::processEvents();
+        if (!w.grab().save(cli.value(out))) {
+            std::fprintf(stderr, "pathscope-gui: cannot write %s\n", qPrintable(cli.value(out)));
+            return 1;
+        }
+        std::printf("wrote %s\n", qPrintable(cli.value(out)));
+        return 0;
+    }
+    w.show();
+    if (error.isEmpty() && w.runs()->rowCount())
+        w.select_run(QString::number(w.runs()->run(w.runs()->rowCount() - 1)->id));
+    return app.exec();
+}

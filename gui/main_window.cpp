@@ -1,0 +1,266 @@
+#include "gui/main_window.h"
+
+#include <QApplication>
+#include <QFileDialog>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPainter>
+#include <QProgressBar>
+#include <QSettings>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QStyledItemDelegate>
+#include <QTabWidget>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "analysis/run_summary.h"
+#include "analysis/run_view.h"
+#include "gui/models/run_list_model.h"
+#include "gui/models/stage_table_model.h"
+#include "gui/pages/flame_page.h"
+
+namespace pathscope::gui {
+
+namespace {
+
+// Numbers with a bar behind them in proportion to their column's largest.
+class BarDelegate : public QStyledItemDelegate {
+  public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+    void paint(QPainter* p, const QStyleOptionViewItem& option,
+               const QModelIndex& index) const override {
+        const QVariant bar = index.data(StageTableModel::BarRole);
+        if (bar.isValid()) {
+            QRectF r = option.rect.adjusted(2, 3, -2, -3);
+            r.setWidth(r.width() * std::clamp(bar.toDouble(), 0.0, 1.0));
+            p->fillRect(r, QColor(0xf0, 0xb0, 0x60, 110));
+        }
+        QStyledItemDelegate::paint(p, option, index);
+    }
+};
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+    setWindowTitle(QStringLiteral("pathscope"));
+    runs_ = new RunListModel(this);
+    run_proxy_ = new QSortFilterProxyModel(this);
+    run_proxy_->setSourceModel(runs_);
+    run_proxy_->setSortRole(RunListModel::SortRole);
+    run_proxy_->setFilterKeyColumn(-1);  // the filter box searches every column
+    run_proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    run_view_ = new QTableView;
+    run_view_->setModel(run_proxy_);
+    run_view_->setSortingEnabled(true);
+    run_view_->sortByColumn(RunListModel::Id, Qt::AscendingOrder);
+    run_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    run_view_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    run_view_->verticalHeader()->hide();
+    run_view_->horizontalHeader()->setStretchLastSection(true);
+    filter_ = new QLineEdit;
+    filter_->setPlaceholderText(tr("filter runs (label, status, host, settings, ...)"));
+    filter_->setClearButtonEnabled(true);
+    connect(filter_, &QLineEdit::textChanged, run_proxy_,
+            &QSortFilterProxyModel::setFilterFixedString);
+    auto* left = new QWidget;
+    auto* left_layout = new QVBoxLayout(left);
+    left_layout->setContentsMargins(0, 0, 0, 0);
+    left_layout->addWidget(filter_);
+    left_layout->addWidget(run_view_);
+
+    stages_ = new StageTableModel(this);
+    stage_proxy_ = new StageSortProxy(this);
+    stage_proxy_->setSourceModel(stages_);
+    stage_view_ = new QTableView;
+    stage_view_->setModel(stage_proxy_);
+    stage_view_->setSortingEnabled(true);
+    // Graph order until a header is clicked.
+    stage_view_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
+    stage_proxy_->sort(-1);
+    stage_view_->setItemDelegate(new BarDelegate(stage_view_));
+    stage_view_->verticalHeader()->hide();
+    stage_view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    connect(stage_view_, &QTableView::clicked, this, &MainWindow::stage_clicked);
+    warning_ = new QLabel;
+    warning_->setWordWrap(true);
+    warning_->setStyleSheet(QStringLiteral("background: #fff0c0; color: #703000; padding: 6px"));
+    warning_->hide();
+    auto* stage_page = new QWidget;
+    auto* stage_layout = new QVBoxLayout(stage_page);
+    stage_layout->addWidget(warning_);
+    stage_layout->addWidget(stage_view_);
+    auto* legend = new QLabel(
+        tr("busy calls handled at least one packet; per-call and per-packet figures count busy "
+           "calls only. idle: the share of a stage's cycles spent polling empty queues. cyc/rx "
+           "pkt: busy cycles over all received packets; the rows add up to \"all stages\". Click "
+           "a stage to see it in the flame graph."));
+    legend->setWordWrap(true);
+    stage_layout->addWidget(legend);
+
+    flame_ = new FlamePage;
+    stacks_ = new FlamePage;
+    pages_ = new QTabWidget;
+    pages_->addTab(stage_page, tr("Stages"));
+    pages_->addTab(flame_, tr("Flame graph"));
+    pages_->addTab(stacks_, tr("Sampled stacks"));
+    header_ = new QLabel;
+    header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* right = new QWidget;
+    auto* right_layout = new QVBoxLayout(right);
+    right_layout->setContentsMargins(0, 0, 0, 0);
+    right_layout->addWidget(header_);
+    right_layout->addWidget(pages_, 1);
+
+    auto* split = new QSplitter;
+    split->addWidget(left);
+    split->addWidget(right);
+    split->setStretchFactor(1, 3);
+    split->setSizes({380, 1020});
+    setCentralWidget(split);
+    progress_ = new QProgressBar;
+    progress_->setRange(0, 0);  // busy
+    progress_->setMaximumWidth(120);
+    progress_->hide();
+    statusBar()->addPermanentWidget(progress_);
+
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open store..."), QKeySequence::Open, this, &MainWindow::choose_store);
+    QMenu* recent = file->addMenu(tr("Open &recent"));
+    connect(recent, &QMenu::aboutToShow, this, [this, recent] {
+        recent->clear();
+        for (const QString& f : QSettings().value("recent").toStringList())
+            recent->addAction(f, this, [this, f] { open_store(f, true); });
+    });
+    file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
+
+    connect(run_view_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &MainWindow::load_selected);
+    connect(&watcher_, &QFutureWatcher<LoadedRun>::finished, this, &MainWindow::loaded);
+    resize(1400, 860);
+}
+
+void MainWindow::choose_store() {
+    const QString f = QFileDialog::getOpenFileName(this, tr("Open a pathscope store"), {},
+                                                   tr("pathscope stores (*.db);;all files (*)"));
+    if (!f.isEmpty()) open_store(f, true);
+}
+
+QString MainWindow::open_store(const QString& path, bool interactive) {
+    StoreListing listing = list_store(path.toStdString());
+    if (!listing.error.isEmpty()) {
+        statusBar()->showMessage(listing.error);
+        if (interactive) QMessageBox::critical(this, tr("Cannot open the store"), listing.error);
+        return listing.error;
+    }
+    path_ = path.toStdString();
+    runs_->set_runs(std::move(listing.runs), std::move(listing.trials_recorded));
+    setWindowTitle(QStringLiteral("pathscope - %1").arg(path));
+    statusBar()->showMessage(tr("%1: %2 runs").arg(path).arg(runs_->rowCount()));
+    QSettings settings;
+    QStringList recent = settings.value("recent").toStringList();
+    recent.removeAll(path);
+    recent.prepend(path);
+    settings.setValue("recent", recent.mid(0, 10));
+    return {};
+}
+
+bool MainWindow::select_run(const QString& ref) {
+    int best = -1;
+    for (int row = 0; row < runs_->rowCount(); ++row) {
+        const db::RunInfo* r = runs_->run(row);
+        if (QString::number(r->id) == ref) {
+            best = row;
+            break;
+        }
+        if (QString::fromStdString(r->label) == ref) best = row;  // the latest with that label
+    }
+    if (best < 0) return false;
+    const QModelIndex at = run_proxy_->mapFromSource(runs_->index(best, 0));
+    run_view_->selectionModel()->select(
+        at, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    run_view_->scrollTo(at);
+    return true;
+}
+
+void MainWindow::load_selected() {
+    const QModelIndexList rows = run_view_->selectionModel()->selectedRows();
+    if (rows.isEmpty() || path_.empty()) return;
+    const db::RunInfo* r = runs_->run(run_proxy_->mapToSource(rows.first()).row());
+    if (!r) return;
+    const unsigned generation = ++generation_;
+    const std::string path = path_;
+    const int64_t id = r->id;
+    progress_->show();
+    statusBar()->showMessage(tr("loading run %1...").arg(id));
+    watcher_.setFuture(QtConcurrent::run([path, id, generation] {
+        LoadedRun run = load_run(path, id);
+        run.generation = generation;
+        return run;
+    }));
+}
+
+void MainWindow::loaded() {
+    const LoadedRun run = watcher_.result();
+    if (run.generation != generation_) return;  // a newer load is on its way
+    progress_->hide();
+    if (!run.error.isEmpty()) {
+        statusBar()->showMessage(run.error);
+        return;
+    }
+    shown_ = run.generation;
+    const db::RunInfo& info = run.summary.info;
+    header_->setText(QStringLiteral("<b>run %1 \"%2\"</b> %3, %4 &nbsp; %5")
+                         .arg(info.id)
+                         .arg(QString::fromStdString(info.label).toHtmlEscaped())
+                         .arg(QString::fromStdString(info.kind))
+                         .arg(QString::fromStdString(info.status))
+                         .arg(QString::fromStdString(info.started_at)));
+    stages_->set_summary(run.summary);
+    const std::string warn = analysis::starved_warning("run " + std::to_string(info.id),
+                                                       run.summary.worker);
+    warning_->setText(QString::fromStdString(warn));
+    warning_->setVisible(!warn.empty());
+    flame_->set_diff(run.stages, false, tr("cycles/rx pkt"),
+                     tr("Stage tree: busy cycles per received packet (exact counters)"));
+    if (run.stacks)
+        stacks_->set_diff(run.stacks, false, tr("share of samples"),
+                          tr("Sampled call stacks: %1").arg(run.stack_event));
+    else
+        stacks_->set_diff(nullptr, false, {}, tr("This run has no sampled call stacks."));
+    statusBar()->showMessage(tr("run %1 loaded").arg(info.id));
+}
+
+void MainWindow::wait_until_loaded() {
+    while (shown_ != generation_ && generation_ != 0) {
+        watcher_.waitForFinished();
+        QCoreApplication::processEvents();
+        if (watcher_.isFinished() && watcher_.result().generation == generation_ &&
+            !watcher_.result().error.isEmpty())
+            break;
+    }
+}
+
+bool MainWindow::show_page(const QString& page) {
+    if (page == QLatin1String("stages")) pages_->setCurrentIndex(0);
+    else if (page == QLatin1String("flame")) pages_->setCurrentIndex(1);
+    else if (page == QLatin1String("stacks")) pages_->setCurrentIndex(2);
+    else return false;
+    return true;
+}
+
+void MainWindow::stage_clicked(const QModelIndex& index) {
+    const QString stage = stages_->stage(stage_proxy_->mapToSource(index).row());
+    if (stage.isEmpty()) return;
+    const int node = flame_->graph()->find_node(stage);
+    if (node < 0) return;
+    pages_->setCurrentWidget(flame_);
+    flame_->graph()->zoom_to(node);
+}
+
+}  // namespace pathscope::gui

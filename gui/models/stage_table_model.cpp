@@ -1,0 +1,130 @@
+#include "gui/models/stage_table_model.h"
+
+#include <QFont>
+#include <algorithm>
+
+namespace pathscope::gui {
+
+StageTableModel::StageTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void StageTableModel::set_summary(const analysis::RunSummary& summary) {
+    beginResetModel();
+    rows_ = summary.stages;
+    if (!rows_.empty()) rows_.push_back(summary.all);
+    idle_measured_ = summary.worker.measured;
+    column_max_.assign(ColumnCount, 0.0);
+    for (size_t r = 0; r + 1 < rows_.size(); ++r)
+        for (int c = BusyCalls; c < ColumnCount; ++c)
+            column_max_[c] = std::max(column_max_[c], number(rows_[r], c));
+    endResetModel();
+}
+
+QString StageTableModel::stage(int row) const {
+    if (row < 0 || static_cast<size_t>(row) + 1 >= rows_.size()) return {};
+    return QString::fromStdString(rows_[static_cast<size_t>(row)].name);
+}
+
+int StageTableModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
+
+int StageTableModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+double StageTableModel::number(const analysis::StageLine& s, int column) const {
+    switch (column) {
+        case BusyCalls: return static_cast<double>(s.busy_calls());
+        case Packets: return static_cast<double>(s.packets);
+        case PacketsPerCall: return s.packets_per_call();
+        case CyclesPerCall: return s.cycles_per_call();
+        case CyclesPerPacket: return s.cycles_per_packet();
+        case CyclesPerRxPacket: return s.cycles_per_rx_packet;
+        case IdleShare: return 100 * s.idle_share();
+        case Drops: return static_cast<double>(s.drops);
+    }
+    return 0;
+}
+
+QVariant StageTableModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid() || index.row() >= rowCount()) return {};
+    const analysis::StageLine& s = rows_[static_cast<size_t>(index.row())];
+    const bool total = static_cast<size_t>(index.row()) + 1 == rows_.size();
+    const int c = index.column();
+    if (role == Qt::DisplayRole) {
+        if (c == Stage) return QString::fromStdString(s.name);
+        // The total row shows only what adds up.
+        if (total && c != Packets && c != CyclesPerRxPacket && c != Drops && c != IdleShare)
+            return QString();
+        if (c == IdleShare && !idle_measured_) return QStringLiteral("-");
+        const double v = number(s, c);
+        switch (c) {
+            case BusyCalls:
+            case Packets:
+            case Drops: return QString::number(static_cast<qulonglong>(v));
+            case PacketsPerCall: return QString::number(v, 'f', 2);
+            case IdleShare: return QString::number(v, 'f', 1) + " %";
+            default: return QString::number(v, 'f', 1);
+        }
+    }
+    if (role == SortRole) {
+        // "all stages" sorts last whichever way: the proxy keeps it there.
+        if (c == Stage) return QString::fromStdString(s.name);
+        return number(s, c);
+    }
+    if (role == BarRole && c != Stage && !total) {
+        const double m = column_max_[static_cast<size_t>(c)];
+        return m > 0 ? number(s, c) / m : 0.0;
+    }
+    if (role == Qt::TextAlignmentRole && c != Stage)
+        return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::FontRole && total) {
+        QFont f;
+        f.setBold(true);
+        return f;
+    }
+    if (role == Qt::ToolTipRole && c == CyclesPerRxPacket)
+        return QStringLiteral("busy cycles over all received packets: the rows add up to "
+                              "\"all stages\"");
+    return {};
+}
+
+QVariant StageTableModel::headerData(int section, Qt::Orientation o, int role) const {
+    if (o != Qt::Horizontal) return {};
+    static const char* names[] = {"stage",      "busy calls", "packets",    "pkts/call", "cycles/call",
+                                  "cycles/pkt", "cyc/rx pkt", "idle",       "drops"};
+    static const char* tips[] = {
+        "the graph node",
+        "calls that handled at least one packet",
+        "packets the stage handled",
+        "packets per busy call",
+        "TSC cycles per busy call",
+        "busy cycles over the stage's own packets",
+        "busy cycles over all received packets (these add up)",
+        "share of the stage's cycles spent polling empty queues",
+        "packets dropped at this stage"};
+    if (section < 0 || section >= ColumnCount) return {};
+    if (role == Qt::DisplayRole) return QString(names[section]);
+    if (role == Qt::ToolTipRole) return QString(tips[section]);
+    return {};
+}
+
+}  // namespace pathscope::gui
+
+namespace pathscope::gui {
+
+StageSortProxy::StageSortProxy(QObject* parent) : QSortFilterProxyModel(parent) {
+    setSortRole(StageTableModel::SortRole);
+}
+
+bool StageSortProxy::lessThan(const QModelIndex& left, const QModelIndex& right) const {
+    const int last = sourceModel()->rowCount() - 1;
+    if (left.row() == last || right.row() == last) {
+        // Qt swaps the arguments for a descending sort; the total stays last.
+        const bool left_is_total = left.row() == last;
+        return sortOrder() == Qt::AscendingOrder ? !left_is_total : left_is_total;
+    }
+    return QSortFilterProxyModel::lessThan(left, right);
+}
+
+}  // namespace pathscope::gui

@@ -1,0 +1,64 @@
+// The Stages page's model: the rows of analysis::RunSummary (the same numbers
+// `pathscope show` prints), in graph order, with "all stages" last.
+#pragma once
+
+#include <QAbstractTableModel>
+
+#include "analysis/run_summary.h"
+
+namespace pathscope::gui {
+
+class StageTableModel : public QAbstractTableModel {
+    Q_OBJECT
+  public:
+    enum Column {
+        Stage,
+        BusyCalls,
+        Packets,
+        PacketsPerCall,
+        CyclesPerCall,
+        CyclesPerPacket,
+        CyclesPerRxPacket,
+        IdleShare,
+        Drops,
+        ColumnCount
+    };
+    static constexpr int SortRole = Qt::UserRole + 1;
+    /// 0..1 of the column's largest value, for the in-cell bars.
+    static constexpr int BarRole = Qt::UserRole + 2;
+
+    explicit StageTableModel(QObject* parent = nullptr);
+    void set_summary(const analysis::RunSummary& summary);
+    /// The stage on `row` ("" for the "all stages" row).
+    QString stage(int row) const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
+
+  private:
+    double number(const analysis::StageLine& s, int column) const;
+    std::vector<analysis::StageLine> rows_;  ///< stages, then "all stages"
+    std::vector<double> column_max_;
+    bool idle_measured_ = false;
+};
+
+}  // namespace pathscope::gui
+
+#include <QSortFilterProxyModel>
+
+namespace pathscope::gui {
+
+/// Sorts the stage table by any column, numbers as numbers, and keeps the
+/// "all stages" row last in either order.
+class StageSortProxy : public QSortFilterProxyModel {
+    Q_OBJECT
+  public:
+    explicit StageSortProxy(QObject* parent = nullptr);
+
+  protected:
+    bool lessThan(const QModelIndex& left, const QModelIndex& right) const override;
+};
+
+}  // namespace pathscope::gui

@@ -1,0 +1,49 @@
+#include "gui/run_loader.h"
+
+#include "analysis/run_metrics.h"
+#include "db/queries.h"
+#include "db/schema.h"
+
+namespace pathscope::gui {
+
+StoreListing list_store(const std::string& path) {
+    StoreListing out;
+    try {
+        auto db = db::open_store(path, db::Database::Mode::read_only);
+        out.runs = db::list_runs(*db);
+        for (const auto& r : out.runs)
+            out.trials_recorded.push_back(static_cast<int>(
+                db->scalar("SELECT count(*) FROM trials WHERE run_id = " + std::to_string(r.id))));
+    } catch (const std::exception& e) {
+        out.error = QString::fromStdString(e.what());
+        out.runs.clear();
+        out.trials_recorded.clear();
+    }
+    return out;
+}
+
+LoadedRun load_run(const std::string& path, int64_t id) {
+    LoadedRun out;
+    try {
+        db::RunData run;
+        {
+            auto db = db::open_store(path, db::Database::Mode::read_only);
+            run = db::load_run(*db, id);
+        }  // the connection closes here: no read transaction outlives the load
+        out.summary = analysis::summarize_run(run);
+        const analysis::FlameTree stages = analysis::stage_tree(run);
+        out.stages = std::make_shared<analysis::FlameDiff>(analysis::diff_trees(stages, stages));
+        const std::string event = analysis::main_stack_event(run);
+        if (!event.empty()) {
+            const analysis::FlameTree stacks = analysis::stack_tree(run, event);
+            out.stacks =
+                std::make_shared<analysis::FlameDiff>(analysis::diff_trees(stacks, stacks));
+            out.stack_event = QString::fromStdString(event);
+        }
+    } catch (const std::exception& e) {
+        out.error = QString::fromStdString(e.what());
+    }
+    return out;
+}
+
+}  // namespace pathscope::gui

@@ -1,0 +1,236 @@
+#include "gui/widgets/flame_graph_widget.h"
+
+#include <QHelpEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+#include <cmath>
+#include <functional>
+
+namespace pathscope::gui {
+
+FlameGraphWidget::FlameGraphWidget(QWidget* parent) : QWidget(parent) {
+    setMouseTracking(true);
+    setMinimumHeight(kRow * 4);
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
+}
+
+void FlameGraphWidget::set_diff(std::shared_ptr<const analysis::FlameDiff> diff,
+                                bool differential, const QString& unit) {
+    diff_ = std::move(diff);
+    differential_ = differential;
+    unit_ = unit;
+    root_ = 0;
+    back_.clear();
+    forward_.clear();
+    relayout();
+}
+
+void FlameGraphWidget::relayout() {
+    layout_ = {};
+    search_ = {};
+    if (diff_) {
+        analysis::FlameLayoutOptions opt;
+        opt.root = root_;
+        opt.differential = differential_;
+        opt.min_fraction = min_fraction_;
+        layout_ = analysis::layout_flame(*diff_, opt);
+        if (!pattern_.isEmpty())
+            search_ = analysis::search_flame(*diff_, pattern_.toStdString(), regex_, opt);
+    }
+    setMinimumHeight(std::max(4, layout_.depth + 1) * kRow);
+    updateGeometry();
+    update();
+}
+
+void FlameGraphWidget::zoom_to(int node) {
+    if (!diff_ || node < 0 || static_cast<size_t>(node) >= diff_->nodes.size() || node == root_)
+        return;
+    back_.push_back(root_);
+    forward_.clear();
+    root_ = node;
+    relayout();
+    emit zoomed(root_);
+}
+
+bool FlameGraphWidget::back() {
+    if (back_.empty()) return false;
+    forward_.push_back(root_);
+    root_ = back_.back();
+    back_.pop_back();
+    relayout();
+    emit zoomed(root_);
+    return true;
+}
+
+bool FlameGraphWidget::forward() {
+    if (forward_.empty()) return false;
+    back_.push_back(root_);
+    root_ = forward_.back();
+    forward_.pop_back();
+    relayout();
+    emit zoomed(root_);
+    return true;
+}
+
+QStringList FlameGraphWidget::breadcrumb() const {
+    QStringList path;
+    if (!diff_) return path;
+    for (int n = root_; n >= 0; n = diff_->nodes[static_cast<size_t>(n)].parent)
+        path.prepend(n == 0 ? QStringLiteral("all")
+                            : QString::fromStdString(diff_->nodes[static_cast<size_t>(n)].name));
+    return path;
+}
+
+double FlameGraphWidget::set_search(const QString& pattern, bool regex) {
+    pattern_ = pattern;
+    regex_ = regex;
+    relayout();
+    return search_.share;
+}
+
+void FlameGraphWidget::set_colours(Colours c) {
+    colours_ = c;
+    update();
+}
+
+void FlameGraphWidget::set_min_fraction(double f) {
+    min_fraction_ = f;
+    relayout();
+}
+
+QRectF FlameGraphWidget::geometry(const analysis::FlameRect& r) const {
+    const double w = width();
+    return QRectF(r.x * w, r.depth * kRow, std::max(0.5, r.width * w - 1), kRow - 1);
+}
+
+int FlameGraphWidget::nodeAt(const QPoint& pos) const {
+    for (const auto& r : layout_.rects)
+        if (r.node >= 0 && geometry(r).contains(pos)) return r.node;
+    return -1;
+}
+
+QRect FlameGraphWidget::rect_of(int node) const {
+    for (const auto& r : layout_.rects)
+        if (r.node == node) return geometry(r).toAlignedRect();
+    return {};
+}
+
+int FlameGraphWidget::find_node(const QString& name) const {
+    if (!diff_) return -1;
+    const std::string n = name.toStdString();
+    for (size_t i = 1; i < diff_->nodes.size(); ++i)
+        if (diff_->nodes[i].name == n) return static_cast<int>(i);
+    return -1;
+}
+
+QColor FlameGraphWidget::colour(const analysis::FlameRect& r) const {
+    if (r.node < 0) return QColor(0xd8, 0xd8, 0xd8);
+    const analysis::DiffNode& n = diff_->nodes[static_cast<size_t>(r.node)];
+    if (!search_.matched.empty() && search_.matched[static_cast<size_t>(r.node)])
+        return QColor(0xe0, 0x40, 0xe0);
+    if (differential_) {
+        if (n.noise) return QColor(0xc8, 0xc8, 0xc8);
+        const double k =
+            std::isfinite(n.relative) ? std::min(1.0, std::fabs(n.relative)) : 1.0;
+        const int fade = static_cast<int>(210 - 160 * k);
+        return n.delta > 0 ? QColor(255, fade, fade) : QColor(fade, fade, 255);
+    }
+    if (colours_ == Colours::by_depth)
+        return QColor::fromHsv((30 + r.depth * 23) % 60 + 10, 150, 240);
+    const size_t h = std::hash<std::string>{}(n.name);
+    return QColor(220 + static_cast<int>(h % 35), 90 + static_cast<int>((h >> 8) % 130),
+                  40 + static_cast<int>((h >> 16) % 50));
+}
+
+QString FlameGraphWidget::details(int node) const {
+    if (!diff_ || node < 0) return {};
+    const analysis::DiffNode& n = diff_->nodes[static_cast<size_t>(node)];
+    const double value = differential_ ? n.cand : n.base;
+    const double share = layout_.total > 0 ? value / layout_.total : 0;
+    QString name = node == 0 ? QStringLiteral("all") : QString::fromStdString(n.name);
+    QString s = QStringLiteral("%1\n%2 %3, %4% of the view")
+                    .arg(name)
+                    .arg(value, 0, 'g', 5)
+                    .arg(unit_)
+                    .arg(share * 100, 0, 'f', 2);
+    if (differential_) {
+        const QString rel = std::isfinite(n.relative)
+                                ? QStringLiteral("%1%").arg(n.relative * 100, 0, 'f', 1)
+                                : QStringLiteral("new");
+        s += QStringLiteral("\nbase %1, candidate %2 (%3)\n%4")
+                 .arg(n.base, 0, 'g', 5)
+                 .arg(n.cand, 0, 'g', 5)
+                 .arg(rel)
+                 .arg(n.noise ? QStringLiteral("within noise: ") + QString::fromStdString(diff_->method)
+                              : QStringLiteral("changed beyond noise"));
+    }
+    return s;
+}
+
+void FlameGraphWidget::paintEvent(QPaintEvent* e) {
+    QPainter p(this);
+    p.fillRect(e->rect(), palette().base());
+    if (!diff_) return;
+    const QFontMetricsF fm(font());
+    const double char_w = std::max(1.0, fm.averageCharWidth());
+    for (const auto& r : layout_.rects) {
+        const QRectF g = geometry(r);
+        if (!g.intersects(e->rect())) continue;
+        p.fillRect(g, colour(r));
+        const double room = g.width() - 6;
+        if (room < 4 * char_w) continue;
+        const std::string name =
+            r.node < 0 ? "others (" + std::to_string(r.merged) + ")"
+                       : (r.node == 0 ? std::string("all")
+                                      : diff_->nodes[static_cast<size_t>(r.node)].name);
+        const double share = layout_.total > 0 ? r.value / layout_.total : 0;
+        // Start from the average character width, then shrink until the
+        // proportional font's text really fits.
+        QString label;
+        for (auto chars = static_cast<size_t>(room / char_w) + 2; chars >= 4; --chars) {
+            label = QString::fromStdString(analysis::flame_label(name, share, chars));
+            if (fm.horizontalAdvance(label) <= room) break;
+            label.clear();
+        }
+        if (label.isEmpty()) continue;
+        p.setPen(Qt::black);
+        p.drawText(g.adjusted(3, 0, -3, 0), Qt::AlignVCenter | Qt::AlignLeft, label);
+    }
+}
+
+void FlameGraphWidget::mousePressEvent(QMouseEvent* e) {
+    if (e->button() == Qt::BackButton) {
+        back();
+        return;
+    }
+    if (e->button() == Qt::ForwardButton) {
+        forward();
+        return;
+    }
+    const int node = nodeAt(e->pos());
+    if (node >= 0) zoom_to(node);
+}
+
+void FlameGraphWidget::mouseMoveEvent(QMouseEvent* e) {
+    emit hovered(details(nodeAt(e->pos())));
+}
+
+bool FlameGraphWidget::event(QEvent* e) {
+    if (e->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(e);
+        const QString text = details(nodeAt(help->pos()));
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(help->globalPos(), text, this);
+        return true;
+    }
+    return QWidget::event(e);
+}
+
+QSize FlameGraphWidget::sizeHint() const {
+    return QSize(900, std::max(4, layout_.depth + 1) * kRow);
+}
+
+}  // namespace pathscope::gui
