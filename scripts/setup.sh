@@ -15,6 +15,9 @@ PACKAGES=(
   libsqlite3-dev                  # the store
   libpfm4-dev libdw-dev           # perf_event encoding; stack symbolization
   libfmt-dev nlohmann-json3-dev libcli11-dev  # text, JSON and the command line
+  qt6-base-dev qt6-charts-dev qt6-svg-dev     # pathscope-gui (Qt 6.4)
+  libqt6opengl6-dev libxkbcommon-dev libgl-dev  # ... which Qt's CMake packages need
+  fonts-dejavu-core               # a real font for the GUI's screenshots
   tshark                          # test: reads back annotated pcapng, checks the IPv6 walk
   linux-perf                      # test: an imported perf profile against perf report
   libgtest-dev                    # tests
@@ -73,16 +76,22 @@ run_tests() {
 }
 
 PRESET=${PATHSCOPE_PRESET:-dev}
-cmake --preset "$PRESET" -DPATHSCOPE_GUI=OFF >/dev/null
+cmake --preset "$PRESET" -DPATHSCOPE_GUI=ON >/dev/null
 cmake --build --preset "$PRESET"
 
 case "${1:-build}" in
-  run)  exec "build/$PRESET/cli/pathscope" run "${@:2}" ;;
+  run)
+    status=0
+    "build/$PRESET/cli/pathscope" run "${@:2}" || status=$?
+    echo "setup: the desktop program shows this run: build/$PRESET/gui/pathscope-gui pathscope.db"
+    echo "       (without a display: add --screenshot stages -o stages.png)"
+    exit "$status"
+    ;;
   test)
     run_tests "$PRESET" "${@:2}"
     if [ -z "${PATHSCOPE_PRESET:-}" ]; then
       echo "setup: the same tests under ASan + UBSan"
-      cmake --preset asan -DPATHSCOPE_GUI=OFF >/dev/null
+      cmake --preset asan -DPATHSCOPE_GUI=ON >/dev/null
       cmake --build --preset asan
       run_tests asan "${@:2}"
     fi
