@@ -2,9 +2,9 @@
 #pragma once
 
 #include <string>
+#include "db/records.h"
 #include <vector>
 
-#include "db/queries.h"
 
 namespace pathscope::analysis {
 

@@ -15,7 +15,7 @@
 #include "analysis/histogram.h"
 #include "analysis/ministat.h"
 #include "analysis/queue_skew.h"
-#include "db/queries.h"
+#include "db/records.h"
 
 namespace pathscope::analysis {
 

@@ -9,7 +9,7 @@
 #include "analysis/flame_tree.h"
 #include "analysis/metric_names.h"
 #include "analysis/run_summary.h"
-#include "db/queries.h"
+#include "db/records.h"
 
 namespace pathscope::analysis {
 

@@ -12,7 +12,6 @@
 
 #include "analysis/histogram.h"
 #include "analysis/metric_names.h"
-#include "db/queries.h"
 #include "db/records.h"
 
 namespace pathscope::analysis {

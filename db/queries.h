@@ -18,11 +18,7 @@ std::vector<RunInfo> list_runs(const Database& db);
 /// naming the store and how to list its runs when none matches.
 RunInfo find_run(const Database& db, const std::string& ref, std::string* note = nullptr);
 
-/// A run and all of its rows (histogram buckets, stacks with their frames).
-struct RunData {
-    RunInfo info;
-    Batch rows;
-};
+/// Run `run_id` and all of its rows (histogram buckets, stacks with their frames).
 RunData load_run(const Database& db, int64_t run_id);
 
 }  // namespace pathscope::db

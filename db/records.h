@@ -154,4 +154,10 @@ struct Batch {
     bool empty() const { return rows() == 0; }
 };
 
+/// A run and all of its rows (histogram buckets, stacks with their frames).
+struct RunData {
+    RunInfo info;
+    Batch rows;
+};
+
 }  // namespace pathscope::db
