@@ -36,9 +36,9 @@ struct FlameLayout {
 
 FlameLayout layout_flame(const FlameDiff& d, const FlameLayoutOptions& opt = {});
 
-/// A frame's label in `chars` characters: the whole name, else its end
-/// ("~walk", the function rather than the namespace), with the share in
-/// percent added where it fits; "" when not even a few characters fit.
+/// A frame's label in `chars` characters: the name with its share (of all)
+/// in percent where that fits, else the whole name, else its end ("~walk",
+/// the function rather than the namespace); "" when not even 4 fit.
 std::string flame_label(const std::string& name, double share, size_t chars);
 
 /// The nodes whose name matches `pattern` (a plain substring, or an

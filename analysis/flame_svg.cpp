@@ -1,5 +1,7 @@
 #include "analysis/flame_svg.h"
 
+#include "analysis/flame_layout.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -28,11 +30,10 @@ namespace {
 constexpr int kRow = 17;
 constexpr double kCharWidth = 7.0;
 
-std::string label(const std::string& name, double px) {
-    const auto fits = static_cast<size_t>(std::max(0.0, (px - 6) / kCharWidth));
-    if (fits < 3) return "";
-    if (name.size() <= fits) return name;
-    return name.substr(0, fits - 2) + "..";
+// The same rule as the desktop widget: the whole name with its share where
+// it fits, else the end of the name (the function, not the namespace).
+std::string label(const std::string& name, double share, double px) {
+    return flame_label(name, share, static_cast<size_t>(std::max(0.0, (px - 6) / kCharWidth)));
 }
 
 std::string fill(const DiffNode& n, bool differential) {
@@ -71,43 +72,37 @@ std::string hover(const DiffNode& n, const FlameSvgOptions& opt, double share) {
 
 std::string flame_svg(const FlameDiff& d, const FlameSvgOptions& opt) {
     if (d.nodes.empty()) return "";
-    auto value = [&](const DiffNode& n) { return opt.differential ? n.cand : n.base; };
-    const double whole = value(d.nodes[0]);
-    // x (fraction of the root) and depth of every node drawn.
-    std::vector<double> x(d.nodes.size(), 0.0);
-    std::vector<int> depth(d.nodes.size(), 0);
-    std::vector<bool> shown(d.nodes.size(), false);
+    FlameLayoutOptions lo;
+    lo.differential = opt.differential;
+    lo.min_fraction = opt.min_fraction;
+    const FlameLayout layout = layout_flame(d, lo);
     int max_depth = 0;
     std::string body;
-    for (size_t i = 0; i < d.nodes.size(); ++i) {
-        const DiffNode& n = d.nodes[i];
-        if (i > 0 && !shown[n.parent]) continue;
-        const double w = whole > 0 ? value(n) / whole : 0;
-        if (i > 0 && w < opt.min_fraction) continue;
-        shown[i] = true;
-        double cx = x[i];
-        for (int k : n.children) {
-            x[k] = cx;
-            depth[k] = depth[i] + 1;
-            cx += whole > 0 ? value(d.nodes[k]) / whole : 0;
-        }
-        max_depth = std::max(max_depth, depth[i]);
-        const double px = w * opt.width;
-        const std::string name = i == 0 ? "all" : n.name;
+    for (const FlameRect& r : layout.rects) {
+        max_depth = std::max(max_depth, r.depth);
+        const double px = r.width * opt.width;
+        const bool others = r.node < 0;
+        const std::string name = others ? "others (" + std::to_string(r.merged) + " frames)"
+                                 : r.node == 0 ? "all"
+                                               : d.nodes[static_cast<size_t>(r.node)].name;
         char geometry[256];
         std::snprintf(geometry, sizeof geometry,
-                      "<g class=\"f\" data-x=\"%.6f\" data-w=\"%.6f\" data-d=\"%d\">", x[i], w,
-                      depth[i]);
+                      "<g class=\"f\" data-x=\"%.6f\" data-w=\"%.6f\" data-d=\"%d\">", r.x,
+                      r.width, r.depth);
         char rect[256];
         std::snprintf(rect, sizeof rect,
                       "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" rx=\"2\" fill=\"%s\"/>",
-                      x[i] * opt.width, depth[i] * kRow + 24, std::max(0.1, px - 0.5), kRow - 1,
-                      fill(n, opt.differential).c_str());
+                      r.x * opt.width, r.depth * kRow + 24, std::max(0.1, px - 0.5), kRow - 1,
+                      others ? "#d8d8d8" : fill(d.nodes[static_cast<size_t>(r.node)], opt.differential).c_str());
         char text[128];
-        std::snprintf(text, sizeof text, "<text x=\"%.1f\" y=\"%d\">", x[i] * opt.width + 3,
-                      depth[i] * kRow + 24 + 12);
-        body += std::string(geometry) + "<title>" + xml_escape(name + hover(n, opt, w)) +
-                "</title>" + rect + text + xml_escape(label(name, px)) + "</text></g>\n";
+        std::snprintf(text, sizeof text, "<text x=\"%.1f\" y=\"%d\">", r.x * opt.width + 3,
+                      r.depth * kRow + 24 + 12);
+        const std::string details =
+            others ? " | " + std::to_string(r.merged) + " frames each under " +
+                         std::to_string(opt.min_fraction * 100) + "% of all"
+                   : hover(d.nodes[static_cast<size_t>(r.node)], opt, r.width);
+        body += std::string(geometry) + "<title>" + xml_escape(name + details) + "</title>" + rect +
+                text + xml_escape(label(name, r.width, px)) + "</text></g>\n";
     }
     char head[512];
     const int height = (max_depth + 1) * kRow + 30;

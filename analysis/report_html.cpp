@@ -23,10 +23,14 @@ svg.flame text{pointer-events:none}svg.flame .hint{fill:#666}
 // magenta, and the share of the root they cover is shown.
 const char* const kScript = R"(
 (function () {
-  function label(name, px) {
+  // As the report's SVG and the desktop widget label frames: the name with
+  // its share where it fits, else the end of the name (the function).
+  function label(name, share, px) {
     var fits = Math.floor((px - 6) / 7);
-    if (fits < 3) return '';
-    return name.length <= fits ? name : name.slice(0, fits - 2) + '..';
+    if (fits < 4) return '';
+    var full = name + ' ' + (share * 100).toFixed(1) + '%';
+    if (full.length <= fits) return full;
+    return name.length <= fits ? name : '~' + name.slice(name.length - (fits - 1));
   }
   document.querySelectorAll('svg.flame').forEach(function (svg) {
     var width = +svg.getAttribute('data-width');
@@ -47,7 +51,7 @@ const char* const kScript = R"(
         rect.setAttribute('x', nx.toFixed(1));
         rect.setAttribute('width', Math.max(0.1, nw - 0.5).toFixed(1));
         text.setAttribute('x', (nx + 3).toFixed(1));
-        text.textContent = label(g.dataset.n, nw);
+        text.textContent = label(g.dataset.n, w, nw);  // the share of all, at any zoom
       });
     }
     svg.addEventListener('click', function (e) {

@@ -184,7 +184,9 @@ void FlameGraphWidget::paintEvent(QPaintEvent* e) {
             r.node < 0 ? "others (" + std::to_string(r.merged) + ")"
                        : (r.node == 0 ? std::string("all")
                                       : diff_->nodes[static_cast<size_t>(r.node)].name);
-        const double share = layout_.total > 0 ? r.value / layout_.total : 0;
+        // Labels give the share of all, at any zoom (as the HTML report does).
+        const double whole = differential_ ? diff_->nodes[0].cand : diff_->nodes[0].base;
+        const double share = whole > 0 ? r.value / whole : 0;
         // Start from the average character width, then shrink until the
         // proportional font's text really fits.
         QString label;
