@@ -16,12 +16,15 @@
 #include "db/schema.h"
 #include "engine/eal.h"
 #include "engine/engine.h"
-#include "engine/ip6_ext.h"
+#include "analysis/ip6_ext.h"
 #include "engine/routes.h"
 
 namespace pathscope::capture {
 
 using namespace engine;
+using analysis::Ip6ExtStop;
+using analysis::Ip6ExtWalk;
+using analysis::walk_ip6_ext;
 
 namespace {
 

@@ -2,12 +2,16 @@
 // against the frame (padding is trimmed, short frames dropped), and a bounded
 // walk of the extension headers in which hop-by-hop may only come first.
 // Fragments are not reassembled (dropped as ip6_fragment).
-#include "engine/ip6_ext.h"
+#include "analysis/ip6_ext.h"
 #include "engine/nodes/nodes.h"
 
 namespace pathscope::engine {
 
 namespace {
+
+using analysis::Ip6ExtStop;
+using analysis::Ip6ExtWalk;
+using analysis::walk_ip6_ext;
 
 enum Edge : rte_edge_t { to_lookup, to_drop };
 

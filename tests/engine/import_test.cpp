@@ -13,7 +13,7 @@
 
 #include "capture/pcap_import.h"
 #include "capture/pcap_reader.h"
-#include "engine/ip6_ext.h"
+#include "analysis/ip6_ext.h"
 #include "db/queries.h"
 #include "db/schema.h"
 #include "tests/engine/eal_env.h"
@@ -143,12 +143,12 @@ TEST(Import, Ip6HeaderWalkAgreesWithWireshark) {
     if (files.empty()) PATHSCOPE_SKIP_UNLESS_SETUP("corpus folder " << test::kCorpusDir << " is absent");
     if (system("command -v tshark >/dev/null 2>&1") != 0)
         PATHSCOPE_SKIP_UNLESS_SETUP("tshark is not installed (scripts/setup.sh installs it)");
-    using engine::Ip6ExtStop;
-    const std::map<std::string, uint8_t> ext = {{"ipv6.hopopts", engine::kIp6HopByHop},
-                                                {"ipv6.routing", engine::kIp6Routing},
-                                                {"ipv6.fraghdr", engine::kIp6Fragment},
-                                                {"ipv6.dstopts", engine::kIp6DestOptions},
-                                                {"ah", engine::kIp6Ah}};
+    using analysis::Ip6ExtStop;
+    const std::map<std::string, uint8_t> ext = {{"ipv6.hopopts", analysis::kIp6HopByHop},
+                                                {"ipv6.routing", analysis::kIp6Routing},
+                                                {"ipv6.fraghdr", analysis::kIp6Fragment},
+                                                {"ipv6.dstopts", analysis::kIp6DestOptions},
+                                                {"ah", analysis::kIp6Ah}};
     const std::map<std::string, uint8_t> upper = {{"udp", 17}, {"tcp", 6},    {"icmpv6", 58},
                                                   {"dccp", 33}, {"ospf", 89}, {"pim", 103}};
     const std::map<Ip6ExtStop, std::string> summary = {{Ip6ExtStop::fragment, "ipv6-fragment"},
@@ -206,12 +206,12 @@ TEST(Import, Ip6HeaderWalkAgreesWithWireshark) {
             const uint32_t avail = static_cast<uint32_t>(frame.size() - 14);
             const uint32_t plen = static_cast<uint32_t>(ip[4] << 8 | ip[5]);
             if ((ip[0] >> 4) != 6 || (plen == 0 && ip[6] == 0)) continue;  // not v6; jumbogram
-            const engine::Ip6ExtWalk w = engine::walk_ip6_ext(ip, std::min(40 + plen, avail), avail);
+            const analysis::Ip6ExtWalk w = analysis::walk_ip6_ext(ip, std::min(40 + plen, avail), avail);
             std::vector<uint8_t> ws_chain;
             size_t u = k + 1;
             for (; u < tokens.size() && ext.count(tokens[u]); ++u) ws_chain.push_back(ext.at(tokens[u]));
             std::vector<uint8_t> ours(w.chain, w.chain + w.headers);
-            if (w.stop == Ip6ExtStop::fragment) ours.push_back(engine::kIp6Fragment);
+            if (w.stop == Ip6ExtStop::fragment) ours.push_back(analysis::kIp6Fragment);
             SCOPED_TRACE("packet " + std::to_string(i + 1) + ": " + dissected[i]);
             if (w.stop == Ip6ExtStop::upper || w.stop == Ip6ExtStop::fragment) {
                 // Wireshark dissects the inner packet of a fragment only when

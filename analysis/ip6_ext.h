@@ -1,11 +1,12 @@
 // The IPv6 extension-header walk (RFC 8200 section 4), written once and used
-// by the engine's ip6_input stage and by `import pcap`'s summary, so both
-// name a packet's upper layer alike. Plain C++ over bytes: no DPDK.
+// by the engine's ip6_input stage, `import pcap`'s summary and the GUI's
+// packet decoder, so all name a packet's upper layer alike. Plain C++ over
+// bytes, header-only: a leaf like the histogram layout, no DPDK.
 #pragma once
 
 #include <cstdint>
 
-namespace pathscope::engine {
+namespace pathscope::analysis {
 
 inline constexpr uint8_t kIp6HopByHop = 0, kIp6Routing = 43, kIp6Fragment = 44, kIp6Ah = 51,
                          kIp6DestOptions = 60;
@@ -81,4 +82,4 @@ inline Ip6ExtWalk walk_ip6_ext(const uint8_t* ip, uint32_t ip_len, uint32_t read
     }
 }
 
-}  // namespace pathscope::engine
+}  // namespace pathscope::analysis
