@@ -23,18 +23,24 @@ int main(int argc, char** argv) {
     cli.addPositionalArgument(QStringLiteral("STORE"),
                               QStringLiteral("the store to open (default: pathscope.db here)"));
     const QCommandLineOption shot(QStringLiteral("screenshot"),
-                                  QStringLiteral("render PAGE (runs, stages, flame, stacks) to a "
-                                                 "PNG and exit"),
+                                  QStringLiteral("render PAGE (runs, stages, flame, stacks, queues, "
+                                                 "histograms, traces, compare) to a PNG and exit"),
                                   QStringLiteral("PAGE"));
     const QCommandLineOption out({QStringLiteral("o"), QStringLiteral("output")},
                                  QStringLiteral("the PNG to write"), QStringLiteral("FILE"));
     const QCommandLineOption run(QStringLiteral("run"),
                                  QStringLiteral("the run to show: id or label (default: the latest)"),
                                  QStringLiteral("REF"));
+    const QCommandLineOption baseline(QStringLiteral("baseline"),
+                                      QStringLiteral("compare: the base run (id or label)"),
+                                      QStringLiteral("REF"));
+    const QCommandLineOption candidate(QStringLiteral("candidate"),
+                                       QStringLiteral("compare: the candidate run (id or label)"),
+                                       QStringLiteral("REF"));
     const QCommandLineOption size(QStringLiteral("size"),
                                   QStringLiteral("window size (default 1400x860)"),
                                   QStringLiteral("WxH"));
-    cli.addOptions({shot, out, run, size});
+    cli.addOptions({shot, out, run, baseline, candidate, size});
     cli.process(app);
 
     const QStringList args = cli.positionalArguments();
@@ -61,7 +67,18 @@ int main(int argc, char** argv) {
         }
         const QString page = cli.value(shot);
         const QString ref = cli.isSet(run) ? cli.value(run) : QString();
-        if (page != QLatin1String("runs")) {
+        if (cli.isSet(baseline) || cli.isSet(candidate)) {
+            if (!w.select_pair(cli.value(baseline), cli.value(candidate))) {
+                std::fprintf(stderr, "pathscope-gui: no runs '%s' and '%s' in %s\n",
+                             qPrintable(cli.value(baseline)), qPrintable(cli.value(candidate)),
+                             qPrintable(store));
+                return 1;
+            }
+            if (!w.show_page(page)) {
+                std::fprintf(stderr, "pathscope-gui: no page '%s'\n", qPrintable(page));
+                return 2;
+            }
+        } else if (page != QLatin1String("runs")) {
             const bool picked = ref.isEmpty()
                                     ? w.select_run(QString::number(
                                           w.runs()->rowCount() ? w.runs()->run(w.runs()->rowCount() - 1)->id : 0))
@@ -73,13 +90,15 @@ int main(int argc, char** argv) {
             }
             if (!w.show_page(page)) {
                 std::fprintf(stderr,
-                             "pathscope-gui: no page '%s' (runs, stages, flame or stacks)\n",
+                             "pathscope-gui: no page '%s' (runs, stages, flame, stacks, queues, "
+                             "histograms, traces or compare)\n",
                              qPrintable(page));
                 return 2;
             }
         }
         w.show();
         w.wait_until_loaded();
+        w.show_page(page);  // loading a comparison turns to its page; the asked one wins
         QApplication::processEvents();
         if (!w.grab().save(cli.value(out))) {
             std::fprintf(stderr, "pathscope-gui: cannot write %s\n", qPrintable(cli.value(out)));

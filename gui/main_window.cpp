@@ -16,6 +16,11 @@
 #include <QStyledItemDelegate>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTableWidget>
+#include <QSvgGenerator>
+#include <algorithm>
+#include <fstream>
+#include <map>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -23,7 +28,13 @@
 #include "analysis/run_view.h"
 #include "gui/models/run_list_model.h"
 #include "gui/models/stage_table_model.h"
+#include "analysis/report.h"
+#include "db/schema.h"
+#include "gui/pages/compare_page.h"
 #include "gui/pages/flame_page.h"
+#include "gui/pages/histograms_page.h"
+#include "gui/pages/queues_page.h"
+#include "gui/pages/traces_page.h"
 
 namespace pathscope::gui {
 
@@ -95,6 +106,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     auto* stage_layout = new QVBoxLayout(stage_page);
     stage_layout->addWidget(warning_);
     stage_layout->addWidget(stage_view_);
+    drops_ = new QTableWidget(0, 3);
+    drops_->setHorizontalHeaderLabels({tr("drop reason"), tr("path"), tr("packets")});
+    drops_->verticalHeader()->hide();
+    drops_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    drops_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    drops_->horizontalHeader()->setStretchLastSection(true);
+    drops_->setMaximumHeight(180);
+    drops_->setToolTip(tr("click a reason to see its sampled packets"));
+    connect(drops_, &QTableWidget::cellClicked, this, [this](int row, int) { drop_clicked(row); });
     auto* legend = new QLabel(
         tr("busy calls handled at least one packet; per-call and per-packet figures count busy "
            "calls only. idle: the share of a stage's cycles spent polling empty queues. cyc/rx "
@@ -102,6 +122,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
            "a stage to see it in the flame graph."));
     legend->setWordWrap(true);
     stage_layout->addWidget(legend);
+    stage_layout->addWidget(drops_);
 
     flame_ = new FlamePage;
     stacks_ = new FlamePage;
@@ -109,6 +130,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     pages_->addTab(stage_page, tr("Stages"));
     pages_->addTab(flame_, tr("Flame graph"));
     pages_->addTab(stacks_, tr("Sampled stacks"));
+    queues_ = new QueuesPage;
+    histograms_ = new HistogramsPage;
+    traces_ = new TracesPage;
+    compare_ = new ComparePage;
+    pages_->addTab(queues_, tr("Queues"));
+    pages_->addTab(histograms_, tr("Histograms"));
+    pages_->addTab(traces_, tr("Packet traces"));
+    pages_->addTab(compare_, tr("Compare"));
     header_ = new QLabel;
     header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* right = new QWidget;
@@ -137,11 +166,32 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         for (const QString& f : QSettings().value("recent").toStringList())
             recent->addAction(f, this, [this, f] { open_store(f, true); });
     });
+    file->addAction(tr("Export &report (text, md, html)..."), this, [this] {
+        const QString f = QFileDialog::getSaveFileName(
+            this, tr("Export a report"), QStringLiteral("report.html"),
+            tr("HTML (*.html);;Markdown (*.md);;text (*.txt)"));
+        if (f.isEmpty()) return;
+        const QString err = export_report(f);
+        if (!err.isEmpty()) QMessageBox::warning(this, tr("Export"), err);
+    });
+    file->addAction(tr("Export &view (PNG, SVG)..."), this, [this] {
+        const QString f = QFileDialog::getSaveFileName(this, tr("Export this view"),
+                                                       QStringLiteral("view.png"),
+                                                       tr("PNG (*.png);;SVG (*.svg)"));
+        if (f.isEmpty()) return;
+        const QString err = export_view(f);
+        if (!err.isEmpty()) QMessageBox::warning(this, tr("Export"), err);
+    });
+    QAction* live = file->addAction(tr("&Live view (follow a running capture)"));
+    live->setCheckable(true);
+    live->setChecked(true);
+    connect(live, &QAction::toggled, this, [this](bool on) { set_live(on ? 500 : 0); });
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
 
     connect(run_view_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &MainWindow::load_selected);
     connect(&watcher_, &QFutureWatcher<LoadedRun>::finished, this, &MainWindow::loaded);
+    connect(&live_timer_, &QTimer::timeout, this, &MainWindow::poll_store);
     resize(1400, 860);
 }
 
@@ -160,6 +210,12 @@ QString MainWindow::open_store(const QString& path, bool interactive) {
     }
     path_ = path.toStdString();
     runs_->set_runs(std::move(listing.runs), std::move(listing.trials_recorded));
+    try {  // the live view's own connection, on this thread
+        live_ = std::make_unique<db::Database>(path_, db::Database::Mode::read_only);
+        data_version_ = live_->scalar("PRAGMA data_version");
+    } catch (const std::exception&) {
+        live_.reset();
+    }
     setWindowTitle(QStringLiteral("pathscope - %1").arg(path));
     statusBar()->showMessage(tr("%1: %2 runs").arg(path).arg(runs_->rowCount()));
     QSettings settings;
@@ -193,13 +249,21 @@ void MainWindow::load_selected() {
     if (rows.isEmpty() || path_.empty()) return;
     const db::RunInfo* r = runs_->run(run_proxy_->mapToSource(rows.first()).row());
     if (!r) return;
+    // Two runs: the later selected row is the candidate, the other the base.
+    const db::RunInfo* other =
+        rows.size() == 2 ? runs_->run(run_proxy_->mapToSource(rows.last()).row()) : nullptr;
+    int64_t base = 0, id = r->id;
+    if (other) {
+        base = std::min(r->id, other->id);
+        id = std::max(r->id, other->id);
+    }
     const unsigned generation = ++generation_;
     const std::string path = path_;
-    const int64_t id = r->id;
     progress_->show();
-    statusBar()->showMessage(tr("loading run %1...").arg(id));
-    watcher_.setFuture(QtConcurrent::run([path, id, generation] {
-        LoadedRun run = load_run(path, id);
+    statusBar()->showMessage(other ? tr("comparing run %1 against run %2...").arg(id).arg(base)
+                                   : tr("loading run %1...").arg(id));
+    watcher_.setFuture(QtConcurrent::run([path, id, base, generation] {
+        LoadedRun run = base ? load_pair(path, base, id) : load_run(path, id);
         run.generation = generation;
         return run;
     }));
@@ -222,6 +286,15 @@ void MainWindow::loaded() {
                          .arg(QString::fromStdString(info.status))
                          .arg(QString::fromStdString(info.started_at)));
     stages_->set_summary(run.summary);
+    data_ = run.data;
+    fill_drops(*run.data);
+    queues_->set_run(run.data);
+    histograms_->set_run(run.data);
+    traces_->set_run(run.data);
+    if (run.report) {
+        compare_->set_report(run.report);
+        pages_->setCurrentWidget(compare_);
+    }
     const std::string warn = analysis::starved_warning("run " + std::to_string(info.id),
                                                        run.summary.worker);
     warning_->setText(QString::fromStdString(warn));
@@ -247,16 +320,125 @@ void MainWindow::wait_until_loaded() {
 }
 
 bool MainWindow::show_page(const QString& page) {
-    if (page == QLatin1String("stages")) pages_->setCurrentIndex(0);
-    else if (page == QLatin1String("flame")) pages_->setCurrentIndex(1);
-    else if (page == QLatin1String("stacks")) pages_->setCurrentIndex(2);
-    else return false;
+    const QStringList names = {"stages", "flame", "stacks", "queues", "histograms", "traces",
+                               "compare"};
+    if (page == QLatin1String("runs")) return true;  // the run browser is always shown
+    const int i = static_cast<int>(names.indexOf(page));
+    if (i < 0) return false;
+    pages_->setCurrentIndex(i);
+    return true;
+}
+
+bool MainWindow::select_pair(const QString& base, const QString& cand) {
+    if (!select_run(base)) return false;
+    int row = -1;
+    for (int r = 0; r < runs_->rowCount(); ++r) {
+        const db::RunInfo* info = runs_->run(r);
+        if (QString::number(info->id) == cand) {
+            row = r;
+            break;
+        }
+        if (QString::fromStdString(info->label) == cand) row = r;
+    }
+    if (row < 0) return false;
+    run_view_->selectionModel()->select(run_proxy_->mapFromSource(runs_->index(row, 0)),
+                                        QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    return true;
+}
+
+void MainWindow::fill_drops(const db::RunData& run) {
+    std::map<std::pair<std::string, std::string>, uint64_t> by_reason;
+    for (const auto& d : run.rows.drops) by_reason[{d.reason, d.path}] += d.packets;
+    drops_->setRowCount(static_cast<int>(by_reason.size()));
+    int row = 0;
+    for (const auto& [key, n] : by_reason) {
+        drops_->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(key.first)));
+        drops_->setItem(row, 1, new QTableWidgetItem(QString::fromStdString(key.second)));
+        auto* count = new QTableWidgetItem(QString::number(n));
+        count->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        drops_->setItem(row++, 2, count);
+    }
+}
+
+void MainWindow::drop_clicked(int row) {
+    const QTableWidgetItem* reason = drops_->item(row, 0);
+    if (!reason) return;
+    pages_->setCurrentWidget(traces_);
+    traces_->filter(QStringLiteral("dropped: ") + reason->text());
+}
+
+QString MainWindow::export_report(const QString& file) {
+    if (!data_) return tr("select a run first");
+    std::string (*render)(const analysis::Report&) = analysis::render_report_html;
+    if (file.endsWith(".md")) render = analysis::render_report_markdown;
+    if (file.endsWith(".txt")) render = analysis::render_report_text;
+    const analysis::Report* shown = compare_->report();
+    const std::string text =
+        shown && shown->cand.id == data_->info.id
+            ? render(*shown)
+            : render(analysis::build_report(*data_, nullptr, analysis::ReportOptions{}));
+    std::ofstream out(file.toStdString(), std::ios::binary);
+    out << text;
+    out.close();
+    return out ? QString() : tr("cannot write %1").arg(file);
+}
+
+QString MainWindow::export_view(const QString& file) {
+    QWidget* page = pages_->currentWidget();
+    if (file.endsWith(".svg", Qt::CaseInsensitive)) {
+        QSvgGenerator svg;
+        svg.setFileName(file);
+        svg.setSize(page->size());
+        svg.setViewBox(QRect(QPoint(0, 0), page->size()));
+        svg.setTitle(QStringLiteral("pathscope"));
+        QPainter painter(&svg);
+        page->render(&painter);
+        return painter.end() ? QString() : tr("cannot write %1").arg(file);
+    }
+    return page->grab().save(file) ? QString() : tr("cannot write %1").arg(file);
+}
+
+void MainWindow::set_live(int ms) {
+    if (ms > 0)
+        live_timer_.start(ms);
+    else
+        live_timer_.stop();
+}
+
+bool MainWindow::poll_store() {
+    // data_version changes when another connection commits; the query runs
+    // in its own implicit transaction, so no read transaction stays open to
+    // starve the capture's WAL checkpoints.
+    if (!live_) return false;
+    int64_t v = 0;
+    try {
+        v = live_->scalar("PRAGMA data_version");
+    } catch (const std::exception&) {
+        return false;
+    }
+    if (v == data_version_) return false;
+    data_version_ = v;
+    std::vector<int64_t> selected;
+    for (const QModelIndex& i : run_view_->selectionModel()->selectedRows())
+        if (const db::RunInfo* r = runs_->run(run_proxy_->mapToSource(i).row())) selected.push_back(r->id);
+    StoreListing listing = list_store(path_);
+    if (!listing.error.isEmpty()) return false;
+    {
+        const QSignalBlocker block(run_view_->selectionModel());
+        runs_->set_runs(std::move(listing.runs), std::move(listing.trials_recorded));
+        for (int row = 0; row < runs_->rowCount(); ++row)
+            if (std::find(selected.begin(), selected.end(), runs_->run(row)->id) != selected.end())
+                run_view_->selectionModel()->select(run_proxy_->mapFromSource(runs_->index(row, 0)),
+                                                    QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    }
+    load_selected();  // the selected run, with what was committed since
     return true;
 }
 
 void MainWindow::stage_clicked(const QModelIndex& index) {
     const QString stage = stages_->stage(stage_proxy_->mapToSource(index).row());
     if (stage.isEmpty()) return;
+    histograms_->show_stage(stage);
     const int node = flame_->graph()->find_node(stage);
     if (node < 0) return;
     pages_->setCurrentWidget(flame_);

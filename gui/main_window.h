@@ -7,8 +7,11 @@
 
 #include <QFutureWatcher>
 #include <QMainWindow>
+#include <QTimer>
+#include <memory>
 #include <optional>
 
+#include "db/sqlite.h"
 #include "gui/run_loader.h"
 
 class QLabel;
@@ -17,11 +20,16 @@ class QProgressBar;
 class QSortFilterProxyModel;
 class QTabWidget;
 class QTableView;
+class QTableWidget;
 
 namespace pathscope::gui {
 
+class ComparePage;
 class FlamePage;
+class HistogramsPage;
+class QueuesPage;
 class RunListModel;
+class TracesPage;
 class StageSortProxy;
 class StageTableModel;
 
@@ -35,10 +43,22 @@ class MainWindow : public QMainWindow {
     QString open_store(const QString& path, bool interactive = false);
     /// Selects the run named by `ref` (id or label, the latest with that label).
     bool select_run(const QString& ref);
+    /// Selects two runs: the comparison page compares `cand` against `base`.
+    bool select_pair(const QString& base, const QString& cand);
     /// Blocks until the selected run's pages are filled (for screenshots and tests).
     void wait_until_loaded();
-    /// Shows the page named `page`: stages, flame, stacks. False for another name.
+    /// Shows the page named `page`: runs, stages, flame, stacks, queues,
+    /// histograms, traces, compare. False for another name.
     bool show_page(const QString& page);
+    /// Writes the selected run (or comparison) as a report: text, md or html
+    /// by the file's ending, through the renderers the CLI uses.
+    QString export_report(const QString& file);
+    /// Writes the current page as PNG, or SVG for a .svg file.
+    QString export_view(const QString& file);
+    /// Live view: the store is polled for commits of other processes
+    /// (PRAGMA data_version) every `ms`; 0 stops. Returns whether it changed.
+    void set_live(int ms);
+    bool poll_store();
 
     RunListModel* runs() const { return runs_; }
     QSortFilterProxyModel* run_proxy() const { return run_proxy_; }
@@ -51,12 +71,21 @@ class MainWindow : public QMainWindow {
     FlamePage* stacks_page() const { return stacks_; }
     QTabWidget* pages() const { return pages_; }
     QLabel* warning() const { return warning_; }
+    QTableWidget* drops() const { return drops_; }
+    QueuesPage* queues_page() const { return queues_; }
+    HistogramsPage* histograms_page() const { return histograms_; }
+    TracesPage* traces_page() const { return traces_; }
+    ComparePage* compare_page() const { return compare_; }
+    /// The selected run's rows (null before one is loaded).
+    std::shared_ptr<const db::RunData> run_data() const { return data_; }
 
   private:
     void load_selected();
     void loaded();
     void stage_clicked(const QModelIndex& index);
     void choose_store();
+    void drop_clicked(int row);
+    void fill_drops(const db::RunData& run);
 
     std::string path_;
     RunListModel* runs_;
@@ -68,6 +97,15 @@ class MainWindow : public QMainWindow {
     QTableView* stage_view_;
     FlamePage* flame_;
     FlamePage* stacks_;
+    QueuesPage* queues_;
+    HistogramsPage* histograms_;
+    TracesPage* traces_;
+    ComparePage* compare_;
+    QTableWidget* drops_;
+    std::shared_ptr<const db::RunData> data_;
+    std::unique_ptr<db::Database> live_;  ///< polled for data_version; no transaction held
+    int64_t data_version_ = -1;
+    QTimer live_timer_;
     QTabWidget* pages_;
     QLabel* header_;
     QLabel* warning_;

@@ -31,6 +31,7 @@ LoadedRun load_run(const std::string& path, int64_t id) {
             run = db::load_run(*db, id);
         }  // the connection closes here: no read transaction outlives the load
         out.summary = analysis::summarize_run(run);
+        out.data = std::make_shared<db::RunData>(run);
         const analysis::FlameTree stages = analysis::stage_tree(run);
         out.stages = std::make_shared<analysis::FlameDiff>(analysis::diff_trees(stages, stages));
         const std::string event = analysis::main_stack_event(run);
@@ -40,6 +41,23 @@ LoadedRun load_run(const std::string& path, int64_t id) {
                 std::make_shared<analysis::FlameDiff>(analysis::diff_trees(stacks, stacks));
             out.stack_event = QString::fromStdString(event);
         }
+    } catch (const std::exception& e) {
+        out.error = QString::fromStdString(e.what());
+    }
+    return out;
+}
+
+LoadedRun load_pair(const std::string& path, int64_t base, int64_t cand) {
+    LoadedRun out = load_run(path, cand);
+    if (!out.error.isEmpty()) return out;
+    try {
+        db::RunData b;
+        {
+            auto db = db::open_store(path, db::Database::Mode::read_only);
+            b = db::load_run(*db, base);
+        }
+        out.report = std::make_shared<analysis::Report>(
+            analysis::build_report(b, out.data.get(), analysis::ReportOptions{}));
     } catch (const std::exception& e) {
         out.error = QString::fromStdString(e.what());
     }

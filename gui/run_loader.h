@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/flame_diff.h"
+#include "analysis/report.h"
 #include "analysis/run_summary.h"
 #include "db/records.h"
 
@@ -26,13 +27,21 @@ StoreListing list_store(const std::string& path);
 struct LoadedRun {
     unsigned generation = 0;  ///< which request this answers (the GUI drops stale ones)
     QString error;
+    std::shared_ptr<const db::RunData> data;  ///< every row, for the pages that draw them
     analysis::RunSummary summary;
     std::shared_ptr<const analysis::FlameDiff> stages;  ///< busy cycles per received packet
     std::shared_ptr<const analysis::FlameDiff> stacks;  ///< shares of the samples; null when none
     QString stack_event;
+    /// A comparison (load_pair): candidate against base, everything the CLI's
+    /// report holds.
+    std::shared_ptr<const analysis::Report> report;
 };
 
 /// Loads run `id` of the store at `path`.
 LoadedRun load_run(const std::string& path, int64_t id);
+
+/// Loads two runs and compares `cand` against `base` (the summary and trees
+/// are the candidate's).
+LoadedRun load_pair(const std::string& path, int64_t base, int64_t cand);
 
 }  // namespace pathscope::gui

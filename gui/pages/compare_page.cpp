@@ -1,0 +1,102 @@
+#include "gui/pages/compare_page.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "gui/models/verdict_table_model.h"
+#include "gui/pages/flame_page.h"
+#include "gui/widgets/histogram_widget.h"
+
+namespace pathscope::gui {
+
+ComparePage::ComparePage(QWidget* parent) : QWidget(parent) {
+    title_ = new QLabel(tr("Select two runs in the list (Ctrl+click) to compare them."));
+    title_->setWordWrap(true);
+    verdicts_ = new VerdictTableModel(this);
+    table_ = new QTableView;
+    table_->setModel(verdicts_);
+    table_->verticalHeader()->hide();
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    flame_ = new FlamePage;
+    stage_ = new QComboBox;
+    histogram_ = new HistogramWidget;
+    ministat_ = new QPlainTextEdit;
+    ministat_->setReadOnly(true);
+    ministat_->setFont(QFont(QStringLiteral("DejaVu Sans Mono")));
+    ministat_->setLineWrapMode(QPlainTextEdit::NoWrap);
+
+    auto* hist_page = new QWidget;
+    auto* hist_layout = new QVBoxLayout(hist_page);
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(new QLabel(tr("stage")));
+    bar->addWidget(stage_);
+    bar->addStretch(1);
+    hist_layout->addLayout(bar);
+    hist_layout->addWidget(histogram_, 1);
+    auto* views = new QTabWidget;
+    views->addTab(flame_, tr("Differential flame graph"));
+    views->addTab(hist_page, tr("Histograms overlaid"));
+    views->addTab(ministat_, tr("ministat"));
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(table_);
+    split->addWidget(views);
+    split->setStretchFactor(1, 2);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(title_);
+    layout->addWidget(split, 1);
+    connect(stage_, &QComboBox::currentIndexChanged, this, &ComparePage::redraw_histogram);
+}
+
+void ComparePage::set_report(std::shared_ptr<const analysis::Report> report) {
+    report_ = std::move(report);
+    if (!report_) return;
+    const analysis::Report& r = *report_;
+    QString warnings;
+    for (const auto& w : r.warnings) warnings += "<br><span style='color:#a04000'>" +
+                                                  QString::fromStdString(w).toHtmlEscaped() + "</span>";
+    title_->setText(tr("<b>%1</b> (run %2) against <b>%3</b> (run %4), at %5% confidence%6")
+                        .arg(QString::fromStdString(r.cand.label).toHtmlEscaped())
+                        .arg(r.cand.id)
+                        .arg(QString::fromStdString(r.base.label).toHtmlEscaped())
+                        .arg(r.base.id)
+                        .arg(r.options.confidence)
+                        .arg(warnings));
+    verdicts_->set_verdicts(r.verdicts);
+    flame_->set_diff(std::make_shared<analysis::FlameDiff>(r.stages), true, tr("cycles/rx pkt"),
+                     tr("Stage cycles per received packet, candidate against base: red grew, "
+                        "blue shrank, grey within noise (%1)")
+                         .arg(QString::fromStdString(r.stages.method)));
+    const QSignalBlocker block(stage_);
+    stage_->clear();
+    for (const auto& h : r.histograms) stage_->addItem(QString::fromStdString(h.stage));
+    QString text;
+    for (const auto& plot : r.ministat_plots)
+        text += QString::fromStdString(plot.title + "\n" + plot.text + "\n");
+    if (text.isEmpty()) text = tr("ministat needs at least 3 trials a side.");
+    ministat_->setPlainText(text);
+    redraw_histogram();
+}
+
+void ComparePage::redraw_histogram() {
+    std::vector<HistogramWidget::Series> series;
+    QString stage = stage_->currentText();
+    if (report_)
+        for (const auto& h : report_->histograms)
+            if (QString::fromStdString(h.stage) == stage) {
+                series.push_back({tr("base: %1").arg(QString::fromStdString(report_->base.label)),
+                                  h.base, QColor(0x30, 0x70, 0xd0)});
+                series.push_back({tr("cand: %1").arg(QString::fromStdString(report_->cand.label)),
+                                  h.cand, QColor(0xe0, 0x60, 0x20)});
+            }
+    histogram_->set_series(std::move(series), tr("cycles per busy call"),
+                           tr("Cycles per call of %1, base and candidate").arg(stage));
+}
+
+}  // namespace pathscope::gui

@@ -1,0 +1,188 @@
+#include "gui/pages/traces_page.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPainter>
+#include <QPlainTextEdit>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <functional>
+#include <set>
+
+#include "analysis/packet_decode.h"
+
+namespace pathscope::gui {
+
+TraceTableModel::TraceTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void TraceTableModel::set_run(std::shared_ptr<const db::RunData> run) {
+    beginResetModel();
+    run_ = std::move(run);
+    endResetModel();
+}
+
+const db::PacketTraceRow* TraceTableModel::trace(int row) const {
+    if (!run_ || row < 0 || static_cast<size_t>(row) >= run_->rows.traces.size()) return nullptr;
+    return &run_->rows.traces[static_cast<size_t>(row)];
+}
+
+int TraceTableModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() || !run_ ? 0 : static_cast<int>(run_->rows.traces.size());
+}
+
+int TraceTableModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant TraceTableModel::data(const QModelIndex& index, int role) const {
+    const db::PacketTraceRow* t = index.isValid() ? trace(index.row()) : nullptr;
+    if (!t) return {};
+    double cycles = 0;
+    for (const auto& [stage, c] : t->stage_cycles) cycles += c;
+    if (role == Qt::DisplayRole || role == SortRole) {
+        switch (index.column()) {
+            case Time: return role == SortRole ? QVariant(t->t) : QString::number(t->t, 'f', 4);
+            case Trial: return t->trial;
+            case Port: return QString::fromStdString(t->port);
+            case Length: return t->wire_len;
+            case Cycles: return role == SortRole ? QVariant(cycles) : QString::number(cycles, 'f', 1);
+            case Outcome: return QString::fromStdString(t->outcome);
+        }
+    }
+    if (role == Qt::TextAlignmentRole && index.column() != Port && index.column() != Outcome)
+        return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+    return {};
+}
+
+QVariant TraceTableModel::headerData(int section, Qt::Orientation o, int role) const {
+    if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    static const char* names[] = {"time (s)", "trial", "port", "length (bytes)", "cycles",
+                                  "outcome"};
+    return section >= 0 && section < ColumnCount ? QString(names[section]) : QVariant();
+}
+
+Waterfall::Waterfall(QWidget* parent) : QWidget(parent) { setMinimumHeight(120); }
+
+void Waterfall::set_trace(const db::PacketTraceRow* t) {
+    stages_ = t ? t->stage_cycles : decltype(stages_){};
+    outcome_ = t ? QString::fromStdString(t->outcome) : QString();
+    setMinimumHeight(sizeHint().height());
+    update();
+}
+
+QSize Waterfall::sizeHint() const { return {600, 30 + 20 * static_cast<int>(stages_.size() + 1)}; }
+
+void Waterfall::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    p.fillRect(rect(), palette().base());
+    if (stages_.empty()) {
+        p.drawText(rect(), Qt::AlignCenter, tr("select a packet"));
+        return;
+    }
+    double total = 0;
+    for (const auto& s : stages_) total += s.second;
+    const int label_w = 110, x0 = label_w + 6, w = std::max(100, width() - x0 - 110);
+    double at = 0;
+    int y = 6;
+    for (const auto& [stage, c] : stages_) {
+        p.setPen(palette().text().color());
+        p.drawText(QRect(2, y, label_w, 18), Qt::AlignRight | Qt::AlignVCenter,
+                   QString::fromStdString(stage));
+        const QRectF bar(x0 + at / total * w, y + 2, std::max(1.0, c / total * w), 14);
+        const size_t h = std::hash<std::string>{}(stage);
+        p.fillRect(bar, QColor(220 + int(h % 35), 90 + int((h >> 8) % 130), 40 + int((h >> 16) % 50)));
+        p.drawText(QRectF(bar.right() + 4, y, 100, 18), Qt::AlignVCenter,
+                   QStringLiteral("%1 cycles").arg(c, 0, 'f', 1));
+        at += c;
+        y += 20;
+    }
+    p.drawText(QRect(2, y + 4, width() - 4, 18), Qt::AlignVCenter,
+               tr("%1 cycles in all (each stage: the packet's share of its call); %2")
+                   .arg(total, 0, 'f', 1)
+                   .arg(outcome_));
+}
+
+TracesPage::TracesPage(QWidget* parent) : QWidget(parent) {
+    model_ = new TraceTableModel(this);
+    proxy_ = new QSortFilterProxyModel(this);
+    proxy_->setSourceModel(model_);
+    proxy_->setSortRole(TraceTableModel::SortRole);
+    proxy_->setFilterKeyColumn(TraceTableModel::Outcome);
+    view_ = new QTableView;
+    view_->setModel(proxy_);
+    view_->setSortingEnabled(true);
+    view_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view_->setSelectionMode(QAbstractItemView::SingleSelection);
+    view_->verticalHeader()->hide();
+    view_->horizontalHeader()->setStretchLastSection(true);
+    outcome_ = new QComboBox;
+    waterfall_ = new Waterfall;
+    headers_ = new QPlainTextEdit;
+    headers_->setReadOnly(true);
+    headers_->setFont(QFont(QStringLiteral("DejaVu Sans Mono")));
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(new QLabel(tr("outcome")));
+    bar->addWidget(outcome_);
+    bar->addStretch(1);
+    auto* detail = new QWidget;
+    auto* detail_layout = new QVBoxLayout(detail);
+    detail_layout->setContentsMargins(0, 0, 0, 0);
+    detail_layout->addWidget(waterfall_);
+    detail_layout->addWidget(headers_);
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(view_);
+    split->addWidget(detail);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addWidget(split, 1);
+    connect(outcome_, &QComboBox::currentIndexChanged, this, [this](int i) {
+        proxy_->setFilterFixedString(i <= 0 ? QString() : outcome_->itemText(i));
+    });
+    connect(view_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &TracesPage::selected);
+}
+
+void TracesPage::set_run(std::shared_ptr<const db::RunData> run) {
+    std::set<std::string> outcomes;
+    if (run)
+        for (const auto& t : run->rows.traces) outcomes.insert(t.outcome);
+    model_->set_run(std::move(run));
+    const QSignalBlocker block(outcome_);
+    outcome_->clear();
+    outcome_->addItem(tr("all"));
+    for (const auto& o : outcomes) outcome_->addItem(QString::fromStdString(o));
+    proxy_->setFilterFixedString({});
+    view_->sortByColumn(TraceTableModel::Time, Qt::AscendingOrder);
+    waterfall_->set_trace(nullptr);
+    headers_->clear();
+    if (proxy_->rowCount()) view_->selectRow(0);
+}
+
+void TracesPage::filter(const QString& text) {
+    const int i = outcome_->findText(text, Qt::MatchContains);
+    if (text.isEmpty() || i < 0) {
+        outcome_->setCurrentIndex(0);
+        proxy_->setFilterFixedString(text);  // still filter on what was asked
+    } else {
+        outcome_->setCurrentIndex(i);
+    }
+    if (proxy_->rowCount()) view_->selectRow(0);
+}
+
+void TracesPage::selected() {
+    const QModelIndexList rows = view_->selectionModel()->selectedRows();
+    const db::PacketTraceRow* t =
+        rows.isEmpty() ? nullptr : model_->trace(proxy_->mapToSource(rows.first()).row());
+    waterfall_->set_trace(t);
+    headers_->clear();
+    if (!t) return;
+    QStringList lines;
+    for (const auto& l : analysis::decode_frame(t->data, t->wire_len))
+        lines << QString::fromStdString(l);
+    headers_->setPlainText(lines.join('\n'));
+}
+
+}  // namespace pathscope::gui
