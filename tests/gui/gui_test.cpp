@@ -10,6 +10,8 @@
 #include <QTabWidget>
 #include <QSortFilterProxyModel>
 #include <QTableView>
+#include <QPlainTextEdit>
+#include <QTableWidget>
 #include <QTest>
 #include <filesystem>
 #include <fstream>
@@ -21,8 +23,13 @@
 #include "gui/main_window.h"
 #include "gui/models/run_list_model.h"
 #include "gui/models/stage_table_model.h"
+#include "gui/models/verdict_table_model.h"
+#include "gui/pages/compare_page.h"
 #include "gui/pages/flame_page.h"
+#include "gui/pages/queues_page.h"
+#include "gui/pages/traces_page.h"
 #include "gui/widgets/flame_graph_widget.h"
+#include "gui/widgets/histogram_widget.h"
 
 using namespace pathscope;
 using namespace pathscope::gui;
@@ -39,30 +46,68 @@ std::shared_ptr<analysis::FlameDiff> sample_diff() {
     return std::make_shared<analysis::FlameDiff>(analysis::diff_trees(t, t));
 }
 
-// A real store with one run: three stages, two trials, idle polling on eth_rx.
-std::string sample_store(const fs::path& dir) {
-    const std::string path = (dir / "gui.db").string();
+// A real store with runs of two trials each: three stages, idle polling on
+// eth_rx, drops, queues, per-call histograms and sampled packet traces.
+// `lookup` sets ip6_lookup's cycles (a candidate can be made faster).
+void add_run(const std::string& path, const std::string& label, uint64_t lookup = 64000,
+             int trials = 2) {
     db::RunInfo info;
-    info.label = "gui-run";
+    info.label = label;
     info.host = db::host_name();
-    info.trials = 2;
+    info.trials = trials;
     db::RunWriter w(path, info);
     db::Batch b;
-    for (int t = 0; t < 2; ++t) {
+    for (int t = 0; t < trials; ++t) {
+        const uint64_t jitter = static_cast<uint64_t>(t) * 97;
         db::TrialRow tr;
         tr.trial = t;
         tr.seconds = 1;
-        tr.received = tr.forwarded = tr.window_received = 3200;
-        tr.rx_pps = 3200;
+        tr.received = 3200;
+        tr.forwarded = 3190;
+        tr.dropped = 10;
+        tr.window_received = 3200;
+        tr.rx_pps = 3200 + static_cast<double>(jitter);
+        tr.forwarded_pps = 3190;
         tr.walks = 1000;
         tr.idle_walks = 900;
         b.trials.push_back(tr);
-        b.stages.push_back({t, -1, "eth_rx", 0, 1000, 3200, 122000, 900, 90000});
-        b.stages.push_back({t, -1, "ip6_lookup", 1, 100, 3200, 64000, 0, 0});
-        b.stages.push_back({t, -1, "eth_tx", 2, 100, 3200, 10000, 0, 0});
+        b.stages.push_back({t, -1, "eth_rx", 0, 1000, 3200, 122000 + jitter, 900, 90000});
+        b.stages.push_back({t, -1, "ip6_lookup", 1, 100, 3200, lookup + jitter, 0, 0});
+        b.stages.push_back({t, -1, "eth_tx", 2, 100, 3190, 10000 + jitter, 0, 0});
+        b.drops.push_back({t, "ip6_hop_limit", "ip6_forward", "receive", 10});
+        b.queues.push_back({t, -1, "wire", 0, "rx", 3160, 202240, 99, 900, 0});
+        b.queues.push_back({t, -1, "wire", 1, "rx", 40, 2560, 2, 998, 0});
+        db::HistogramRow h{t, db::kStageCallCycles, "ip6_lookup", "cycles", 0, 0, 0, 0, {}};
+        analysis::Histogram hist;
+        for (int i = 0; i < 100; ++i) hist.add(lookup / 100 + static_cast<uint64_t>(i % 37));
+        h.count = hist.count();
+        h.sum = hist.sum();
+        h.min = hist.min();
+        h.max = hist.max();
+        for (uint32_t k = 0; k < hist.counts().size(); ++k)
+            if (hist.counts()[k]) h.buckets.emplace_back(k, hist.counts()[k]);
+        b.histograms.push_back(h);
+        std::vector<uint8_t> frame(64, 0);
+        frame[12] = 0x86;
+        frame[13] = 0xdd;
+        frame[14] = 0x60;
+        frame[19] = 10;  // payload length
+        frame[20] = 17;  // UDP
+        b.traces.push_back({t, 0, 0.25, "wire", 64, frame, {{"eth_rx", 40}, {"ip6_lookup", 20}},
+                            "forwarded"});
+        b.traces.push_back({t, 1, 0.5, "wire", 64, frame, {{"eth_rx", 40}, {"drop", 5}},
+                            "dropped: ip6_hop_limit"});
     }
     w.submit(b);
     w.finish("complete");
+}
+
+std::string sample_store(const fs::path& dir) {
+    const std::string path = (dir / "gui.db").string();
+    fs::remove(path);
+    fs::remove(path + "-wal");
+    fs::remove(path + "-shm");
+    add_run(path, "gui-run");
     return path;
 }
 
@@ -106,10 +151,10 @@ class GuiTest : public QObject {
         // Graph order first.
         QCOMPARE(cell(0, StageTableModel::Stage), QString("eth_rx"));
         // eth_rx: 2 x 32,000 busy cycles over 6,400 packets, idle kept apart.
-        QCOMPARE(cell(0, StageTableModel::CyclesPerPacket), QString("10.0"));
+        QCOMPARE(cell(0, StageTableModel::CyclesPerPacket), QString("10.0"));  // (64,000 + 97) / 6,400
         QCOMPARE(cell(0, StageTableModel::BusyCalls), QString("200"));
         QCOMPARE(cell(3, StageTableModel::Stage), QString("all stages"));
-        QCOMPARE(cell(3, StageTableModel::CyclesPerRxPacket), QString("33.1"));  // 10 + 20 + 3.1
+        QCOMPARE(cell(3, StageTableModel::CyclesPerRxPacket), QString("33.2"));  // 10 + 20 + 3.2
         QVERIFY(w.warning()->isVisibleTo(&w));
         QVERIFY(w.warning()->text().contains("starved"));
         // Clicking a header sorts; "all stages" stays last either way.
@@ -178,6 +223,80 @@ class GuiTest : public QObject {
         QVERIFY(std::abs(g->search_share() - 0.70) < 1e-9);
         page.search("(", true);  // an unfinished regex matches nothing, no crash
         QCOMPARE(g->search_share(), 0.0);
+    }
+
+    void tracesQueuesAndDropsAreLinked() {
+        MainWindow w;
+        w.open_store(QString::fromStdString(sample_store(dir_)));
+        QVERIFY(w.select_run("gui-run"));
+        w.wait_until_loaded();
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        TracesPage* traces = w.traces_page();
+        QAbstractItemModelTester tm(traces->proxy()->sourceModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tp(traces->proxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(traces->proxy()->rowCount(), 4);
+        // Clicking the drop reason on the Stages page filters the traces to it.
+        QTableWidget* drops = w.drops();
+        QCOMPARE(drops->rowCount(), 1);
+        QCOMPARE(drops->item(0, 0)->text(), QString("ip6_hop_limit"));
+        QTest::mouseClick(drops->viewport(), Qt::LeftButton, {},
+                          drops->visualItemRect(drops->item(0, 0)).center());
+        QCOMPARE(w.pages()->currentWidget(), static_cast<QWidget*>(traces));
+        QCOMPARE(traces->proxy()->rowCount(), 2);
+        for (int r = 0; r < 2; ++r)
+            QCOMPARE(traces->proxy()->index(r, TraceTableModel::Outcome).data().toString(),
+                     QString("dropped: ip6_hop_limit"));
+        // The selected packet's headers are decoded.
+        QVERIFY(traces->headers()->toPlainText().contains("IPv6:"));
+        QVERIFY(traces->headers()->toPlainText().contains("UDP: port"));
+        // Queues: queue 1 under 5% of an even share while queue 0 carries the rest.
+        const auto& skew = w.queues_page()->bars()->skew();
+        QCOMPARE(skew.size(), size_t(1));
+        QVERIFY(skew[0].skewed);
+    }
+
+    void comparisonShowsVerdictsAndADifferentialFlameGraph() {
+        const std::string path = (dir_ / "pair.db").string();
+        add_run(path, "before", 64000, 3);
+        add_run(path, "after", 32000, 3);  // ip6_lookup half as costly
+        MainWindow w;
+        QCOMPARE(w.open_store(QString::fromStdString(path)), QString());
+        QVERIFY(w.select_pair("before", "after"));
+        w.wait_until_loaded();
+        ComparePage* c = w.compare_page();
+        QVERIFY(c->report());
+        QCOMPARE(w.pages()->currentWidget(), static_cast<QWidget*>(c));
+        QAbstractItemModelTester vm(c->verdicts(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        int lookup = -1;
+        for (int r = 0; r < c->verdicts()->rowCount(); ++r)
+            if (c->verdicts()->index(r, VerdictTableModel::Metric).data().toString() == "ip6_lookup")
+                lookup = r;
+        QVERIFY(lookup >= 0);
+        QCOMPARE(c->verdicts()->index(lookup, VerdictTableModel::Verdict).data().toString(),
+                 QString("better"));
+        QCOMPARE(c->verdicts()->index(lookup, VerdictTableModel::Test).data().toString(),
+                 QString("Student's t"));
+        QVERIFY(c->verdicts()->index(lookup, 0).data(Qt::BackgroundRole).isValid());
+        // Differential: ip6_lookup shrank beyond noise (blue), eth_tx within it.
+        FlameGraphWidget* g = c->flame()->graph();
+        const int node = g->find_node("ip6_lookup");
+        QVERIFY(node > 0);
+        QVERIFY(!g->diff()->nodes[static_cast<size_t>(node)].noise);
+        QVERIFY(g->diff()->nodes[static_cast<size_t>(node)].delta < 0);
+        QCOMPARE(c->histogram()->series().size(), size_t(2));
+        // Export through the CLI's renderers, and the view as SVG.
+        const QString md = QString::fromStdString((dir_ / "cmp.md").string());
+        QCOMPARE(w.export_report(md), QString());
+        std::ifstream in(md.toStdString());
+        const std::string text((std::istreambuf_iterator<char>(in)), {});
+        QVERIFY(text.find("after (run 2) against before (run 1)") != std::string::npos);
+        const QString svg = QString::fromStdString((dir_ / "view.svg").string());
+        w.resize(1000, 700);
+        QCOMPARE(w.export_view(svg), QString());
+        std::ifstream sv(svg.toStdString());
+        const std::string svg_text((std::istreambuf_iterator<char>(sv)), {});
+        QVERIFY(svg_text.find("<svg") != std::string::npos);
     }
 
     void badFilesAreRefusedClearly() {
