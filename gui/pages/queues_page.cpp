@@ -117,7 +117,8 @@ void QueuesPage::redraw_bursts() {
     }
     bursts_->set_series(std::move(series), tr("packets per burst"),
                         tr("Burst sizes of %1 (polls that returned packets)")
-                            .arg(QString::fromStdString(subject)));
+                            .arg(QString::fromStdString(subject)),
+                        tr("polls"));
 }
 
 }  // namespace pathscope::gui

@@ -7,15 +7,20 @@
 
 namespace pathscope::gui {
 
+namespace {
+uint64_t bucket_upper_of(uint64_t v) { return analysis::bucket_upper(analysis::bucket_index(v)); }
+}  // namespace
+
 HistogramWidget::HistogramWidget(QWidget* parent) : QWidget(parent) {
     setMinimumSize(360, 220);
 }
 
 void HistogramWidget::set_series(std::vector<Series> series, const QString& unit,
-                                 const QString& title) {
+                                 const QString& title, const QString& counted) {
     series_ = std::move(series);
     unit_ = unit;
     title_ = title;
+    counted_ = counted;
     update();
 }
 
@@ -37,7 +42,16 @@ void HistogramWidget::paintEvent(QPaintEvent*) {
         p.drawText(rect(), Qt::AlignCenter, tr("no values recorded"));
         return;
     }
-    const double llo = std::log10(std::max<uint64_t>(1, lo)), lhi = std::log10(double(hi) + 1);
+    // At least a factor of 4 around the values, so that a narrow
+    // distribution (every burst 32) still has an axis with ticks.
+    double llo = std::log10(std::max<uint64_t>(1, lo)) - 0.15,
+           lhi = std::log10(double(bucket_upper_of(hi)) + 1) + 0.15;
+    if (lhi - llo < 0.6) {
+        const double mid = (llo + lhi) / 2;
+        llo = mid - 0.3;
+        lhi = mid + 0.3;
+    }
+    llo = std::max(0.0, llo);
     const double span = std::max(1e-9, lhi - llo);
     auto xof = [&](double v) {
         return plot.left() + (std::log10(std::max(1.0, v)) - llo) / span * plot.width();
@@ -60,10 +74,13 @@ void HistogramWidget::paintEvent(QPaintEvent*) {
     p.setPen(QColor(0x80, 0x80, 0x80));
     p.drawLine(plot.bottomLeft(), plot.bottomRight());
     p.drawLine(plot.bottomLeft(), plot.topLeft());
-    for (double decade = std::pow(10, std::floor(llo)); decade <= hi * 10; decade *= 10)
-        for (int m : {1, 2, 5}) {
+    const double vlo = std::pow(10, llo), vhi = std::pow(10, lhi);
+    const bool narrow = lhi - llo < 1.2;  // then 1..9 of each decade
+    for (double decade = std::pow(10, std::floor(llo)); decade <= vhi; decade *= 10)
+        for (int m = 1; m <= 9; ++m) {
+            if (!narrow && m != 1 && m != 2 && m != 5) continue;
             const double v = decade * m;
-            if (v < lo * 0.9 || v > hi * 1.1) continue;
+            if (v < vlo || v > vhi) continue;
             const double x = xof(v);
             p.drawLine(QPointF(x, plot.bottom()), QPointF(x, plot.bottom() + 4));
             p.drawText(QRectF(x - 40, plot.bottom() + 5, 80, fm.height()), Qt::AlignHCenter,
@@ -92,7 +109,7 @@ void HistogramWidget::paintEvent(QPaintEvent*) {
             const double x0 = xof(double(analysis::bucket_lower(i)));
             const double x1 = std::max(x0 + 1.5, xof(double(analysis::bucket_upper(i)) + 1));
             const double h = share / top * plot.height();
-            p.fillRect(QRectF(x0, plot.bottom() - h, x1 - x0, h), fill);
+            p.fillRect(QRectF(x0, plot.bottom() - h, x1 - x0, h).intersected(QRectF(plot)), fill);
         }
         const auto& h = series_[s].histogram;
         QColor line = series_[s].colour.darker(140);
@@ -108,9 +125,10 @@ void HistogramWidget::paintEvent(QPaintEvent*) {
         }
         p.setPen(line);
         p.drawText(QPoint(plot.left(), legend_y + fm.ascent()),
-                   QStringLiteral("%1: %2 calls, min %3, p50 %4, p90 %5, p99 %6, max %7, MAD %8 %9")
+                   QStringLiteral("%1: %2 %3, min %4, p50 %5, p90 %6, p99 %7, max %8, MAD %9 %10")
                        .arg(series_[s].name)
                        .arg(h.count())
+                       .arg(counted_)
                        .arg(h.min())
                        .arg(h.percentile(50), 0, 'f', 0)
                        .arg(h.percentile(90), 0, 'f', 0)

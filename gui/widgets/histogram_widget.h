@@ -21,7 +21,9 @@ class HistogramWidget : public QWidget {
     };
     explicit HistogramWidget(QWidget* parent = nullptr);
     /// `unit` of the values ("cycles per call", "packets per burst").
-    void set_series(std::vector<Series> series, const QString& unit, const QString& title);
+    /// `counted` names what a value is ("calls", "polls").
+    void set_series(std::vector<Series> series, const QString& unit, const QString& title,
+                    const QString& counted = QStringLiteral("calls"));
     const std::vector<Series>& series() const { return series_; }
     QSize sizeHint() const override { return {700, 320}; }
 
@@ -30,7 +32,7 @@ class HistogramWidget : public QWidget {
 
   private:
     std::vector<Series> series_;
-    QString unit_, title_;
+    QString unit_, title_, counted_;
 };
 
 }  // namespace pathscope::gui
