@@ -185,13 +185,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     QAction* live = file->addAction(tr("&Live view (follow a running capture)"));
     live->setCheckable(true);
     live->setChecked(true);
-    connect(live, &QAction::toggled, this, [this](bool on) { set_live(on ? 500 : 0); });
+    connect(live, &QAction::toggled, this, [this](bool on) { set_live(on ? kLivePollMs : 0); });
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
 
     connect(run_view_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &MainWindow::load_selected);
     connect(&watcher_, &QFutureWatcher<LoadedRun>::finished, this, &MainWindow::loaded);
     connect(&live_timer_, &QTimer::timeout, this, &MainWindow::poll_store);
+    set_live(kLivePollMs);
     resize(1400, 860);
 }
 

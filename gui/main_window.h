@@ -36,6 +36,9 @@ class StageTableModel;
 class MainWindow : public QMainWindow {
     Q_OBJECT
   public:
+    /// The live view's poll period: a commit shows within this and a reload.
+    static constexpr int kLivePollMs = 250;
+
     explicit MainWindow(QWidget* parent = nullptr);
 
     /// Opens a store; returns "" or the store's own error (also shown in the
