@@ -34,6 +34,7 @@
 #include "gui/pages/flame_page.h"
 #include "gui/pages/histograms_page.h"
 #include "gui/pages/queues_page.h"
+#include "gui/pages/time_series_page.h"
 #include "gui/pages/traces_page.h"
 
 namespace pathscope::gui {
@@ -136,6 +137,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     compare_ = new ComparePage;
     pages_->addTab(queues_, tr("Queues"));
     pages_->addTab(histograms_, tr("Histograms"));
+    time_series_ = new TimeSeriesPage;
+    pages_->addTab(time_series_, tr("Time series"));
     pages_->addTab(traces_, tr("Packet traces"));
     pages_->addTab(compare_, tr("Compare"));
     header_ = new QLabel;
@@ -292,6 +295,7 @@ void MainWindow::loaded() {
     queues_->set_run(run.data);
     histograms_->set_run(run.data);
     traces_->set_run(run.data);
+    time_series_->set_run(run.data);
     if (run.report) {
         compare_->set_report(run.report);
         pages_->setCurrentWidget(compare_);
@@ -321,8 +325,8 @@ void MainWindow::wait_until_loaded() {
 }
 
 bool MainWindow::show_page(const QString& page) {
-    const QStringList names = {"stages", "flame", "stacks", "queues", "histograms", "traces",
-                               "compare"};
+    const QStringList names = {"stages",     "flame",      "stacks", "queues",
+                               "histograms", "timeseries", "traces", "compare"};
     if (page == QLatin1String("runs")) return true;  // the run browser is always shown
     const int i = static_cast<int>(names.indexOf(page));
     if (i < 0) return false;

@@ -29,6 +29,7 @@ class FlamePage;
 class HistogramsPage;
 class QueuesPage;
 class RunListModel;
+class TimeSeriesPage;
 class TracesPage;
 class StageSortProxy;
 class StageTableModel;
@@ -51,7 +52,7 @@ class MainWindow : public QMainWindow {
     /// Blocks until the selected run's pages are filled (for screenshots and tests).
     void wait_until_loaded();
     /// Shows the page named `page`: runs, stages, flame, stacks, queues,
-    /// histograms, traces, compare. False for another name.
+    /// histograms, timeseries, traces, compare. False for another name.
     bool show_page(const QString& page);
     /// Writes the selected run (or comparison) as a report: text, md or html
     /// by the file's ending, through the renderers the CLI uses.
@@ -78,6 +79,7 @@ class MainWindow : public QMainWindow {
     QueuesPage* queues_page() const { return queues_; }
     HistogramsPage* histograms_page() const { return histograms_; }
     TracesPage* traces_page() const { return traces_; }
+    TimeSeriesPage* time_series_page() const { return time_series_; }
     ComparePage* compare_page() const { return compare_; }
     /// The selected run's rows (null before one is loaded).
     std::shared_ptr<const db::RunData> run_data() const { return data_; }
@@ -103,6 +105,7 @@ class MainWindow : public QMainWindow {
     QueuesPage* queues_;
     HistogramsPage* histograms_;
     TracesPage* traces_;
+    TimeSeriesPage* time_series_;
     ComparePage* compare_;
     QTableWidget* drops_;
     std::shared_ptr<const db::RunData> data_;

@@ -27,6 +27,7 @@
 #include "gui/pages/compare_page.h"
 #include "gui/pages/flame_page.h"
 #include "gui/pages/queues_page.h"
+#include "gui/pages/time_series_page.h"
 #include "gui/pages/traces_page.h"
 #include "gui/widgets/flame_graph_widget.h"
 #include "gui/widgets/histogram_widget.h"
@@ -97,6 +98,12 @@ void add_run(const std::string& path, const std::string& label, uint64_t lookup 
                             "forwarded"});
         b.traces.push_back({t, 1, 0.5, "wire", 64, frame, {{"eth_rx", 40}, {"drop", 5}},
                             "dropped: ip6_hop_limit"});
+        // Four intervals a trial; ip6_lookup costs twice as much in trial 1.
+        for (int seq = 0; seq < 4; ++seq) {
+            b.intervals.push_back({t, seq, 0.25 * (seq + 1), 800, 0, 800, 0, 0});
+            b.stages.push_back({t, seq, "eth_rx", 0, 30, 800, 8000 + 500, 5, 500});
+            b.stages.push_back({t, seq, "ip6_lookup", 1, 25, 800, 16000u * (t + 1), 0, 0});
+        }
     }
     w.submit(b);
     w.finish("complete");
@@ -297,6 +304,26 @@ class GuiTest : public QObject {
         std::ifstream sv(svg.toStdString());
         const std::string svg_text((std::istreambuf_iterator<char>(sv)), {});
         QVERIFY(svg_text.find("<svg") != std::string::npos);
+    }
+
+    void aTimeRangeShowsOnlyItsStageCycles() {
+        MainWindow w;
+        w.open_store(QString::fromStdString(sample_store(dir_)));
+        QVERIFY(w.select_run("gui-run"));
+        w.wait_until_loaded();
+        TimeSeriesPage* ts = w.time_series_page();
+        QCOMPARE(ts->series().points.size(), size_t(8));
+        QCOMPARE(ts->series().trial_starts.size(), size_t(2));
+        QVERIFY(std::abs(ts->series().trial_starts[1] - 1.0) < 1e-9);
+        // The whole run: (4 x 24,000 + 4 x 40,000) busy cycles over 6,400 packets.
+        FlameGraphWidget* g = ts->flame()->graph();
+        QVERIFY(std::abs(g->total() - 40.0) < 1e-9);
+        // Trial 1 only: 40,000 over 800 packets an interval.
+        ts->select_range(1.0, 2.0);
+        QVERIFY(std::abs(g->total() - 50.0) < 1e-9);
+        QVERIFY(ts->range_text().contains("4 intervals"));
+        ts->select_range(0.0, 0.5);  // the first two intervals of trial 0
+        QVERIFY(std::abs(g->total() - 30.0) < 1e-9);
     }
 
     void badFilesAreRefusedClearly() {

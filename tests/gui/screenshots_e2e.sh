@@ -41,7 +41,7 @@ shot() {  # shot NAME ARGS...
   [ "$dims" = "00000578" ] || [ "$dims" = "000005780000035c" ] || fail "$name.png is not 1400x860 ($dims)"
   [ "$(wc -c < "$OUT/$name.png")" -gt 15000 ] || fail "$name.png looks blank"
 }
-for page in runs stages flame stacks queues histograms traces; do
+for page in runs stages flame stacks queues histograms timeseries traces; do
   shot "$page" --screenshot "$page" --run base
 done
 shot queues-skewed --screenshot queues --run skewed

@@ -1,0 +1,35 @@
+// A run's per-interval figures on one time axis (trials one after another),
+// and the stage tree of a time range: the "flame scope" of the time-series
+// page. Interval rows are deltas, so any range sums exactly.
+#pragma once
+
+#include <vector>
+
+#include "analysis/flame_tree.h"
+#include "db/records.h"
+
+namespace pathscope::analysis {
+
+struct IntervalPoint {
+    int trial = 0;
+    int seq = 0;
+    double t0 = 0, t1 = 0;  ///< the interval on the run's axis, seconds
+    double rx_pps = 0, forwarded_pps = 0, delivered_pps = 0;
+    double cycles_per_packet = 0;  ///< busy cycles of every stage over received packets
+};
+
+struct TimeSeries {
+    std::vector<IntervalPoint> points;
+    std::vector<double> trial_starts;  ///< where each trial begins on the axis
+};
+
+TimeSeries time_series(const db::RunData& run);
+
+/// The stage tree of the intervals that lie within [t0, t1) on the run's
+/// axis: busy cycles, scaled by the packets received in them (so values are
+/// cycles per received packet of that range). `intervals`, when given,
+/// receives how many intervals the range holds.
+FlameTree stage_tree_in_range(const db::RunData& run, double t0, double t1,
+                              int* intervals = nullptr);
+
+}  // namespace pathscope::analysis

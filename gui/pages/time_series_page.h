@@ -1,0 +1,41 @@
+// Per-interval receive, forward and delivery rates and cycles per packet
+// across trials (Qt Charts line series, trial boundaries marked). Drag over
+// the chart to select a time range: the flame graph below shows the stage
+// cycles of that range only ("flame scope").
+#pragma once
+
+#include <QWidget>
+#include <memory>
+
+#include "analysis/time_series.h"
+
+class QChart;
+class QChartView;
+class QLabel;
+
+namespace pathscope::gui {
+
+class FlamePage;
+class RangeChartView;
+
+class TimeSeriesPage : public QWidget {
+    Q_OBJECT
+  public:
+    explicit TimeSeriesPage(QWidget* parent = nullptr);
+    void set_run(std::shared_ptr<const db::RunData> run);
+    /// Shows the stage tree of [t0, t1) seconds on the run's axis (as a drag does).
+    void select_range(double t0, double t1);
+    FlamePage* flame() const { return flame_; }
+    const analysis::TimeSeries& series() const { return series_; }
+    QString range_text() const;
+
+  private:
+    std::shared_ptr<const db::RunData> run_;
+    analysis::TimeSeries series_;
+    QChart* chart_;
+    RangeChartView* view_;
+    FlamePage* flame_;
+    QLabel* range_;
+};
+
+}  // namespace pathscope::gui
