@@ -77,4 +77,21 @@ FlameTree stage_tree_in_range(const db::RunData& run, double t0, double t1, int*
     return tree;
 }
 
+FlameTree stack_tree_in_range(const db::RunData& run, const std::string& event, double t0,
+                              double t1) {
+    const auto at = axis(run, nullptr);
+    FlameTree tree(1, "samples");
+    std::vector<std::string> frames;
+    for (const auto& s : run.rows.stacks) {
+        if (s.seq < 0 || s.event != event) continue;
+        const auto it = at.find({s.trial, s.seq});
+        if (it == at.end() || it->second.first < t0 || it->second.second > t1 + 1e-9) continue;
+        frames.clear();
+        for (const auto& f : s.frames)
+            frames.push_back(!f.symbol.empty() ? f.symbol : "[" + f.module + "]");
+        tree.add(frames, static_cast<double>(s.weight));
+    }
+    return tree;
+}
+
 }  // namespace pathscope::analysis

@@ -32,4 +32,10 @@ TimeSeries time_series(const db::RunData& run);
 FlameTree stage_tree_in_range(const db::RunData& run, double t0, double t1,
                               int* intervals = nullptr);
 
+/// The sampled stacks of `event` taken in the intervals within [t0, t1),
+/// weighted by samples (the tree's total is the range's sample count).
+/// Stacks stored for a whole trial (imports, older stores) are in no range.
+FlameTree stack_tree_in_range(const db::RunData& run, const std::string& event, double t0,
+                              double t1);
+
 }  // namespace pathscope::analysis

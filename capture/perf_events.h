@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <utility>
 #include <memory>
 #include <string>
 #include <vector>
@@ -59,6 +60,8 @@ class PerfSampler {
     void drain();
     /// Samples so far, by stack.
     const std::map<RawStack, uint64_t>& stacks() const { return stacks_; }
+    /// The stacks tallied since the last take (drain first), and a fresh tally.
+    std::map<RawStack, uint64_t> take() { return std::exchange(stacks_, {}); }
     uint64_t samples() const { return samples_; }
     uint64_t lost() const { return lost_; }
 

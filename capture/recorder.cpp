@@ -147,6 +147,19 @@ RecordResult record_run(const Scenario& sc, const RecordOptions& opt) {
         EngineSnapshot prev;
         int seq = 0;
         int64_t trace_seq = 0;
+        std::optional<Symbolizer> sym;      // made once the worker runs (its libraries loaded)
+        // Stacks stored with the intervals; the printout gets them too.
+        std::vector<db::StackRow> sampled;
+        // The samples since the last call, symbolized, as interval `at`'s.
+        auto take_stacks = [&](int at, db::Batch& into) {
+            if (!sampler || !sampler->ok()) return;
+            sampler->drain();
+            if (!sym) sym.emplace();
+            for (auto& row : sym->stacks(tr, sampler->event(), sampler->take())) {
+                row.seq = at;
+                into.stacks.push_back(std::move(row));
+            }
+        };
         uint64_t trial_tsc = 0;
         auto drain_traces = [&](db::Batch& into) {
             engine->drain_traces([&](const PacketTrace& t) {
@@ -165,10 +178,12 @@ RecordResult record_run(const Scenario& sc, const RecordOptions& opt) {
             if (cs.traces_per_s && e.config().call_histograms) e.set_trace_rate(cs.traces_per_s);
         };
         hooks.interval = [&](double t, const EngineSnapshot& s) {
-            db::Batch b = interval_rows(tr, seq++, t, prev, s);
+            const int at = seq++;
+            db::Batch b = interval_rows(tr, at, t, prev, s);
             prev = s;
             drain_traces(b);
-            if (sampler) sampler->drain();  // keep the kernel's buffer from overflowing
+            take_stacks(at, b);  // per interval: a time range has its own flame graph
+            sampled.insert(sampled.end(), b.stacks.begin(), b.stacks.end());
             writer.submit(std::move(b));
             if (auto err = writer.error()) {
                 result.error = *err;
@@ -185,9 +200,7 @@ RecordResult record_run(const Scenario& sc, const RecordOptions& opt) {
             if (counters) late.perf = counters->read(tr);
             const std::string key = "trial" + std::to_string(trial) + ".samples";
             if (sampler && sampler->ok()) {
-                sampler->drain();
-                Symbolizer sym;
-                late.stacks = sym.stacks(tr, sampler->event(), sampler->stacks());
+                take_stacks(std::max(0, seq - 1), late);  // the tail goes with the last interval
                 late.facts.emplace_back(key, std::to_string(sampler->samples()) + " of " +
                                                  sampler->event() + " (" +
                                                  std::to_string(sampler->lost()) + " lost)");
@@ -203,6 +216,7 @@ RecordResult record_run(const Scenario& sc, const RecordOptions& opt) {
         append(totals, std::move(late));
         db::Batch copy = totals;
         writer.submit(std::move(totals));
+        copy.stacks.insert(copy.stacks.end(), sampled.begin(), sampled.end());
         append(result.run.rows, std::move(copy));
         if (auto err = writer.error()) result.error = *err;
     }

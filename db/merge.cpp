@@ -78,8 +78,8 @@ MergeResult merge_stores(const std::vector<std::string>& inputs, const std::stri
                 out->prepare("INSERT INTO main.runs (" + join(run_cols) + ") SELECT " +
                              join(run_cols) + " FROM src.runs WHERE id = ?1");
             Statement sample = out->prepare(
-                "INSERT INTO main.stack_samples (run_id, trial, event, stack, weight) "
-                "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO "
+                "INSERT INTO main.stack_samples (run_id, trial, event, stack, weight, seq) "
+                "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO "
                 "UPDATE SET weight = weight + excluded.weight");
             for (int64_t old_id : new_runs) {
                 copy_run.bind(1, old_id).run();
@@ -95,7 +95,8 @@ MergeResult merge_stores(const std::vector<std::string>& inputs, const std::stri
                     s.bind(1, new_id).bind(2, old_id).run();
                 }
                 Statement src = out->prepare(
-                    "SELECT trial, event, stack, weight FROM src.stack_samples WHERE run_id = ?1");
+                    "SELECT trial, event, stack, weight, seq FROM src.stack_samples WHERE "
+                    "run_id = ?1");
                 src.bind(1, old_id);
                 while (src.step())
                     sample.bind(1, new_id)
@@ -103,6 +104,7 @@ MergeResult merge_stores(const std::vector<std::string>& inputs, const std::stri
                         .bind(3, src.text(1))
                         .bind(4, stack_map.at(src.i64(2)))
                         .bind(5, src.i64(3))
+                        .bind(6, src.i64(4))
                         .run();
                 result.copied++;
             }

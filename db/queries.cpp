@@ -197,10 +197,11 @@ RunData load_run(const Database& db, int64_t id) {
             "JOIN frames f ON f.id = s.frame");
         st.bind(1, id);
         while (st.step()) nodes[st.i64(0)] = {st.i64(1), Frame{st.text(2), st.text(3)}};
-        for (Statement s = query("SELECT trial, event, stack, weight FROM stack_samples WHERE "
-                                 "run_id = ?1 ORDER BY trial, event, weight DESC");
+        for (Statement s = query("SELECT trial, event, stack, weight, seq FROM stack_samples "
+                                 "WHERE run_id = ?1 ORDER BY trial, seq, event, weight DESC");
              s.step();) {
-            StackRow row{static_cast<int>(s.i64(0)), s.text(1), {}, s.u64(3)};
+            StackRow row{static_cast<int>(s.i64(0)), s.text(1), {}, s.u64(3),
+                         static_cast<int>(s.i64(4))};
             for (int64_t n = s.i64(2); n != 0;) {
                 auto it = nodes.find(n);
                 if (it == nodes.end()) break;

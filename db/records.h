@@ -122,6 +122,7 @@ struct StackRow {
     std::string event;
     std::vector<Frame> frames;
     uint64_t weight = 0;
+    int seq = -1;  ///< the interval it was sampled in; -1: the whole trial (imports, v2 stores)
 };
 
 /// One sampled packet with what it cost at each stage it went through.

@@ -142,6 +142,22 @@ ALTER TABLE trials ADD COLUMN walks INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE trials ADD COLUMN idle_walks INTEGER NOT NULL DEFAULT 0;
 UPDATE trials SET window_received = CAST(round(rx_pps * seconds) AS INTEGER);
 )sql",
+    // 2 -> 3: sampled stacks per interval (seq), so that a time range has its
+    // own flame graph. Older samples cover their whole trial (seq -1).
+    R"sql(
+CREATE TABLE stack_samples_v3 (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  trial INTEGER NOT NULL,
+  seq INTEGER NOT NULL DEFAULT -1,  -- the interval; -1: the whole trial
+  event TEXT NOT NULL, stack INTEGER NOT NULL REFERENCES stacks(id),
+  weight INTEGER NOT NULL,
+  PRIMARY KEY (run_id, trial, seq, event, stack)
+) WITHOUT ROWID;
+INSERT INTO stack_samples_v3 (run_id, trial, seq, event, stack, weight)
+  SELECT run_id, trial, -1, event, stack, weight FROM stack_samples;
+DROP TABLE stack_samples;
+ALTER TABLE stack_samples_v3 RENAME TO stack_samples;
+)sql",
 };
 
 }  // namespace

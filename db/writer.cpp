@@ -101,7 +101,7 @@ struct BatchWriter::Impl {
           stack_ins(d.prepare("INSERT OR IGNORE INTO stacks (parent, frame) VALUES (?1, ?2)")),
           stack_sel(d.prepare("SELECT id FROM stacks WHERE parent = ?1 AND frame = ?2")),
           sample(d.prepare(insert_sql("INSERT", "stack_samples",
-                                      {"run_id", "trial", "event", "stack", "weight"}) +
+                                      {"run_id", "trial", "event", "stack", "weight", "seq"}) +
                            " ON CONFLICT DO UPDATE SET weight = weight + excluded.weight")),
           trace(d.prepare(insert_sql("INSERT OR REPLACE", "packet_traces",
                                      {"run_id", "trial", "seq", "t", "port", "wire_len", "data",
@@ -278,6 +278,7 @@ void BatchWriter::Impl::write_rows(int64_t id, const Batch& b) {
             .bind(3, st.event)
             .bind(4, parent)
             .bind(5, st.weight)
+            .bind(6, st.seq)
             .run();
     }
     for (const auto& t : b.traces) {

@@ -2,6 +2,8 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QComboBox>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -11,6 +13,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "analysis/run_metrics.h"
 #include "gui/pages/flame_page.h"
 
 namespace pathscope::gui {
@@ -46,13 +49,20 @@ TimeSeriesPage::TimeSeriesPage(QWidget* parent) : QWidget(parent) {
     view_->setRenderHint(QPainter::Antialiasing);
     view_->setMinimumHeight(260);
     flame_ = new FlamePage;
-    range_ = new QLabel(tr("Drag over the chart to see the stage cycles of a time range."));
+    range_ = new QLabel(tr("Drag over the chart to see the flame graph of a time range."));
+    tree_ = new QComboBox;
+    tree_->addItem(tr("stage cycles (exact counters)"));
+    tree_->addItem(tr("sampled stacks"));
+    connect(tree_, &QComboBox::currentIndexChanged, this, [this] { select_range(t0_, t1_); });
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(view_);
     auto* lower = new QWidget;
     auto* lower_layout = new QVBoxLayout(lower);
     lower_layout->setContentsMargins(0, 0, 0, 0);
-    lower_layout->addWidget(range_);
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(range_, 1);
+    bar->addWidget(tree_);
+    lower_layout->addLayout(bar);
     lower_layout->addWidget(flame_, 1);
     split->addWidget(lower);
     split->setSizes({420, 380});
@@ -63,6 +73,7 @@ TimeSeriesPage::TimeSeriesPage(QWidget* parent) : QWidget(parent) {
 void TimeSeriesPage::set_run(std::shared_ptr<const db::RunData> run) {
     run_ = std::move(run);
     series_ = run_ ? analysis::time_series(*run_) : analysis::TimeSeries{};
+    event_ = run_ ? analysis::main_stack_event(*run_) : std::string();
     chart_->removeAllSeries();
     for (QAbstractAxis* a : chart_->axes()) chart_->removeAxis(a);
     auto* x = new QValueAxis;
@@ -119,16 +130,31 @@ void TimeSeriesPage::set_run(std::shared_ptr<const db::RunData> run) {
     if (run_ && end > 0) select_range(0, end);
 }
 
+void TimeSeriesPage::show_stacks(bool stacks) { tree_->setCurrentIndex(stacks ? 1 : 0); }
+
 void TimeSeriesPage::select_range(double t0, double t1) {
     if (!run_) return;
+    t0_ = t0;
+    t1_ = t1;
     int n = 0;
-    const analysis::FlameTree tree = analysis::stage_tree_in_range(*run_, t0, t1, &n);
-    flame_->set_diff(std::make_shared<analysis::FlameDiff>(analysis::diff_trees(tree, tree)),
-                     false, tr("cycles/rx pkt"),
-                     tr("Stage cycles from %1 s to %2 s (%3 intervals), per received packet")
-                         .arg(t0, 0, 'f', 2)
-                         .arg(t1, 0, 'f', 2)
-                         .arg(n));
+    const analysis::FlameTree stages = analysis::stage_tree_in_range(*run_, t0, t1, &n);
+    if (tree_->currentIndex() == 1) {
+        const analysis::FlameTree stacks = analysis::stack_tree_in_range(*run_, event_, t0, t1);
+        flame_->set_diff(std::make_shared<analysis::FlameDiff>(analysis::diff_trees(stacks, stacks)),
+                         false, tr("samples"),
+                         tr("Sampled stacks (%1) from %2 s to %3 s: %4 samples")
+                             .arg(QString::fromStdString(event_))
+                             .arg(t0, 0, 'f', 2)
+                             .arg(t1, 0, 'f', 2)
+                             .arg(stacks.size() > 0 ? stacks.total(0) : 0.0));
+    } else {
+        flame_->set_diff(std::make_shared<analysis::FlameDiff>(analysis::diff_trees(stages, stages)),
+                         false, tr("cycles/rx pkt"),
+                         tr("Stage cycles from %1 s to %2 s (%3 intervals), per received packet")
+                             .arg(t0, 0, 'f', 2)
+                             .arg(t1, 0, 'f', 2)
+                             .arg(n));
+    }
     range_->setText(tr("range %1 - %2 s: %3 intervals").arg(t0, 0, 'f', 2).arg(t1, 0, 'f', 2).arg(n));
 }
 

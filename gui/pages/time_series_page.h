@@ -11,6 +11,7 @@
 
 class QChart;
 class QChartView;
+class QComboBox;
 class QLabel;
 
 namespace pathscope::gui {
@@ -23,8 +24,10 @@ class TimeSeriesPage : public QWidget {
   public:
     explicit TimeSeriesPage(QWidget* parent = nullptr);
     void set_run(std::shared_ptr<const db::RunData> run);
-    /// Shows the stage tree of [t0, t1) seconds on the run's axis (as a drag does).
+    /// Shows the flame graph of [t0, t1) seconds on the run's axis (as a drag
+    /// does): of the stage cycles, or with `stacks` of the sampled stacks.
     void select_range(double t0, double t1);
+    void show_stacks(bool stacks);
     FlamePage* flame() const { return flame_; }
     const analysis::TimeSeries& series() const { return series_; }
     QString range_text() const;
@@ -36,6 +39,9 @@ class TimeSeriesPage : public QWidget {
     RangeChartView* view_;
     FlamePage* flame_;
     QLabel* range_;
+    QComboBox* tree_;
+    double t0_ = 0, t1_ = 0;
+    std::string event_;
 };
 
 }  // namespace pathscope::gui

@@ -126,6 +126,35 @@ TEST_F(StoreTest, AnAddedColumnBreaksNeitherWritesNorReads) {
     EXPECT_EQ(d.rows.traces.size(), 1u);
 }
 
+// A v2 store (stacks for whole trials) opens as v3 with its stacks kept,
+// marked as belonging to no interval.
+TEST_F(StoreTest, VersionTwoStacksSurviveTheMigration) {
+    const auto path = file("v2.db");
+    int64_t id = 0;
+    {
+        RunWriter w(path, sample_run("old"));
+        id = w.run().id;
+        w.submit(sample_batch(0));
+        w.finish("complete");
+    }
+    {
+        Database raw(path, Database::Mode::read_write);
+        raw.exec(
+            "CREATE TABLE old_samples (run_id INTEGER NOT NULL, trial INTEGER NOT NULL, event TEXT "
+            "NOT NULL, stack INTEGER NOT NULL, weight INTEGER NOT NULL, PRIMARY KEY (run_id, trial, "
+            "event, stack)) WITHOUT ROWID;"
+            "INSERT INTO old_samples SELECT run_id, trial, event, stack, weight FROM stack_samples;"
+            "DROP TABLE stack_samples; ALTER TABLE old_samples RENAME TO stack_samples;"
+            "PRAGMA user_version = 2");
+    }
+    auto db = open_store(path, Database::Mode::read_write);
+    EXPECT_EQ(db->scalar("PRAGMA user_version"), kSchemaVersion);
+    const RunData d = load_run(*db, id);
+    ASSERT_EQ(d.rows.stacks.size(), 2u);
+    EXPECT_EQ(d.rows.stacks[0].seq, -1);
+    EXPECT_EQ(d.rows.stacks[0].weight + d.rows.stacks[1].weight, 10u);
+}
+
 TEST_F(StoreTest, RefusesAForeignApplicationId) {
     const auto path = file("foreign.db");
     {

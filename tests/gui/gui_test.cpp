@@ -103,6 +103,9 @@ void add_run(const std::string& path, const std::string& label, uint64_t lookup 
             b.intervals.push_back({t, seq, 0.25 * (seq + 1), 800, 0, 800, 0, 0});
             b.stages.push_back({t, seq, "eth_rx", 0, 30, 800, 8000 + 500, 5, 500});
             b.stages.push_back({t, seq, "ip6_lookup", 1, 25, 800, 16000u * (t + 1), 0, 0});
+            // Sampled stacks per interval: 2 + seq samples of one stack.
+            b.stacks.push_back({t, "perf::cpu-clock", {{"main", "app"}, {"walk", "app"}},
+                                static_cast<uint64_t>(2 + seq), seq});
         }
     }
     w.submit(b);
@@ -324,6 +327,12 @@ class GuiTest : public QObject {
         QVERIFY(ts->range_text().contains("4 intervals"));
         ts->select_range(0.0, 0.5);  // the first two intervals of trial 0
         QVERIFY(std::abs(g->total() - 30.0) < 1e-9);
+        // Sampled stacks of a range: its samples only (2 + 3 in trial 0's first two).
+        ts->show_stacks(true);
+        QVERIFY(std::abs(g->total() - 5.0) < 1e-9);
+        ts->select_range(0.0, 2.0);  // all: 2 x (2 + 3 + 4 + 5)
+        QVERIFY(std::abs(g->total() - 28.0) < 1e-9);
+        QCOMPARE(g->find_node("walk") > 0, true);
     }
 
     void badFilesAreRefusedClearly() {
