@@ -9,6 +9,7 @@
 #include <QMessageBox>
 #include <QPainter>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
@@ -160,6 +161,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     progress_->setMaximumWidth(120);
     progress_->hide();
     statusBar()->addPermanentWidget(progress_);
+    cancel_ = new QPushButton(tr("Cancel"));
+    cancel_->hide();
+    statusBar()->addPermanentWidget(cancel_);
+    // The load runs on; its result is dropped as stale.
+    connect(cancel_, &QPushButton::clicked, this, [this] {
+        ++generation_;
+        shown_ = generation_;
+        progress_->hide();
+        cancel_->hide();
+        statusBar()->showMessage(tr("loading cancelled"));
+    });
 
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open store..."), QKeySequence::Open, this, &MainWindow::choose_store);
@@ -264,6 +276,7 @@ void MainWindow::load_selected() {
     const unsigned generation = ++generation_;
     const std::string path = path_;
     progress_->show();
+    cancel_->show();
     statusBar()->showMessage(other ? tr("comparing run %1 against run %2...").arg(id).arg(base)
                                    : tr("loading run %1...").arg(id));
     watcher_.setFuture(QtConcurrent::run([path, id, base, generation] {
@@ -275,8 +288,9 @@ void MainWindow::load_selected() {
 
 void MainWindow::loaded() {
     const LoadedRun run = watcher_.result();
-    if (run.generation != generation_) return;  // a newer load is on its way
+    if (run.generation != generation_) return;  // a newer load is on its way, or cancelled
     progress_->hide();
+    cancel_->hide();
     if (!run.error.isEmpty()) {
         statusBar()->showMessage(run.error);
         return;

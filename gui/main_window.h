@@ -17,6 +17,7 @@
 class QLabel;
 class QLineEdit;
 class QProgressBar;
+class QPushButton;
 class QSortFilterProxyModel;
 class QTabWidget;
 class QTableView;
@@ -116,6 +117,7 @@ class MainWindow : public QMainWindow {
     QLabel* header_;
     QLabel* warning_;
     QProgressBar* progress_;
+    QPushButton* cancel_;
     QFutureWatcher<LoadedRun> watcher_;
     unsigned generation_ = 0;  ///< of the newest load asked for
     unsigned shown_ = 0;       ///< of the load whose result is on the pages
