@@ -155,6 +155,8 @@ Report build_report(const db::RunData& base, const db::RunData* cand, const Repo
         r.histograms.push_back({busiest[i].second, merged_calls(base, busiest[i].second),
                                 cand ? merged_calls(*cand, busiest[i].second) : Histogram{}});
 
+    r.base_series = time_series(base);
+    if (cand) r.cand_series = time_series(*cand);
     r.base_queues = queue_skew(base.rows.queues);
     if (cand) r.cand_queues = queue_skew(cand->rows.queues);
 

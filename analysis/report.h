@@ -15,6 +15,7 @@
 #include "analysis/histogram.h"
 #include "analysis/ministat.h"
 #include "analysis/queue_skew.h"
+#include "analysis/time_series.h"
 #include "db/records.h"
 
 namespace pathscope::analysis {
@@ -54,6 +55,8 @@ struct Report {
     };
     std::vector<StageHistogram> histograms;
     std::vector<QueueSkew> base_queues, cand_queues;
+    /// Per-interval figures, for the HTML report's line chart.
+    TimeSeries base_series, cand_series;
 
     /// Stage cycles per received packet; with one run, base against itself.
     FlameDiff stages;

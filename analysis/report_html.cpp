@@ -1,6 +1,7 @@
 // The report as one self-contained HTML page: tables, the ministat plot and
 // histograms as preformatted text, and inline SVG flame graphs with zoom on
 // click and search.
+#include "analysis/chart_svg.h"
 #include "analysis/flame_svg.h"
 #include "analysis/report.h"
 #include "analysis/report_tables.h"
@@ -139,9 +140,23 @@ std::string render_report_html(const Report& r) {
                        "stages", r.stages, "cycles/pkt", r.has_cand, r.stages.method);
     for (const auto& h : r.histograms) {
         o += "<h2>Cycles per call of " + xml_escape(h.stage) + "</h2>\n";
-        if (r.has_cand) o += "<p>base</p>\n";
-        o += pre(render_text(h.base, "cycles", 12, 76));
-        if (r.has_cand) o += "<p>candidate</p>\n" + pre(render_text(h.cand, "cycles", 12, 76));
+        std::vector<SvgHistogram> series{{(r.has_cand ? "base: " : "") + r.base.label, "#3070d0", &h.base}};
+        if (r.has_cand) series.push_back({"cand: " + r.cand.label, "#e06020", &h.cand});
+        o += histogram_svg(series, "cycles per busy call");
+    }
+    if (!r.base_series.points.empty()) {
+        // Receive rate per interval; a comparison draws both runs on one axis.
+        auto line = [](const TimeSeries& ts, const std::string& name, const char* colour) {
+            SvgLine l{name, colour, {}};
+            for (const auto& p : ts.points) l.points.emplace_back((p.t0 + p.t1) / 2, p.rx_pps / 1e6);
+            return l;
+        };
+        std::vector<SvgLine> lines{line(r.base_series, (r.has_cand ? "base: " : "") + r.base.label, "#3070d0")};
+        if (r.has_cand && !r.cand_series.points.empty())
+            lines.push_back(line(r.cand_series, "cand: " + r.cand.label, "#e06020"));
+        std::vector<double> bounds(r.base_series.trial_starts.begin() + 1, r.base_series.trial_starts.end());
+        o += "<h2>Receive rate per interval</h2>\n" +
+             line_chart_svg(lines, "seconds (trials one after another)", "Mpps", bounds);
     }
     o += "<h2>Queues</h2>\n" + html_table(queue_table(r));
     if (!r.stack_event.empty()) {

@@ -123,6 +123,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
            "pkt: busy cycles over all received packets; the rows add up to \"all stages\". Click "
            "a stage to see it in the flame graph."));
     legend->setWordWrap(true);
+    perf_ = new QLabel;
+    perf_->setWordWrap(true);
+    perf_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    stage_layout->addWidget(perf_);
     stage_layout->addWidget(legend);
     stage_layout->addWidget(drops_);
 
@@ -318,6 +322,17 @@ void MainWindow::loaded() {
                                                        run.summary.worker);
     warning_->setText(QString::fromStdString(warn));
     warning_->setVisible(!warn.empty());
+    QStringList perf;
+    for (const auto& pl : run.summary.perf)
+        perf << (pl.supported ? QStringLiteral("%1 %2 %3/pkt")
+                                    .arg(QString::fromStdString(pl.event))
+                                    .arg(pl.per_packet, 0, 'f', 3)
+                                    .arg(QString::fromStdString(pl.unit))
+                              : QStringLiteral("%1 -").arg(QString::fromStdString(pl.event)));
+    perf_->setText(perf.isEmpty() ? tr("no perf counters in this run")
+                                  : tr("perf counters of the worker, per received packet: ") +
+                                        perf.join(QStringLiteral(", ")) +
+                                        tr(" (- : not offered by this machine's PMU)"));
     flame_->set_diff(run.stages, false, tr("cycles/rx pkt"),
                      tr("Stage tree: busy cycles per received packet (exact counters)"));
     if (run.stacks)

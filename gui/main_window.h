@@ -76,6 +76,7 @@ class MainWindow : public QMainWindow {
     FlamePage* stacks_page() const { return stacks_; }
     QTabWidget* pages() const { return pages_; }
     QLabel* warning() const { return warning_; }
+    QLabel* perf() const { return perf_; }
     QTableWidget* drops() const { return drops_; }
     QueuesPage* queues_page() const { return queues_; }
     HistogramsPage* histograms_page() const { return histograms_; }
@@ -116,6 +117,7 @@ class MainWindow : public QMainWindow {
     QTabWidget* pages_;
     QLabel* header_;
     QLabel* warning_;
+    QLabel* perf_;
     QProgressBar* progress_;
     QPushButton* cancel_;
     QFutureWatcher<LoadedRun> watcher_;

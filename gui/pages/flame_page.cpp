@@ -36,6 +36,7 @@ FlamePage::FlamePage(QWidget* parent) : QWidget(parent) {
         threshold_->addItem(tr(text), f);
     auto* colours = new QComboBox;
     colours->addItem(tr("colour by name"));
+    colours->addItem(tr("colour by namespace or module"));
     colours->addItem(tr("colour by depth"));
 
     auto* bar = new QHBoxLayout;
@@ -70,8 +71,9 @@ FlamePage::FlamePage(QWidget* parent) : QWidget(parent) {
         graph_->set_min_fraction(threshold_->itemData(i).toDouble());
     });
     connect(colours, &QComboBox::currentIndexChanged, this, [this](int i) {
-        graph_->set_colours(i == 0 ? FlameGraphWidget::Colours::by_name
-                                   : FlameGraphWidget::Colours::by_depth);
+        graph_->set_colours(i == 0   ? FlameGraphWidget::Colours::by_name
+                            : i == 1 ? FlameGraphWidget::Colours::by_namespace
+                                     : FlameGraphWidget::Colours::by_depth);
     });
     refresh();
 }

@@ -138,7 +138,10 @@ QColor FlameGraphWidget::colour(const analysis::FlameRect& r) const {
     }
     if (colours_ == Colours::by_depth)
         return QColor::fromHsv((30 + r.depth * 23) % 60 + 10, 150, 240);
-    const size_t h = std::hash<std::string>{}(n.name);
+    std::string key = n.name;
+    if (colours_ == Colours::by_namespace && !key.empty() && key[0] != '[')
+        key = key.substr(0, key.find("::"));
+    const size_t h = std::hash<std::string>{}(key);
     return QColor(220 + static_cast<int>(h % 35), 90 + static_cast<int>((h >> 8) % 130),
                   40 + static_cast<int>((h >> 16) % 50));
 }

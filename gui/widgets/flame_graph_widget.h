@@ -18,7 +18,9 @@ namespace pathscope::gui {
 class FlameGraphWidget : public QWidget {
     Q_OBJECT
   public:
-    enum class Colours { by_name, by_depth };
+    /// by_name: a hue per function; by_namespace: one per leading namespace or
+    /// module ("pathscope", "std", "[librte_fib.so.23.0]"); by_depth: per row.
+    enum class Colours { by_name, by_namespace, by_depth };
 
     explicit FlameGraphWidget(QWidget* parent = nullptr);
 

@@ -76,6 +76,8 @@ void add_run(const std::string& path, const std::string& label, uint64_t lookup 
         b.stages.push_back({t, -1, "ip6_lookup", 1, 100, 3200, lookup + jitter, 0, 0});
         b.stages.push_back({t, -1, "eth_tx", 2, 100, 3190, 10000 + jitter, 0, 0});
         b.drops.push_back({t, "ip6_hop_limit", "ip6_forward", "receive", 10});
+        b.perf.push_back({t, "perf::task-clock", true, 320000, 1000, 1000, ""});
+        b.perf.push_back({t, "perf::cycles", false, 0, 0, 0, "not supported"});
         b.queues.push_back({t, -1, "wire", 0, "rx", 3160, 202240, 99, 900, 0});
         b.queues.push_back({t, -1, "wire", 1, "rx", 40, 2560, 2, 998, 0});
         db::HistogramRow h{t, db::kStageCallCycles, "ip6_lookup", "cycles", 0, 0, 0, 0, {}};
@@ -166,6 +168,10 @@ class GuiTest : public QObject {
         QCOMPARE(cell(3, StageTableModel::Stage), QString("all stages"));
         QCOMPARE(cell(3, StageTableModel::CyclesPerRxPacket), QString("33.2"));  // 10 + 20 + 3.2
         QVERIFY(w.warning()->isVisibleTo(&w));
+        // perf counters per packet: 2 x 320,000 ns over 6,400 packets.
+        QVERIFY2(w.perf()->text().contains("perf::task-clock 100.000 ns/pkt"),
+                 qPrintable(w.perf()->text()));
+        QVERIFY(w.perf()->text().contains("perf::cycles -"));
         QVERIFY(w.warning()->text().contains("starved"));
         // Clicking a header sorts; "all stages" stays last either way.
         w.stage_view()->sortByColumn(StageTableModel::CyclesPerRxPacket, Qt::DescendingOrder);

@@ -1,0 +1,161 @@
+#include "analysis/chart_svg.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "analysis/flame_svg.h"
+
+namespace pathscope::analysis {
+
+namespace {
+
+constexpr int kLeft = 64, kRight = 24, kTop = 16, kBottom = 56;
+
+std::string tick_label(double v) { return fmt::format("{:.6g}", v); }
+
+}  // namespace
+
+std::string histogram_svg(const std::vector<SvgHistogram>& series, const std::string& unit,
+                          int width, int height) {
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (const auto& s : series)
+        if (s.histogram && s.histogram->count()) {
+            lo = std::min(lo, s.histogram->min());
+            hi = std::max(hi, s.histogram->max());
+        }
+    const int legend = 18 * static_cast<int>(series.size()) + 8;
+    std::string o = fmt::format(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"{0}\" height=\"{1}\" "
+        "viewBox=\"0 0 {0} {1}\">\n",
+        width, height + legend);
+    if (hi == 0) return o + "<text x=\"10\" y=\"20\">no values recorded</text>\n</svg>\n";
+    double llo = std::log10(std::max<uint64_t>(1, lo)) - 0.15,
+           lhi = std::log10(double(bucket_upper(bucket_index(hi))) + 1) + 0.15;
+    if (lhi - llo < 0.6) {
+        const double mid = (llo + lhi) / 2;
+        llo = mid - 0.3;
+        lhi = mid + 0.3;
+    }
+    llo = std::max(0.0, llo);
+    const double pw = width - kLeft - kRight, ph = height - kTop - kBottom;
+    auto x = [&](double v) { return kLeft + (std::log10(std::max(1.0, v)) - llo) / (lhi - llo) * pw; };
+    double top = 0;
+    for (const auto& s : series)
+        if (s.histogram && s.histogram->count())
+            for (uint64_t c : s.histogram->counts())
+                top = std::max(top, double(c) / double(s.histogram->count()));
+    const double bottom = kTop + ph;
+    o += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#888\"/>\n", kLeft,
+                     bottom, kLeft + pw);
+    o += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#888\"/>\n", kLeft,
+                     kTop, bottom);
+    const double vlo = std::pow(10, llo), vhi = std::pow(10, lhi);
+    const bool narrow = lhi - llo < 1.2;
+    for (double decade = std::pow(10, std::floor(llo)); decade <= vhi; decade *= 10)
+        for (int m = 1; m <= 9; ++m) {
+            if (!narrow && m != 1 && m != 2 && m != 5) continue;
+            const double v = decade * m;
+            if (v < vlo || v > vhi) continue;
+            o += fmt::format(
+                "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#888\"/>"
+                "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\" font-size=\"11\">{4}</text>\n",
+                x(v), bottom, bottom + 4, bottom + 16, tick_label(v));
+        }
+    o += fmt::format(
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"12\">{} (log scale)</text>\n",
+        kLeft + pw / 2, bottom + 34, xml_escape(unit));
+    for (int k = 0; k <= 4; ++k)
+        o += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" font-size=\"11\">{:.1f}%</text>\n",
+                         kLeft - 4, bottom - ph * k / 4 + 4, top * k / 4 * 100);
+    int legend_y = height + 4;
+    for (const auto& s : series) {
+        if (!s.histogram || !s.histogram->count()) continue;
+        const Histogram& h = *s.histogram;
+        for (unsigned i = 0; i < h.counts().size(); ++i) {
+            if (!h.counts()[i]) continue;
+            const double share = double(h.counts()[i]) / double(h.count());
+            const double x0 = x(double(bucket_lower(i))),
+                         x1 = std::max(x0 + 1.5, x(double(bucket_upper(i)) + 1));
+            const double bh = share / top * ph;
+            o += fmt::format(
+                "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\" "
+                "fill-opacity=\"{}\"/>\n",
+                x0, bottom - bh, std::min(x1, kLeft + pw) - x0, bh, s.colour,
+                series.size() > 1 ? "0.45" : "0.75");
+        }
+        int k = 0;
+        for (const auto& [pct, name] : {std::pair{50.0, "p50"}, {90.0, "p90"}, {99.0, "p99"}}) {
+            const double px = x(h.percentile(pct));
+            o += fmt::format(
+                "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"{3}\" "
+                "stroke-dasharray=\"4 3\"/><text x=\"{4:.1f}\" y=\"{5}\" font-size=\"10\" "
+                "fill=\"{3}\">{6}</text>\n",
+                px, kTop, bottom, s.colour, px + 2, kTop + 10 + 11 * k++, name);
+        }
+        o += fmt::format(
+            "<text x=\"{}\" y=\"{}\" font-size=\"12\" fill=\"{}\">{}: {} calls, min {}, p50 {:.0f}, "
+            "p90 {:.0f}, p99 {:.0f}, max {}, MAD {:.0f}</text>\n",
+            kLeft, legend_y + 12, s.colour, xml_escape(s.name), h.count(), h.min(),
+            h.percentile(50), h.percentile(90), h.percentile(99), h.max(), h.mad());
+        legend_y += 18;
+    }
+    return o + "</svg>\n";
+}
+
+std::string line_chart_svg(const std::vector<SvgLine>& lines, const std::string& x_unit,
+                           const std::string& y_unit, const std::vector<double>& boundaries,
+                           int width, int height) {
+    double xmax = 0, ymax = 0;
+    for (const auto& l : lines)
+        for (const auto& [px, py] : l.points) {
+            xmax = std::max(xmax, px);
+            ymax = std::max(ymax, py);
+        }
+    const int legend = 18 * static_cast<int>(lines.size()) + 8;
+    std::string o = fmt::format(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"{0}\" height=\"{1}\" "
+        "viewBox=\"0 0 {0} {1}\">\n",
+        width, height + legend);
+    if (xmax <= 0 || ymax <= 0) return o + "<text x=\"10\" y=\"20\">no intervals</text>\n</svg>\n";
+    ymax *= 1.1;
+    const double pw = width - kLeft - kRight, ph = height - kTop - kBottom, bottom = kTop + ph;
+    auto X = [&](double v) { return kLeft + v / xmax * pw; };
+    auto Y = [&](double v) { return bottom - v / ymax * ph; };
+    o += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#888\"/>\n", kLeft,
+                     bottom, kLeft + pw);
+    o += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#888\"/>\n", kLeft,
+                     kTop, bottom);
+    for (int k = 0; k <= 5; ++k) {
+        const double vx = xmax * k / 5, vy = ymax * k / 5;
+        o += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\">{}</text>\n",
+                         X(vx), bottom + 16, tick_label(std::round(vx * 100) / 100));
+        o += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" font-size=\"11\">{}</text>\n",
+                         kLeft - 4, Y(vy) + 4, tick_label(std::round(vy * 1000) / 1000));
+    }
+    o += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"12\">{}</text>\n",
+                     kLeft + pw / 2, bottom + 34, xml_escape(x_unit));
+    o += fmt::format(
+        "<text x=\"14\" y=\"{0}\" text-anchor=\"middle\" font-size=\"12\" transform=\"rotate(-90 "
+        "14 {0})\">{1}</text>\n",
+        kTop + ph / 2, xml_escape(y_unit));
+    for (double b : boundaries)
+        o += fmt::format(
+            "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#aaa\" "
+            "stroke-dasharray=\"4 3\"/>\n",
+            X(b), kTop, bottom);
+    int legend_y = height + 4;
+    for (const auto& l : lines) {
+        std::string pts;
+        for (const auto& [px, py] : l.points) pts += fmt::format("{:.1f},{:.1f} ", X(px), Y(py));
+        o += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" points=\"{}\"/>\n",
+                         l.colour, pts);
+        o += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" fill=\"{}\">{}</text>\n", kLeft,
+                         legend_y + 12, l.colour, xml_escape(l.name));
+        legend_y += 18;
+    }
+    return o + "</svg>\n";
+}
+
+}  // namespace pathscope::analysis
