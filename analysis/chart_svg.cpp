@@ -17,6 +17,30 @@ std::string tick_label(double v) { return fmt::format("{:.6g}", v); }
 
 }  // namespace
 
+double LogAxis::fraction(double v) const {
+    return (std::log10(std::max(1.0, v)) - log_lo) / std::max(1e-9, log_hi - log_lo);
+}
+
+LogAxis log_axis(uint64_t lo, uint64_t hi) {
+    LogAxis a;
+    a.log_lo = std::log10(double(std::max<uint64_t>(1, lo))) - 0.15;
+    a.log_hi = std::log10(double(bucket_upper(bucket_index(hi))) + 1) + 0.15;
+    if (a.log_hi - a.log_lo < 0.6) {
+        const double mid = (a.log_lo + a.log_hi) / 2;
+        a.log_lo = mid - 0.3;
+        a.log_hi = mid + 0.3;
+    }
+    a.log_lo = std::max(0.0, a.log_lo);
+    const double vlo = std::pow(10, a.log_lo), vhi = std::pow(10, a.log_hi);
+    const bool narrow = a.log_hi - a.log_lo < 1.2;
+    for (double decade = std::pow(10, std::floor(a.log_lo)); decade <= vhi; decade *= 10)
+        for (int m = 1; m <= 9; ++m) {
+            if (!narrow && m != 1 && m != 2 && m != 5) continue;
+            if (decade * m >= vlo && decade * m <= vhi) a.ticks.push_back(decade * m);
+        }
+    return a;
+}
+
 std::string histogram_svg(const std::vector<SvgHistogram>& series, const std::string& unit,
                           int width, int height) {
     uint64_t lo = UINT64_MAX, hi = 0;
@@ -31,16 +55,9 @@ std::string histogram_svg(const std::vector<SvgHistogram>& series, const std::st
         "viewBox=\"0 0 {0} {1}\">\n",
         width, height + legend);
     if (hi == 0) return o + "<text x=\"10\" y=\"20\">no values recorded</text>\n</svg>\n";
-    double llo = std::log10(std::max<uint64_t>(1, lo)) - 0.15,
-           lhi = std::log10(double(bucket_upper(bucket_index(hi))) + 1) + 0.15;
-    if (lhi - llo < 0.6) {
-        const double mid = (llo + lhi) / 2;
-        llo = mid - 0.3;
-        lhi = mid + 0.3;
-    }
-    llo = std::max(0.0, llo);
+    const LogAxis axis = log_axis(lo, hi);
     const double pw = width - kLeft - kRight, ph = height - kTop - kBottom;
-    auto x = [&](double v) { return kLeft + (std::log10(std::max(1.0, v)) - llo) / (lhi - llo) * pw; };
+    auto x = [&](double v) { return kLeft + axis.fraction(v) * pw; };
     double top = 0;
     for (const auto& s : series)
         if (s.histogram && s.histogram->count())
@@ -51,18 +68,11 @@ std::string histogram_svg(const std::vector<SvgHistogram>& series, const std::st
                      bottom, kLeft + pw);
     o += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#888\"/>\n", kLeft,
                      kTop, bottom);
-    const double vlo = std::pow(10, llo), vhi = std::pow(10, lhi);
-    const bool narrow = lhi - llo < 1.2;
-    for (double decade = std::pow(10, std::floor(llo)); decade <= vhi; decade *= 10)
-        for (int m = 1; m <= 9; ++m) {
-            if (!narrow && m != 1 && m != 2 && m != 5) continue;
-            const double v = decade * m;
-            if (v < vlo || v > vhi) continue;
+    for (const double v : axis.ticks)
             o += fmt::format(
                 "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#888\"/>"
                 "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\" font-size=\"11\">{4}</text>\n",
                 x(v), bottom, bottom + 4, bottom + 16, tick_label(v));
-        }
     o += fmt::format(
         "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"12\">{} (log scale)</text>\n",
         kLeft + pw / 2, bottom + 34, xml_escape(unit));

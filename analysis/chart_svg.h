@@ -10,6 +10,17 @@
 
 namespace pathscope::analysis {
 
+/// A log value axis for a histogram's range: at least a factor of 4 wide,
+/// so that a narrow distribution (every burst 32) still has ticks; ticks at
+/// 1, 2 and 5 of each decade, or at every digit when the axis is narrow.
+/// The SVG charts and the desktop program's painted ones share it.
+struct LogAxis {
+    double log_lo = 0, log_hi = 1;  ///< log10 of the ends
+    std::vector<double> ticks;
+    double fraction(double v) const;  ///< where v lies, 0..1
+};
+LogAxis log_axis(uint64_t min, uint64_t max);
+
 struct SvgHistogram {
     std::string name;    ///< "base: burst32"
     std::string colour;  ///< CSS colour

@@ -1,15 +1,13 @@
 #include "gui/widgets/histogram_widget.h"
 
+#include "analysis/chart_svg.h"
+
 #include <QPainter>
 #include <QPainterPath>
 #include <algorithm>
 #include <cmath>
 
 namespace pathscope::gui {
-
-namespace {
-uint64_t bucket_upper_of(uint64_t v) { return analysis::bucket_upper(analysis::bucket_index(v)); }
-}  // namespace
 
 HistogramWidget::HistogramWidget(QWidget* parent) : QWidget(parent) {
     setMinimumSize(360, 220);
@@ -42,20 +40,8 @@ void HistogramWidget::paintEvent(QPaintEvent*) {
         p.drawText(rect(), Qt::AlignCenter, tr("no values recorded"));
         return;
     }
-    // At least a factor of 4 around the values, so that a narrow
-    // distribution (every burst 32) still has an axis with ticks.
-    double llo = std::log10(std::max<uint64_t>(1, lo)) - 0.15,
-           lhi = std::log10(double(bucket_upper_of(hi)) + 1) + 0.15;
-    if (lhi - llo < 0.6) {
-        const double mid = (llo + lhi) / 2;
-        llo = mid - 0.3;
-        lhi = mid + 0.3;
-    }
-    llo = std::max(0.0, llo);
-    const double span = std::max(1e-9, lhi - llo);
-    auto xof = [&](double v) {
-        return plot.left() + (std::log10(std::max(1.0, v)) - llo) / span * plot.width();
-    };
+    const analysis::LogAxis axis = analysis::log_axis(lo, hi);  // shared with the HTML report
+    auto xof = [&](double v) { return plot.left() + axis.fraction(v) * plot.width(); };
     // Densities per bucket: counts over the bucket's width on the log axis,
     // so wide buckets do not look taller than they are.
     double top = 0;
@@ -74,13 +60,7 @@ void HistogramWidget::paintEvent(QPaintEvent*) {
     p.setPen(QColor(0x80, 0x80, 0x80));
     p.drawLine(plot.bottomLeft(), plot.bottomRight());
     p.drawLine(plot.bottomLeft(), plot.topLeft());
-    const double vlo = std::pow(10, llo), vhi = std::pow(10, lhi);
-    const bool narrow = lhi - llo < 1.2;  // then 1..9 of each decade
-    for (double decade = std::pow(10, std::floor(llo)); decade <= vhi; decade *= 10)
-        for (int m = 1; m <= 9; ++m) {
-            if (!narrow && m != 1 && m != 2 && m != 5) continue;
-            const double v = decade * m;
-            if (v < vlo || v > vhi) continue;
+    for (const double v : axis.ticks) {
             const double x = xof(v);
             p.drawLine(QPointF(x, plot.bottom()), QPointF(x, plot.bottom() + 4));
             p.drawText(QRectF(x - 40, plot.bottom() + 5, 80, fm.height()), Qt::AlignHCenter,
