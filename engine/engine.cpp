@@ -376,7 +376,7 @@ void Engine::walk_traced(uint64_t now) {
             if (!traced && node->id == trace_entry_) {
                 traced = static_cast<const rte_mbuf*>(objs[0]);
                 tr->tsc = now;
-                tr->port = traced->port;
+                tr->port = meta(traced)->rx_port;  // mbuf->port is unset on ring ports
                 tr->wire_len = static_cast<uint16_t>(rte_pktmbuf_pkt_len(traced));
                 tr->cap_len = static_cast<uint16_t>(
                     std::min<uint32_t>(rte_pktmbuf_data_len(traced), PacketTrace::kMaxBytes));

@@ -75,7 +75,10 @@ void TimeSeriesPage::set_run(std::shared_ptr<const db::RunData> run) {
     series_ = run_ ? analysis::time_series(*run_) : analysis::TimeSeries{};
     event_ = run_ ? analysis::main_stack_event(*run_) : std::string();
     chart_->removeAllSeries();
-    for (QAbstractAxis* a : chart_->axes()) chart_->removeAxis(a);
+    for (QAbstractAxis* a : chart_->axes()) {
+        chart_->removeAxis(a);  // hands the axis back to us
+        delete a;
+    }
     auto* x = new QValueAxis;
     x->setTitleText(tr("seconds (trials one after another)"));
     auto* rate = new QValueAxis;
