@@ -1,7 +1,9 @@
 #include "analysis/flame_layout.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <functional>
 #include <regex>
 
 namespace pathscope::analysis {
@@ -72,6 +74,19 @@ FlameLayout layout_flame(const FlameDiff& d, const FlameLayoutOptions& opt) {
         }
     }
     return out;
+}
+
+FlameRgb name_colour(const std::string& key) {
+    const size_t h = std::hash<std::string>{}(key);
+    return {220 + static_cast<int>(h % 35), 90 + static_cast<int>((h >> 8) % 130),
+            40 + static_cast<int>((h >> 16) % 50)};
+}
+
+FlameRgb diff_colour(const DiffNode& n) {
+    if (n.noise) return {0xc8, 0xc8, 0xc8};
+    const double k = std::isfinite(n.relative) ? std::min(1.0, std::fabs(n.relative)) : 1.0;
+    const int fade = static_cast<int>(210 - 160 * k);
+    return n.delta > 0 ? FlameRgb{255, fade, fade} : FlameRgb{fade, fade, 255};
 }
 
 std::string flame_label(const std::string& name, double share, size_t chars) {

@@ -36,6 +36,16 @@ struct FlameLayout {
 
 FlameLayout layout_flame(const FlameDiff& d, const FlameLayoutOptions& opt = {});
 
+/// Frame colours, the same in the HTML report and the desktop program.
+struct FlameRgb {
+    int r = 0, g = 0, b = 0;
+};
+/// A warm colour from a name (a frame, a stage, a namespace): stable across runs.
+FlameRgb name_colour(const std::string& key);
+/// A difference: grey within noise, red grew, blue shrank, deeper the larger the change.
+FlameRgb diff_colour(const DiffNode& n);
+inline constexpr FlameRgb kOthersColour{0xd8, 0xd8, 0xd8};
+
 /// A frame's label in `chars` characters: the name with its share (of all)
 /// in percent where that fits, else the whole name, else its end ("~walk",
 /// the function rather than the namespace); "" when not even 4 fit.

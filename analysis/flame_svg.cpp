@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <functional>
 
 namespace pathscope::analysis {
 
@@ -36,22 +35,14 @@ std::string label(const std::string& name, double share, double px) {
     return flame_label(name, share, static_cast<size_t>(std::max(0.0, (px - 6) / kCharWidth)));
 }
 
-std::string fill(const DiffNode& n, bool differential) {
+std::string css(FlameRgb c) {
     char buf[32];
-    if (differential) {
-        if (n.noise) return "#c8c8c8";
-        const double k = std::isfinite(n.relative) ? std::min(1.0, std::fabs(n.relative)) : 1.0;
-        const int fade = static_cast<int>(210 - 160 * k);
-        if (n.delta > 0)
-            std::snprintf(buf, sizeof buf, "rgb(255,%d,%d)", fade, fade);
-        else
-            std::snprintf(buf, sizeof buf, "rgb(%d,%d,255)", fade, fade);
-        return buf;
-    }
-    const size_t h = std::hash<std::string>{}(n.name);
-    std::snprintf(buf, sizeof buf, "rgb(%d,%d,%d)", 220 + static_cast<int>(h % 35),
-                  90 + static_cast<int>((h >> 8) % 130), 40 + static_cast<int>((h >> 16) % 50));
+    std::snprintf(buf, sizeof buf, "rgb(%d,%d,%d)", c.r, c.g, c.b);
     return buf;
+}
+
+std::string fill(const DiffNode& n, bool differential) {
+    return css(differential ? diff_colour(n) : name_colour(n.name));
 }
 
 std::string hover(const DiffNode& n, const FlameSvgOptions& opt, double share) {
@@ -93,7 +84,7 @@ std::string flame_svg(const FlameDiff& d, const FlameSvgOptions& opt) {
         std::snprintf(rect, sizeof rect,
                       "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" rx=\"2\" fill=\"%s\"/>",
                       r.x * opt.width, r.depth * kRow + 24, std::max(0.1, px - 0.5), kRow - 1,
-                      others ? "#d8d8d8" : fill(d.nodes[static_cast<size_t>(r.node)], opt.differential).c_str());
+                      others ? css(kOthersColour).c_str() : fill(d.nodes[static_cast<size_t>(r.node)], opt.differential).c_str());
         char text[128];
         std::snprintf(text, sizeof text, "<text x=\"%.1f\" y=\"%d\">", r.x * opt.width + 3,
                       r.depth * kRow + 24 + 12);

@@ -73,13 +73,6 @@ std::string configuration(const db::RunInfo& r) {
     return s;
 }
 
-Histogram merged_calls(const db::RunData& run, const std::string& stage) {
-    Histogram h;
-    for (const auto& row : run.rows.histograms)
-        if (row.kind == kStageCallCycles && row.subject == stage) h.merge(to_histogram(row));
-    return h;
-}
-
 const Metric* find_metric(const std::vector<Metric>& metrics, const std::string& group,
                           const std::string& name) {
     for (const auto& m : metrics)
@@ -152,8 +145,8 @@ Report build_report(const db::RunData& base, const db::RunData* cand, const Repo
             busiest.emplace_back(static_cast<uint64_t>(base_stages.total(k)), base_stages.name(k));
     std::sort(busiest.rbegin(), busiest.rend());
     for (size_t i = 0; i < busiest.size() && i < opt.histogram_stages; ++i)
-        r.histograms.push_back({busiest[i].second, merged_calls(base, busiest[i].second),
-                                cand ? merged_calls(*cand, busiest[i].second) : Histogram{}});
+        r.histograms.push_back({busiest[i].second, merged_histogram(base, kStageCallCycles, busiest[i].second),
+                                cand ? merged_histogram(*cand, kStageCallCycles, busiest[i].second) : Histogram{}});
 
     r.base_series = time_series(base);
     if (cand) r.cand_series = time_series(*cand);

@@ -131,7 +131,7 @@ FlameTree stack_tree(const db::RunData& run, const std::string& event) {
         if (s.event != wanted || s.trial >= trials) continue;
         frames.clear();
         for (const auto& f : s.frames)
-            frames.push_back(!f.symbol.empty() ? f.symbol : "[" + f.module + "]");
+            frames.push_back(frame_name(f));
         tree.add(frames, static_cast<double>(s.weight), s.trial);
         per_trial[s.trial] += static_cast<double>(s.weight);
     }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "analysis/text_builder.h"
+#include "analysis/time_series.h"
 
 namespace pathscope::analysis {
 
@@ -28,15 +29,7 @@ void sum_into(std::vector<Row>& into, const Row& r, Same same, Add add) {
 std::optional<IntervalRates> interval_rates(const db::RunData& run) {
     if (run.rows.intervals.empty() || run.info.interval_seconds <= 0) return std::nullopt;
     std::vector<double> rates;
-    double prev_t = 0;
-    int prev_trial = -1;
-    for (const auto& iv : run.rows.intervals) {
-        if (iv.trial != prev_trial) prev_t = 0;
-        const double dt = iv.t - prev_t;
-        if (dt > 0) rates.push_back(static_cast<double>(iv.received) / dt);
-        prev_t = iv.t;
-        prev_trial = iv.trial;
-    }
+    for (const auto& p : time_series(run).points) rates.push_back(p.rx_pps);
     if (rates.empty()) return std::nullopt;
     std::sort(rates.begin(), rates.end());
     return IntervalRates{rates.size(), run.info.interval_seconds, rates.front(),
@@ -90,6 +83,15 @@ Histogram to_histogram(const db::HistogramRow& row) {
         if (i < kBucketCount) counts[i] = n;
     Histogram h;
     h.add_buckets(counts, row.min, row.max, row.sum);
+    return h;
+}
+
+Histogram merged_histogram(const db::RunData& run, const std::string& kind,
+                           const std::string& subject, int trial) {
+    Histogram h;
+    for (const auto& row : run.rows.histograms)
+        if (row.kind == kind && row.subject == subject && (trial < 0 || row.trial == trial))
+            h.merge(to_histogram(row));
     return h;
 }
 

@@ -135,7 +135,16 @@ RunSummary summarize_run(const db::RunData& run, const SummaryOptions& opt = {})
 /// `trials` is negative.
 std::vector<db::StageRow> trial_stage_totals(const db::RunData& run, int trials = -1);
 
+/// A stored frame's name in a flame tree: its symbol, or "[module]".
+inline std::string frame_name(const db::Frame& f) {
+    return !f.symbol.empty() ? f.symbol : "[" + f.module + "]";
+}
+
 /// A stored histogram back as a Histogram.
 Histogram to_histogram(const db::HistogramRow& row);
+
+/// A run's histograms of `kind` for `subject` merged: every trial, or one.
+Histogram merged_histogram(const db::RunData& run, const std::string& kind,
+                           const std::string& subject, int trial = -1);
 
 }  // namespace pathscope::analysis

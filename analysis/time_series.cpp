@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "analysis/run_summary.h"
+
 namespace pathscope::analysis {
 
 namespace {
@@ -88,7 +90,7 @@ FlameTree stack_tree_in_range(const db::RunData& run, const std::string& event, 
         if (it == at.end() || it->second.first < t0 || it->second.second > t1 + 1e-9) continue;
         frames.clear();
         for (const auto& f : s.frames)
-            frames.push_back(!f.symbol.empty() ? f.symbol : "[" + f.module + "]");
+            frames.push_back(frame_name(f));
         tree.add(frames, static_cast<double>(s.weight));
     }
     return tree;

@@ -26,11 +26,10 @@ int list(const std::string& path) {
     for (const auto& r : runs) width = std::max(width, std::min(48, static_cast<int>(r.label.size())));
     std::printf("%5s  %-*s  %-9s %6s  %-11s %-14s %s\n", "id", width, "label", "status", "trials",
                 "kind", "host", "started (UTC)");
+    auto recorded = db::trials_recorded(*db);
     for (const auto& r : runs) {
-        const auto trials =
-            db->scalar("SELECT count(*) FROM trials WHERE run_id = " + std::to_string(r.id));
-        std::printf("%5lld  %-*s  %-9s %3lld/%-2d  %-11s %-14s %s\n", static_cast<long long>(r.id),
-                    width, r.label.c_str(), r.status.c_str(), static_cast<long long>(trials),
+        std::printf("%5lld  %-*s  %-9s %3d/%-2d  %-11s %-14s %s\n", static_cast<long long>(r.id),
+                    width, r.label.c_str(), r.status.c_str(), recorded[r.id],
                     r.trials, r.kind.c_str(), r.host.c_str(), r.started_at.c_str());
     }
     return 0;

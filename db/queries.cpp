@@ -68,6 +68,13 @@ std::vector<RunInfo> list_runs(const Database& db) {
     return out;
 }
 
+std::map<int64_t, int> trials_recorded(const Database& db) {
+    std::map<int64_t, int> out;
+    Statement s = db.prepare("SELECT run_id, count(*) FROM trials GROUP BY run_id");
+    while (s.step()) out[s.i64(0)] = static_cast<int>(s.i64(1));
+    return out;
+}
+
 RunInfo find_run(const Database& db, const std::string& ref, std::string* note) {
     const auto is_number = [](const std::string& s) {
         return !s.empty() && s.size() < 18 && s.find_first_not_of("0123456789") == std::string::npos;

@@ -1,6 +1,7 @@
 // Read queries over the store, for the CLI, reports and the GUI.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,9 @@ namespace pathscope::db {
 
 /// Every run, oldest first.
 std::vector<RunInfo> list_runs(const Database& db);
+
+/// How many trials each run has stored, by run id (one query for all).
+std::map<int64_t, int> trials_recorded(const Database& db);
 
 /// The run that `ref` names: a numeric id; a label, which means its latest
 /// run (`note`, when given, then says which id was taken of several); or

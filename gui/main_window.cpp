@@ -247,15 +247,7 @@ QString MainWindow::open_store(const QString& path, bool interactive) {
 }
 
 bool MainWindow::select_run(const QString& ref) {
-    int best = -1;
-    for (int row = 0; row < runs_->rowCount(); ++row) {
-        const db::RunInfo* r = runs_->run(row);
-        if (QString::number(r->id) == ref) {
-            best = row;
-            break;
-        }
-        if (QString::fromStdString(r->label) == ref) best = row;  // the latest with that label
-    }
+    const int best = runs_->row_of(ref);
     if (best < 0) return false;
     const QModelIndex at = run_proxy_->mapFromSource(runs_->index(best, 0));
     run_view_->selectionModel()->select(
@@ -309,7 +301,7 @@ void MainWindow::loaded() {
                          .arg(QString::fromStdString(info.started_at)));
     stages_->set_summary(run.summary);
     data_ = run.data;
-    fill_drops(*run.data);
+    fill_drops(run.summary.drops);
     queues_->set_run(run.data);
     histograms_->set_run(run.data);
     traces_->set_run(run.data);
@@ -365,30 +357,20 @@ bool MainWindow::show_page(const QString& page) {
 
 bool MainWindow::select_pair(const QString& base, const QString& cand) {
     if (!select_run(base)) return false;
-    int row = -1;
-    for (int r = 0; r < runs_->rowCount(); ++r) {
-        const db::RunInfo* info = runs_->run(r);
-        if (QString::number(info->id) == cand) {
-            row = r;
-            break;
-        }
-        if (QString::fromStdString(info->label) == cand) row = r;
-    }
+    const int row = runs_->row_of(cand);
     if (row < 0) return false;
     run_view_->selectionModel()->select(run_proxy_->mapFromSource(runs_->index(row, 0)),
                                         QItemSelectionModel::Select | QItemSelectionModel::Rows);
     return true;
 }
 
-void MainWindow::fill_drops(const db::RunData& run) {
-    std::map<std::pair<std::string, std::string>, uint64_t> by_reason;
-    for (const auto& d : run.rows.drops) by_reason[{d.reason, d.path}] += d.packets;
-    drops_->setRowCount(static_cast<int>(by_reason.size()));
+void MainWindow::fill_drops(const std::vector<analysis::DropLine>& drops) {
+    drops_->setRowCount(static_cast<int>(drops.size()));
     int row = 0;
-    for (const auto& [key, n] : by_reason) {
-        drops_->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(key.first)));
-        drops_->setItem(row, 1, new QTableWidgetItem(QString::fromStdString(key.second)));
-        auto* count = new QTableWidgetItem(QString::number(n));
+    for (const auto& d : drops) {
+        drops_->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(d.reason)));
+        drops_->setItem(row, 1, new QTableWidgetItem(QString::fromStdString(d.path)));
+        auto* count = new QTableWidgetItem(QString::number(d.packets));
         count->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
         drops_->setItem(row++, 2, count);
     }

@@ -92,7 +92,7 @@ class MainWindow : public QMainWindow {
     void stage_clicked(const QModelIndex& index);
     void choose_store();
     void drop_clicked(int row);
-    void fill_drops(const db::RunData& run);
+    void fill_drops(const std::vector<analysis::DropLine>& drops);
 
     std::string path_;
     RunListModel* runs_;

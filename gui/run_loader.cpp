@@ -11,9 +11,8 @@ StoreListing list_store(const std::string& path) {
     try {
         auto db = db::open_store(path, db::Database::Mode::read_only);
         out.runs = db::list_runs(*db);
-        for (const auto& r : out.runs)
-            out.trials_recorded.push_back(static_cast<int>(
-                db->scalar("SELECT count(*) FROM trials WHERE run_id = " + std::to_string(r.id))));
+        auto recorded = db::trials_recorded(*db);
+        for (const auto& r : out.runs) out.trials_recorded.push_back(recorded[r.id]);
     } catch (const std::exception& e) {
         out.error = QString::fromStdString(e.what());
         out.runs.clear();

@@ -19,6 +19,26 @@ const db::RunInfo* RunListModel::run(int row) const {
                                                                 : nullptr;
 }
 
+int RunListModel::row_of(const QString& ref) const {
+    QString label = ref;
+    int nth = 0;
+    if (const int at = static_cast<int>(ref.lastIndexOf('@')); at > 0) {
+        bool ok = false;
+        nth = ref.mid(at + 1).toInt(&ok);
+        if (ok && nth > 0) label = ref.left(at);
+        else nth = 0;
+    }
+    int latest = -1, seen = 0;
+    for (int row = 0; row < rowCount(); ++row) {  // oldest first
+        const db::RunInfo& r = runs_[static_cast<size_t>(row)];
+        if (nth == 0 && QString::number(r.id) == ref) return row;
+        if (QString::fromStdString(r.label) != label) continue;
+        if (++seen == nth) return row;
+        latest = row;
+    }
+    return nth ? -1 : latest;
+}
+
 int RunListModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : static_cast<int>(runs_.size());
 }

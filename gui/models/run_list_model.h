@@ -20,6 +20,9 @@ class RunListModel : public QAbstractTableModel {
     explicit RunListModel(QObject* parent = nullptr);
     void set_runs(std::vector<db::RunInfo> runs, std::vector<int> trials_recorded);
     const db::RunInfo* run(int row) const;
+    /// The row of the run `ref` names as the CLI does: an id, a label (its
+    /// latest run) or label@N (the N-th, oldest first); -1 for none.
+    int row_of(const QString& ref) const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

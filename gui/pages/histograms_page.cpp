@@ -56,12 +56,9 @@ void HistogramsPage::redraw() {
     const std::string stage = stage_->currentText().toStdString();
     const int trial = trial_->currentData().isValid() ? trial_->currentData().toInt() : -1;
     if (run_ && !stage.empty()) {
-        analysis::Histogram h;
-        for (const auto& row : run_->rows.histograms)
-            if (row.kind == db::kStageCallCycles && row.subject == stage &&
-                (trial < 0 || row.trial == trial))
-                h.merge(analysis::to_histogram(row));
-        series.push_back({QString::fromStdString(run_->info.label), h, QColor(0xe0, 0x80, 0x20)});
+        series.push_back({QString::fromStdString(run_->info.label),
+                          analysis::merged_histogram(*run_, db::kStageCallCycles, stage, trial),
+                          QColor(0xe0, 0x80, 0x20)});
     }
     chart_->set_series(std::move(series), tr("cycles per busy call"),
                        tr("Cycles per call of %1 (busy calls; idle polls are left out)")

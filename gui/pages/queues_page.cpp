@@ -110,10 +110,9 @@ void QueuesPage::redraw_bursts() {
     std::vector<HistogramWidget::Series> series;
     const std::string subject = queue_->currentText().toStdString();
     if (run_ && !subject.empty()) {
-        analysis::Histogram h;
-        for (const auto& row : run_->rows.histograms)
-            if (row.kind == db::kRxBurstSize && row.subject == subject) h.merge(analysis::to_histogram(row));
-        series.push_back({QString::fromStdString(subject), h, QColor(0x40, 0x80, 0xc0)});
+        series.push_back({QString::fromStdString(subject),
+                          analysis::merged_histogram(*run_, db::kRxBurstSize, subject),
+                          QColor(0x40, 0x80, 0xc0)});
     }
     bursts_->set_series(std::move(series), tr("packets per burst"),
                         tr("Burst sizes of %1 (polls that returned packets)")

@@ -9,10 +9,11 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <functional>
 #include <set>
 
+#include "analysis/flame_layout.h"
 #include "analysis/packet_decode.h"
+#include "gui/widgets/flame_graph_widget.h"
 
 namespace pathscope::gui {
 
@@ -92,8 +93,7 @@ void Waterfall::paintEvent(QPaintEvent*) {
         p.drawText(QRect(2, y, label_w, 18), Qt::AlignRight | Qt::AlignVCenter,
                    QString::fromStdString(stage));
         const QRectF bar(x0 + at / total * w, y + 2, std::max(1.0, c / total * w), 14);
-        const size_t h = std::hash<std::string>{}(stage);
-        p.fillRect(bar, QColor(220 + int(h % 35), 90 + int((h >> 8) % 130), 40 + int((h >> 16) % 50)));
+        p.fillRect(bar, qcolour(analysis::name_colour(stage)));  // as in the flame graphs
         p.drawText(QRectF(bar.right() + 4, y, 100, 18), Qt::AlignVCenter,
                    QStringLiteral("%1 cycles").arg(c, 0, 'f', 1));
         at += c;

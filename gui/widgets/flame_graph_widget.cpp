@@ -124,26 +124,20 @@ int FlameGraphWidget::find_node(const QString& name) const {
     return -1;
 }
 
+QColor qcolour(analysis::FlameRgb c) { return QColor(c.r, c.g, c.b); }
+
 QColor FlameGraphWidget::colour(const analysis::FlameRect& r) const {
-    if (r.node < 0) return QColor(0xd8, 0xd8, 0xd8);
+    if (r.node < 0) return qcolour(analysis::kOthersColour);
     const analysis::DiffNode& n = diff_->nodes[static_cast<size_t>(r.node)];
     if (!search_.matched.empty() && search_.matched[static_cast<size_t>(r.node)])
         return QColor(0xe0, 0x40, 0xe0);
-    if (differential_) {
-        if (n.noise) return QColor(0xc8, 0xc8, 0xc8);
-        const double k =
-            std::isfinite(n.relative) ? std::min(1.0, std::fabs(n.relative)) : 1.0;
-        const int fade = static_cast<int>(210 - 160 * k);
-        return n.delta > 0 ? QColor(255, fade, fade) : QColor(fade, fade, 255);
-    }
+    if (differential_) return qcolour(analysis::diff_colour(n));
     if (colours_ == Colours::by_depth)
         return QColor::fromHsv((30 + r.depth * 23) % 60 + 10, 150, 240);
     std::string key = n.name;
     if (colours_ == Colours::by_namespace && !key.empty() && key[0] != '[')
         key = key.substr(0, key.find("::"));
-    const size_t h = std::hash<std::string>{}(key);
-    return QColor(220 + static_cast<int>(h % 35), 90 + static_cast<int>((h >> 8) % 130),
-                  40 + static_cast<int>((h >> 16) % 50));
+    return qcolour(analysis::name_colour(key));
 }
 
 QString FlameGraphWidget::details(int node) const {

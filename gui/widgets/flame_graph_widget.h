@@ -15,6 +15,9 @@
 
 namespace pathscope::gui {
 
+/// An analysis colour as Qt's.
+QColor qcolour(analysis::FlameRgb c);
+
 class FlameGraphWidget : public QWidget {
     Q_OBJECT
   public:

@@ -129,6 +129,14 @@ class GuiTest : public QObject {
     Q_OBJECT
     fs::path dir_;
 
+    // A fresh sample store, open with its run loaded.
+    bool open_sample(MainWindow& w) {
+        if (!w.open_store(QString::fromStdString(sample_store(dir_))).isEmpty()) return false;
+        if (!w.select_run("gui-run")) return false;
+        w.wait_until_loaded();
+        return true;
+    }
+
   private slots:
     void initTestCase() {
         dir_ = fs::temp_directory_path() / ("pathscope_gui_" + std::to_string(getpid()));
@@ -142,6 +150,10 @@ class GuiTest : public QObject {
         QAbstractItemModelTester runs(w.runs(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QAbstractItemModelTester proxy(w.run_proxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(w.runs()->rowCount(), 1);
+        QCOMPARE(w.runs()->row_of("gui-run"), 0);
+        QCOMPARE(w.runs()->row_of("gui-run@1"), 0);
+        QCOMPARE(w.runs()->row_of("gui-run@2"), -1);
+        QCOMPARE(w.runs()->row_of("1"), 0);
         QVERIFY(w.select_run("gui-run"));
         w.wait_until_loaded();
         QAbstractItemModelTester stages(w.stages(), QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -155,9 +167,7 @@ class GuiTest : public QObject {
 
     void stageTableShowsBusyWorkAndSorts() {
         MainWindow w;
-        w.open_store(QString::fromStdString(sample_store(dir_)));
-        QVERIFY(w.select_run("gui-run"));
-        w.wait_until_loaded();
+        QVERIFY(open_sample(w));
         StageSortProxy* p = w.stage_proxy();
         auto cell = [&](int row, int col) { return p->index(row, col).data().toString(); };
         // Graph order first.
@@ -184,9 +194,7 @@ class GuiTest : public QObject {
 
     void clickingAStageOpensItInTheFlameGraph() {
         MainWindow w;
-        w.open_store(QString::fromStdString(sample_store(dir_)));
-        QVERIFY(w.select_run("gui-run"));
-        w.wait_until_loaded();
+        QVERIFY(open_sample(w));
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         const QModelIndex lookup = w.stage_proxy()->index(1, 0);
@@ -243,9 +251,7 @@ class GuiTest : public QObject {
 
     void tracesQueuesAndDropsAreLinked() {
         MainWindow w;
-        w.open_store(QString::fromStdString(sample_store(dir_)));
-        QVERIFY(w.select_run("gui-run"));
-        w.wait_until_loaded();
+        QVERIFY(open_sample(w));
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         TracesPage* traces = w.traces_page();
@@ -317,9 +323,7 @@ class GuiTest : public QObject {
 
     void aTimeRangeShowsOnlyItsStageCycles() {
         MainWindow w;
-        w.open_store(QString::fromStdString(sample_store(dir_)));
-        QVERIFY(w.select_run("gui-run"));
-        w.wait_until_loaded();
+        QVERIFY(open_sample(w));
         TimeSeriesPage* ts = w.time_series_page();
         QCOMPARE(ts->series().points.size(), size_t(8));
         QCOMPARE(ts->series().trial_starts.size(), size_t(2));
