@@ -113,7 +113,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     drops_->verticalHeader()->hide();
     drops_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     drops_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    drops_->horizontalHeader()->setStretchLastSection(true);
+    // Reasons are read whole; the counts sit beside them.
+    drops_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     drops_->setMaximumHeight(180);
     drops_->setToolTip(tr("click a reason to see its sampled packets"));
     connect(drops_, &QTableWidget::cellClicked, this, [this](int row, int) { drop_clicked(row); });

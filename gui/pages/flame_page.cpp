@@ -14,6 +14,7 @@ namespace pathscope::gui {
 FlamePage::FlamePage(QWidget* parent) : QWidget(parent) {
     graph_ = new FlameGraphWidget;
     title_ = new QLabel;
+    title_->setWordWrap(true);  // a comparison's noise rule is a sentence
     crumbs_ = new QLabel;
     crumbs_->setTextInteractionFlags(Qt::TextBrowserInteraction);
     share_ = new QLabel;
