@@ -1,5 +1,6 @@
-// Built-in applications on the receive side, polled by the worker after each
-// graph walk: sink counts and discards, echo sends each datagram back.
+// Built-in applications, polled by the worker after each graph walk: sink
+// counts and discards, echo sends each datagram back, source sends
+// datagrams in one of the four bind/connect combinations.
 #pragma once
 
 #include <memory>
@@ -17,5 +18,9 @@ class App {
 };
 
 std::unique_ptr<App> make_app(EngineContext& ctx, const AppConfig& cfg);
+
+/// The source application of `cfg.source` (it must be enabled). Throws
+/// std::runtime_error naming the setting when a socket call fails.
+std::unique_ptr<App> make_source(EngineContext& ctx, const EngineConfig& cfg);
 
 }  // namespace pathscope::engine

@@ -48,6 +48,28 @@ struct AppConfig {
     uint16_t port = 0;  ///< UDP port the app binds
 };
 
+/// The design variants a review compares: runtime switches, so that one
+/// binary runs both sides of a comparison.
+enum class SocketSend { single, burst };  ///< one send call per datagram, or a batch per call
+enum class IfaddrSync { rcu, rwlock };    ///< how the interface address list is protected
+enum class TxqHash { flow, none };        ///< spread over transmit queues by flow, or queue 0
+
+/// The source application: a UDP sender on the worker lcore, in one of the
+/// four bind/connect combinations ([source] and [socket] in a scenario).
+struct SourceConfig {
+    bool enabled = false;
+    Ip6Addr destination{};      ///< the first destination
+    uint32_t destinations = 1;  ///< destination, destination + 1, ...
+    uint16_t dst_port = 9;
+    uint16_t src_port = 5000;  ///< local port of a bound socket (unbound: ephemeral)
+    uint16_t payload = 18;     ///< UDP payload bytes
+    double rate_pps = 0;       ///< datagrams a second; 0: as fast as the worker goes
+    uint16_t batch = 32;       ///< datagrams per poll (one send_burst call, or that many sends)
+    bool bind = false;         ///< bind to an address and port before sending
+    bool connect = false;      ///< connect to the destination (one socket each)
+    Ip6Addr bind_address{};    ///< all zero: the source address selected for the first destination
+};
+
 enum class WorkloadKind { none, generator, pcap, tap };
 
 struct GeneratorConfig {
@@ -93,6 +115,20 @@ struct EngineConfig {
     std::vector<AppConfig> apps;
     WorkloadConfig workload;
     uint32_t icmp_errors_per_s = 100;  ///< ICMPv6 port-unreachable rate limit
+    SourceConfig source;
+    /// Variants (see the enums above).
+    bool route_cache = true;  ///< connected sockets keep their route (false: a FIB lookup a packet)
+    SocketSend socket_send = SocketSend::single;
+    IfaddrSync ifaddr_sync = IfaddrSync::rcu;
+    TxqHash txq_hash = TxqHash::flow;
+    /// Interface address changes a second made by a control thread during the
+    /// run (an address added, an older one removed); 0: none.
+    double ifaddr_churn_per_s = 0;
+    /// Neighbour discovery: packets held per unresolved neighbour,
+    /// solicitations sent before giving up, and the time between them.
+    uint16_t nd_hold = 8;
+    uint16_t nd_probes = 3;
+    double nd_retrans_s = 1.0;
     /// Per-call cycle histograms beside the graph library's own node counters.
     /// Off: the worker uses rte_graph_walk as is (for measuring their cost).
     bool call_histograms = true;

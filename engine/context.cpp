@@ -40,18 +40,13 @@ bool EngineContext::icmp_error_allowed(uint64_t now) {
     return true;
 }
 
-void EngineContext::learn_neighbour(const uint8_t* addr, const rte_ether_addr& mac) {
-    uint64_t packed = 0;
-    memcpy(&packed, mac.addr_bytes, RTE_ETHER_ADDR_LEN);
-    rte_hash_add_key_data(neighbours, addr, reinterpret_cast<void*>(packed));
-}
-
-bool EngineContext::neighbour(const uint8_t* addr, rte_ether_addr* mac) const {
-    void* data = nullptr;
-    if (rte_hash_lookup_data(neighbours, addr, &data) < 0) return false;
-    const uint64_t packed = reinterpret_cast<uint64_t>(data);
-    memcpy(mac->addr_bytes, &packed, RTE_ETHER_ADDR_LEN);
-    return true;
+uint32_t EngineContext::route(const uint8_t* dst) {
+    uint64_t nh = kNexthopNone;
+    uint8_t key[1][RTE_FIB6_IPV6_ADDR_SIZE];
+    memcpy(key[0], dst, 16);
+    rte_fib6_lookup_bulk(fib, key, &nh, 1);
+    send_path.route_lookups.add();
+    return static_cast<uint32_t>(nh);
 }
 
 }  // namespace pathscope::engine

@@ -12,6 +12,8 @@
 #include "engine/config.h"
 #include "engine/counters.h"
 #include "engine/dpdk.h"
+#include "engine/ifaddr.h"
+#include "engine/neighbours.h"
 
 namespace pathscope::engine {
 
@@ -53,17 +55,29 @@ inline constexpr uint32_t kNexthopLocal = 1;
 
 struct EngineContext {
     PathCounters counters;
+    SendPathCounters send_path;
     uint16_t burst = 32;
+    rte_mempool* pool = nullptr;  ///< for packets the engine makes (solicitations)
+    // Variants (EngineConfig's switches, read by the stages).
+    bool route_cache = true;
+    TxqHash txq_hash = TxqHash::flow;
     std::vector<PortRuntime> ports;      ///< indexed by DPDK port id
     std::vector<uint16_t> polled_ports;  ///< port ids whose rx queues eth_rx polls
     std::vector<Nexthop> nexthops;
     rte_fib6* fib = nullptr;
-    rte_hash* neighbours = nullptr;  ///< IPv6 address -> MAC packed in the data pointer
+    std::unique_ptr<NeighbourTable> neighbours;
+    /// Addresses as they change during a run (local delivery checks and
+    /// source selection read these; `ports[].addresses` keeps the configured ones).
+    std::unique_ptr<InterfaceAddresses> ifaddrs;
+    std::vector<rte_mbuf*> nd_released;  ///< held packets a learnt neighbour set free
+    /// Bumped when routes change: connected sockets' cached routes are then stale.
+    uint32_t route_generation = 0;
     rte_hash* connected = nullptr;   ///< ConnKey -> connected UdpSocket*
     unsigned connected_count = 0;    ///< skip the 4-tuple lookup while no socket is connected
     std::vector<Ip6Addr> local_addresses;
     UdpSocket* bound[65536] = {};     ///< bound sockets by local port
     std::vector<UdpSocket*> sockets;  ///< every open socket, for the send path
+    uint16_t next_ephemeral = 49152;  ///< where the search for a free ephemeral port starts
     // ICMPv6 error rate limit: a token bucket refilled from the TSC.
     uint64_t icmp_tokens = 0;
     uint64_t icmp_last_tsc = 0;
@@ -74,8 +88,8 @@ struct EngineContext {
     /// ff02::1 or the solicited-node group of one of our addresses.
     bool joined(const uint8_t* group) const;
     bool icmp_error_allowed(uint64_t now);
-    void learn_neighbour(const uint8_t* addr, const rte_ether_addr& mac);
-    bool neighbour(const uint8_t* addr, rte_ether_addr* mac) const;
+    /// Looks `dst` up in the FIB (counted in send_path.route_lookups).
+    uint32_t route(const uint8_t* dst);
 };
 
 /// The context the stages of the graph being created bind to (set by Engine

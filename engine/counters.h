@@ -61,6 +61,18 @@ struct alignas(64) PathCounters {
     Counter send_drops[kDropReasonCount];
 };
 
+/// What the send path did besides moving packets: FIB lookups and source
+/// address selections (so that a review can count them), datagrams handed to
+/// send calls, and the engine's own neighbour solicitations.
+struct alignas(64) SendPathCounters {
+    Counter sends;              ///< datagrams given to send calls (= sent + send drops)
+    Counter route_lookups;      ///< FIB lookups for locally sent datagrams
+    Counter source_selections;  ///< RFC 6724 selections for locally sent datagrams
+    Counter solicitations;      ///< neighbour solicitations built
+    Counter control_sent;       ///< engine-made packets (solicitations) transmitted
+    Counter control_drops;      ///< ... and refused by the transmit queue
+};
+
 /// Calls of a stage that handled no packet (a source stage polling an empty
 /// queue), kept apart so that cycles per packet count busy calls only.
 struct alignas(64) IdleCounters {

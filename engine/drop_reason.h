@@ -35,7 +35,12 @@ namespace pathscope::engine {
     X(udp_bad_checksum, "udp6_input", "UDP checksum wrong or zero")                               \
     X(udp_no_socket, "udp6_input", "no socket on the port (ICMPv6 unreachable rate-limited)")     \
     X(socket_full, "udp6_input", "socket receive ring full")                                      \
-    X(nd_unresolved, "ip6_forward", "no link-layer address known for the on-link destination")    \
+    X(ip6_addr_gone, "ip6_local", "destination address no longer on the interface list")         \
+    X(udp_no_source, "udp6_output", "no source address of the right scope on the egress port")   \
+    X(udp_no_headroom, "udp6_output", "no room before the datagram for its headers")             \
+    X(nd_queue_full, "nd_resolve", "neighbour unresolved and its hold queue full")               \
+    X(nd_timeout, "nd_resolve", "neighbour never answered the solicitations")                    \
+    X(nd_pending_at_stop, "nd_resolve", "held for neighbour resolution when the engine stopped") \
     X(tx_full, "eth_tx", "transmit queue full")
 
 enum class DropReason : uint16_t {

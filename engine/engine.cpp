@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <chrono>
 #include <map>
 #include <stdexcept>
 #include <thread>
@@ -47,13 +48,17 @@ Engine::Engine(const EngineConfig& cfg) : cfg_(cfg), serial_(next_serial()) {
     ctx_->burst = cfg_.burst;
     ctx_->tsc_hz = rte_get_tsc_hz();
     ctx_->icmp_per_s = cfg_.icmp_errors_per_s;
+    ctx_->route_cache = cfg_.route_cache;
+    ctx_->txq_hash = cfg_.txq_hash;
     ctx_->ports.resize(RTE_MAX_ETHPORTS);
+    ctx_->ifaddrs = std::make_unique<InterfaceAddresses>(cfg_.ifaddr_sync, RTE_MAX_ETHPORTS);
     port_names_.resize(RTE_MAX_ETHPORTS);
     try {
         setup_pool();
         for (const auto& pc : cfg_.ports) setup_port(pc);
         setup_routes();
         for (const auto& ac : cfg_.apps) apps_.push_back(make_app(*ctx_, ac));
+        if (cfg_.source.enabled) apps_.push_back(make_source(*ctx_, cfg_));
         setup_graph();
     } catch (...) {
         teardown();
@@ -83,11 +88,10 @@ void Engine::teardown() {
     ring_ports_.clear();
     if (ctx_) {
         if (ctx_->fib) rte_fib6_free(ctx_->fib);
-        if (ctx_->neighbours) rte_hash_free(ctx_->neighbours);
+        ctx_->neighbours.reset();  // frees what it held, before the pool goes
         if (ctx_->connected) rte_hash_free(ctx_->connected);
         ctx_->connected = nullptr;
         ctx_->fib = nullptr;
-        ctx_->neighbours = nullptr;
     }
     if (pool_) rte_mempool_free(pool_);
     pool_ = nullptr;
@@ -101,6 +105,7 @@ void Engine::setup_pool() {
         throw std::runtime_error("cannot create a pool of " + std::to_string(cfg_.mbufs) +
                                  " mbufs: " + rte_strerror(rte_errno) +
                                  " (give the EAL more memory with -m)");
+    ctx_->pool = pool_;
 }
 
 void Engine::setup_port(const PortConfig& pc) {
@@ -185,9 +190,11 @@ void Engine::setup_port(const PortConfig& pc) {
     rt.mac = mac;
     rt.rxq = std::make_unique<RxQueueCounters[]>(std::max<uint16_t>(pc.rx_queues, 1));
     rt.txq = std::make_unique<TxQueueCounters[]>(std::max<uint16_t>(pc.tx_queues, 1));
+    ctx_->ifaddrs->use_port(id);
     for (const auto& a : pc.addresses) {
         rt.addresses.push_back(a.addr);
         ctx_->local_addresses.push_back(a.addr);
+        ctx_->ifaddrs->add(id, a);
     }
     if (rt.poll) ctx_->polled_ports.push_back(id);
     if (pc.device == "ring") {
@@ -250,7 +257,9 @@ void Engine::setup_routes() {
         throw std::runtime_error("cannot create the FIB for " + std::to_string(routes.size()) +
                                  " routes: " + rte_strerror(rte_errno) +
                                  " (give the EAL more memory with -m)");
-    ctx.neighbours = make_hash("nd", 16);
+    ctx.neighbours = std::make_unique<NeighbourTable>(
+        "nd" + std::to_string(serial_), 4096, cfg_.nd_hold, cfg_.nd_probes,
+        static_cast<uint64_t>(cfg_.nd_retrans_s * static_cast<double>(ctx.tsc_hz)));
     ctx.connected = make_hash("conn", sizeof(ConnKey));
 
     auto add = [&](const Prefix6& p, uint64_t nh, const std::string& what) {
@@ -453,11 +462,13 @@ int Engine::worker_tid() const {
 
 uint64_t Engine::poll() {
     const uint64_t before = ctx_->counters.received.get();
+    ctx_->ifaddrs->online(0);  // the caller is the reader while it walks
     if (cfg_.call_histograms)
         walk();
     else
         rte_graph_walk(graph_);
     for (auto& app : apps_) app->poll();
+    ctx_->ifaddrs->offline(0);
     return ctx_->counters.received.get() - before;
 }
 
@@ -469,13 +480,18 @@ int Engine::worker_main(void* arg) {
     auto* self = static_cast<Engine*>(arg);
     self->worker_tid_ = static_cast<int>(rte_sys_gettid());
     const bool histograms = self->cfg_.call_histograms;
+    const InterfaceAddresses& ifaddrs = *self->ctx_->ifaddrs;
+    const bool rcu = ifaddrs.sync() == IfaddrSync::rcu;
+    ifaddrs.online(0);
     while (!self->stop_.load(std::memory_order_relaxed)) {
         if (histograms)
             self->walk();
         else
             rte_graph_walk(self->graph_);
         for (auto& app : self->apps_) app->poll();
+        if (rcu) ifaddrs.quiescent(0);  // no address list reference survives a walk
     }
+    ifaddrs.offline(0);
     return 0;
 }
 
@@ -492,14 +508,53 @@ void Engine::start() {
                                  std::string(rte_strerror(-rc)));
     worker_lcore_ = lcore;
     running_ = true;
+    if (cfg_.ifaddr_churn_per_s > 0) churn_ = std::thread([this] { churn_addresses(); });
 }
 
 void Engine::stop() {
-    if (!running_) return;
-    stop_ = true;
-    rte_eal_wait_lcore(worker_lcore_);
-    running_ = false;
-    worker_tid_ = 0;
+    if (running_) {
+        stop_ = true;
+        if (churn_.joinable()) churn_.join();
+        rte_eal_wait_lcore(worker_lcore_);
+        running_ = false;
+        worker_tid_ = 0;
+    }
+    drop_held_packets();
+}
+
+void Engine::drop_held_packets() {
+    ctx_->neighbours->drain_held([&](rte_mbuf* m) {
+        const PacketMeta* pm = meta(m);
+        const unsigned r = static_cast<unsigned>(DropReason::nd_pending_at_stop);
+        (pm->fate == Fate::local ? ctx_->counters.send_drops : ctx_->counters.drops)[r].add();
+        rte_pktmbuf_free(m);
+    });
+}
+
+void Engine::churn_addresses() {
+    // Addresses fd00:c4::N/64 on the first port with addresses: at most four
+    // live at a time, so each step is one add and (from the fifth) one remove.
+    uint16_t port = RTE_MAX_ETHPORTS;
+    for (uint16_t id = 0; id < port_names_.size() && port == RTE_MAX_ETHPORTS; ++id)
+        if (!port_names_[id].empty() && !ctx_->ports[id].addresses.empty()) port = id;
+    if (port == RTE_MAX_ETHPORTS) return;
+    const auto period = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(1.0 / cfg_.ifaddr_churn_per_s));
+    auto address = [](uint32_t n) {
+        Prefix6 p{{0xfd, 0x00, 0x00, 0xc4}, 64};
+        p.addr[12] = static_cast<uint8_t>(n >> 24), p.addr[13] = static_cast<uint8_t>(n >> 16);
+        p.addr[14] = static_cast<uint8_t>(n >> 8), p.addr[15] = static_cast<uint8_t>(n | 1);
+        return p;
+    };
+    uint32_t next = 0;
+    auto due = std::chrono::steady_clock::now();
+    while (!stop_.load(std::memory_order_relaxed)) {
+        ctx_->ifaddrs->add(port, address(next));
+        if (next >= 4) ctx_->ifaddrs->remove(port, address(next - 4).addr);
+        ++next;
+        due += period;
+        std::this_thread::sleep_until(due);
+    }
 }
 
 EngineSnapshot Engine::snapshot(bool histograms) const {
@@ -559,7 +614,15 @@ EngineSnapshot Engine::snapshot(bool histograms) const {
         s.ledger.send_drops[r] = c.send_drops[r].get();
     }
     s.ledger.sent = c.sent.get();
+    s.ledger.sends = ctx_->send_path.sends.get();
     s.ledger.received = c.received.get();
+    const SendPathCounters& sp = ctx_->send_path;
+    s.send_path.route_lookups = sp.route_lookups.get();
+    s.send_path.source_selections = sp.source_selections.get();
+    s.send_path.solicitations = sp.solicitations.get();
+    s.send_path.control_sent = sp.control_sent.get();
+    s.send_path.control_drops = sp.control_drops.get();
+    s.send_path.ifaddr_changes = ctx_->ifaddrs->changes();
     return s;
 }
 

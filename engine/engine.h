@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <memory>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -36,7 +37,9 @@ class Engine {
 
     /// Starts the worker on the first EAL worker lcore.
     void start();
-    /// Stops the worker and waits for it.
+    /// Stops the worker and waits for it; packets still waiting for a
+    /// neighbour are then dropped as nd_pending_at_stop (also when the
+    /// engine was driven by poll()), so that both ledgers balance.
     void stop();
     bool running() const { return running_; }
 
@@ -90,6 +93,12 @@ class Engine {
     void walk();
     void walk_traced(uint64_t now);
     static int worker_main(void* arg);
+    /// Control thread of engine.ifaddr_churn_per_s: adds an address and
+    /// removes the oldest it added, at the set rate, until stop().
+    void churn_addresses();
+    /// After the worker stopped: what waits for a neighbour is dropped as
+    /// nd_pending_at_stop, so that both ledgers balance.
+    void drop_held_packets();
 
     EngineConfig cfg_;
     unsigned serial_;
@@ -100,6 +109,7 @@ class Engine {
     std::vector<RingPort> ring_ports_;
     std::vector<std::string> ring_port_names_;
     std::vector<std::unique_ptr<App>> apps_;
+    std::thread churn_;
     std::vector<RouteConfig> routes_;
     rte_graph_t graph_id_ = RTE_GRAPH_ID_INVALID;
     rte_graph* graph_ = nullptr;

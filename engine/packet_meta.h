@@ -19,6 +19,7 @@ enum class Fate : uint8_t {
     forward,  ///< received and routed on: counts as forwarded
     reply,    ///< received and answered in place (echo, NA, ICMPv6 error): counts as replied
     local,    ///< built by a local socket: counts in the send ledger, not the receive one
+    control,  ///< built by the engine itself (neighbour solicitations): counted apart
 };
 
 struct PacketMeta {
@@ -26,6 +27,7 @@ struct PacketMeta {
     uint32_t nexthop;  ///< next hop id found by ip6_lookup
     uint16_t rx_port;  ///< DPDK port the packet came in on
     uint16_t tx_port;  ///< DPDK port eth_tx sends it out of
+    uint16_t tx_queue; ///< transmit queue, chosen by txq_select
     uint16_t l4_off;   ///< offset of the upper-layer header from the IPv6 header
     uint8_t l4_proto;  ///< upper-layer protocol found by the extension header walk
     Fate fate;         ///< which counter eth_tx bumps on success
@@ -33,10 +35,12 @@ struct PacketMeta {
 };
 
 /// Socket-path state in the mbuf's private area.
+class UdpSocket;
+
 struct SocketMeta {
-    uint8_t peer[16];     ///< IPv6 address of the peer (socket receive and send)
-    uint16_t peer_port;   ///< UDP port of the peer
-    uint16_t local_port;  ///< UDP port of the sending socket
+    uint8_t peer[16];         ///< IPv6 address of the peer (socket receive and send)
+    uint16_t peer_port;       ///< UDP port of the peer
+    const UdpSocket* socket;  ///< send path: the sending socket (hop limit, class, flow label)
 };
 
 inline constexpr uint16_t kSocketMetaSize = RTE_ALIGN(sizeof(SocketMeta), RTE_MBUF_PRIV_ALIGN);

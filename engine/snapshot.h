@@ -39,7 +39,8 @@ struct Ledger {
     uint64_t forwarded = 0;
     uint64_t replied = 0;
     std::array<uint64_t, kDropReasonCount> drops{};
-    uint64_t sent = 0;
+    uint64_t sends = 0;  ///< datagrams local sockets were given to send
+    uint64_t sent = 0;   ///< ... of which transmitted
     std::array<uint64_t, kDropReasonCount> send_drops{};
 
     uint64_t total_drops() const {
@@ -47,8 +48,25 @@ struct Ledger {
         for (auto d : drops) t += d;
         return t;
     }
+    uint64_t total_send_drops() const {
+        uint64_t t = 0;
+        for (auto d : send_drops) t += d;
+        return t;
+    }
     /// received = delivered + forwarded + replied + all drops
     bool balanced() const { return received == delivered + forwarded + replied + total_drops(); }
+    /// sends = sent + all send-path drops
+    bool send_balanced() const { return sends == sent + total_send_drops(); }
+};
+
+/// Work of the send path that is not a packet outcome.
+struct SendPathSnapshot {
+    uint64_t route_lookups = 0;      ///< per-datagram FIB lookups
+    uint64_t source_selections = 0;  ///< per-datagram RFC 6724 selections
+    uint64_t solicitations = 0;      ///< neighbour solicitations built
+    uint64_t control_sent = 0;       ///< ... transmitted
+    uint64_t control_drops = 0;      ///< ... refused by the transmit queue
+    uint64_t ifaddr_changes = 0;     ///< interface address list changes (churn)
 };
 
 struct EngineSnapshot {
@@ -62,6 +80,7 @@ struct EngineSnapshot {
     std::vector<StageSnapshot> stages;
     std::vector<QueueSnapshot> queues;
     Ledger ledger;
+    SendPathSnapshot send_path;
 };
 
 }  // namespace pathscope::engine

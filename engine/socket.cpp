@@ -1,6 +1,7 @@
 #include "engine/socket.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <stdexcept>
 
@@ -9,6 +10,7 @@
 namespace pathscope::engine {
 
 namespace {
+
 rte_ring* make_ring(const std::string& name, unsigned size) {
     rte_ring* r = rte_ring_create(name.c_str(), size, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
     if (!r)
@@ -16,9 +18,20 @@ rte_ring* make_ring(const std::string& name, unsigned size) {
                                  rte_strerror(rte_errno));
     return r;
 }
+
+bool all_zero(const uint8_t* a) {
+    static const uint8_t zero[16] = {};
+    return memcmp(a, zero, 16) == 0;
+}
+
+bool v4_mapped(const uint8_t* a) {
+    static const uint8_t prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    return memcmp(a, prefix, 12) == 0;
+}
+
 }  // namespace
 
-void UdpSocket::make_rings(unsigned ring_size) {
+UdpSocket::UdpSocket(EngineContext& ctx, unsigned ring_size) : ctx_(ctx) {
     static unsigned serial = 0;
     const std::string base = "us" + std::to_string(serial++);
     rx_ = make_ring(base + "rx", ring_size);
@@ -26,40 +39,12 @@ void UdpSocket::make_rings(unsigned ring_size) {
     ctx_.sockets.push_back(this);
 }
 
-UdpSocket::UdpSocket(EngineContext& ctx, uint16_t port, unsigned ring_size)
-    : ctx_(ctx), port_(port) {
-    if (ctx.bound[port])
-        throw std::runtime_error("UDP port " + std::to_string(port) + " is already bound");
-    make_rings(ring_size);
-    ctx.bound[port] = this;
-}
-
-UdpSocket::UdpSocket(EngineContext& ctx, uint16_t port, const Ip6Addr& peer, uint16_t peer_port,
-                     unsigned ring_size)
-    : ctx_(ctx), port_(port), connected_(true) {
-    memcpy(key_.remote, peer.data(), 16);
-    key_.remote_port = peer_port;
-    key_.local_port = port;
-    if (rte_hash_lookup(ctx.connected, &key_) >= 0)
-        throw std::runtime_error("a socket on UDP port " + std::to_string(port) +
-                                 " is already connected to that peer");
-    make_rings(ring_size);
-    if (rte_hash_add_key_data(ctx.connected, &key_, this) < 0) {
-        std::erase(ctx_.sockets, this);
-        rte_ring_free(rx_);
-        rte_ring_free(tx_);
-        throw std::runtime_error("the connected-socket table is full");
-    }
-    ++ctx.connected_count;
-}
-
 UdpSocket::~UdpSocket() {
     if (connected_) {
         rte_hash_del_key(ctx_.connected, &key_);
         --ctx_.connected_count;
-    } else {
-        ctx_.bound[port_] = nullptr;
     }
+    if (port_ && ctx_.bound[port_] == this) ctx_.bound[port_] = nullptr;
     std::erase(ctx_.sockets, this);
     rte_mbuf* m;
     while (rte_ring_dequeue(rx_, reinterpret_cast<void**>(&m)) == 0) rte_pktmbuf_free(m);
@@ -68,7 +53,146 @@ UdpSocket::~UdpSocket() {
     rte_ring_free(tx_);
 }
 
-unsigned UdpSocket::recvfrom(rte_mbuf** out, unsigned n) {
+int UdpSocket::bind(const Ip6Addr& addr, uint16_t port) {
+    if (port_) return -EINVAL;
+    if (v4_mapped(addr.data())) return -EAFNOSUPPORT;
+    if (!all_zero(addr.data()) && !ctx_.ifaddrs->is_local(addr.data())) return -EADDRNOTAVAIL;
+    if (port == 0) {
+        // An ephemeral port, searched from where the last one was found.
+        for (unsigned tries = 0; tries < 16384 && !port; ++tries) {
+            const uint16_t p = ctx_.next_ephemeral;
+            ctx_.next_ephemeral = p == 65535 ? 49152 : static_cast<uint16_t>(p + 1);
+            if (!ctx_.bound[p]) port = p;
+        }
+        if (!port) return -EAGAIN;
+    } else if (ctx_.bound[port] && !reuse_addr_) {
+        return -EADDRINUSE;
+    }
+    port_ = port;
+    if (!ctx_.bound[port]) ctx_.bound[port] = this;
+    if (!all_zero(addr.data())) {
+        source_ = addr;
+        has_source_ = true;
+    }
+    return 0;
+}
+
+int UdpSocket::autobind() { return port_ ? 0 : bind(Ip6Addr{}, 0); }
+
+int UdpSocket::check_peer(const Ip6Addr& to, uint16_t port) {
+    if (v4_mapped(to.data())) return -EAFNOSUPPORT;
+    if (all_zero(to.data()) || port == 0) return -EINVAL;
+    return 0;
+}
+
+int UdpSocket::connect(const Ip6Addr& peer, uint16_t port) {
+    if (connected_) return -EISCONN;
+    if (const int rc = check_peer(peer, port)) return rc;
+    if (peer[0] == 0xff) return -EINVAL;
+    if (const int rc = autobind()) return rc;
+    // The route and the source address are chosen once, here; the lookup is
+    // not one of the per-packet lookups that send_path.route_lookups counts.
+    uint64_t nh = kNexthopNone;
+    uint8_t key[1][RTE_FIB6_IPV6_ADDR_SIZE];
+    memcpy(key[0], peer.data(), 16);
+    rte_fib6_lookup_bulk(ctx_.fib, key, &nh, 1);
+    if (nh == kNexthopNone || nh == kNexthopLocal) return -ENETUNREACH;
+    if (!has_source_) {
+        if (!ctx_.ifaddrs->select_source(ctx_.nexthops[nh].port, peer.data(), source_.data()))
+            return -EADDRNOTAVAIL;
+        has_source_ = true;
+    }
+    ConnKey k{};
+    memcpy(k.remote, peer.data(), 16);
+    k.remote_port = port;
+    k.local_port = port_;
+    if (rte_hash_lookup(ctx_.connected, &k) >= 0) return -EADDRINUSE;
+    if (rte_hash_add_key_data(ctx_.connected, &k, this) < 0) return -ENOBUFS;
+    key_ = k;
+    nexthop_ = static_cast<uint32_t>(nh);
+    route_generation_ = ctx_.route_generation;
+    connected_ = true;
+    ++ctx_.connected_count;
+    return 0;
+}
+
+int UdpSocket::queue(rte_mbuf* m, const uint8_t* to, uint16_t port) {
+    SocketMeta* sm = socket_meta(m);
+    memmove(sm->peer, to, 16);  // `to` may already point here (echo)
+    sm->peer_port = port;
+    sm->socket = this;
+    meta(m)->fate = Fate::local;
+    ctx_.send_path.sends.add();
+    if (rte_ring_sp_enqueue(tx_, m) != 0) {
+        ctx_.counters.send_drops[static_cast<unsigned>(DropReason::socket_full)].add();
+        rte_pktmbuf_free(m);
+        return -ENOBUFS;
+    }
+    return 0;
+}
+
+unsigned UdpSocket::queue_burst(rte_mbuf** m, unsigned n) {
+    const unsigned done =
+        rte_ring_sp_enqueue_burst(tx_, reinterpret_cast<void* const*>(m), n, nullptr);
+    ctx_.send_path.sends.add(n);
+    if (done < n) {
+        ctx_.counters.send_drops[static_cast<unsigned>(DropReason::socket_full)].add(n - done);
+        rte_pktmbuf_free_bulk(m + done, n - done);
+    }
+    return done;
+}
+
+int UdpSocket::send(rte_mbuf* m) {
+    if (!connected_) {
+        rte_pktmbuf_free(m);
+        return -EDESTADDRREQ;
+    }
+    return queue(m, key_.remote, key_.remote_port);
+}
+
+int UdpSocket::sendto(rte_mbuf* m, const Ip6Addr& to, uint16_t port) {
+    int rc = check_peer(to, port);
+    if (!rc) rc = autobind();
+    if (rc) {
+        rte_pktmbuf_free(m);
+        return rc;
+    }
+    return queue(m, to.data(), port);
+}
+
+int UdpSocket::send_burst(rte_mbuf** m, unsigned n) {
+    if (!connected_) {
+        rte_pktmbuf_free_bulk(m, n);
+        return -EDESTADDRREQ;
+    }
+    for (unsigned i = 0; i < n; ++i) {
+        SocketMeta* sm = socket_meta(m[i]);
+        memcpy(sm->peer, key_.remote, 16);
+        sm->peer_port = key_.remote_port;
+        sm->socket = this;
+        meta(m[i])->fate = Fate::local;
+    }
+    return static_cast<int>(queue_burst(m, n));
+}
+
+int UdpSocket::sendto_burst(rte_mbuf** m, const SockAddr6* to, unsigned n) {
+    int rc = autobind();
+    for (unsigned i = 0; i < n && !rc; ++i) rc = check_peer(to[i].addr, to[i].port);
+    if (rc) {
+        rte_pktmbuf_free_bulk(m, n);
+        return rc;
+    }
+    for (unsigned i = 0; i < n; ++i) {
+        SocketMeta* sm = socket_meta(m[i]);
+        memcpy(sm->peer, to[i].addr.data(), 16);
+        sm->peer_port = to[i].port;
+        sm->socket = this;
+        meta(m[i])->fate = Fate::local;
+    }
+    return static_cast<int>(queue_burst(m, n));
+}
+
+unsigned UdpSocket::recv_burst(rte_mbuf** out, unsigned n) {
     const unsigned got = rte_ring_sc_dequeue_burst(rx_, reinterpret_cast<void**>(out), n, nullptr);
     for (unsigned i = 0; i < got; ++i) {
         PacketMeta* pm = meta(out[i]);
@@ -77,23 +201,14 @@ unsigned UdpSocket::recvfrom(rte_mbuf** out, unsigned n) {
     return got;
 }
 
-bool UdpSocket::sendto(rte_mbuf* m, const uint8_t* peer, uint16_t peer_port) {
-    SocketMeta* sm = socket_meta(m);
-    memmove(sm->peer, peer, 16);  // peer may already point here (echo)
-    sm->peer_port = peer_port;
-    sm->local_port = port_;
-    meta(m)->fate = Fate::local;
-    if (rte_ring_sp_enqueue(tx_, m) != 0) {
-        ctx_.counters.send_drops[static_cast<unsigned>(DropReason::socket_full)].add();
-        rte_pktmbuf_free(m);
-        return false;
-    }
-    return true;
-}
+int UdpSocket::recv(rte_mbuf** m) { return recv_burst(m, 1) ? 0 : -EAGAIN; }
 
-bool UdpSocket::send(rte_mbuf* m) {
-    if (!connected_) throw std::logic_error("send() on a socket that is not connected");
-    return sendto(m, key_.remote, key_.remote_port);
+int UdpSocket::recvfrom(rte_mbuf** m, SockAddr6* from) {
+    if (!recv_burst(m, 1)) return -EAGAIN;
+    const SocketMeta* sm = socket_meta(*m);
+    memcpy(from->addr.data(), sm->peer, 16);
+    from->port = sm->peer_port;
+    return 0;
 }
 
 }  // namespace pathscope::engine

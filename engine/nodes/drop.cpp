@@ -1,5 +1,6 @@
 // drop: the one sink for every dropped packet. Counts it under its reason in
-// the receive ledger, or in the send ledger for locally built packets.
+// the receive ledger, or in the send ledger for locally built packets; the
+// engine's own solicitations count apart.
 #include "engine/nodes/nodes.h"
 
 namespace pathscope::engine {
@@ -10,6 +11,10 @@ uint16_t drop_process(rte_graph*, rte_node* node, void** objs, uint16_t n) {
     EngineContext& ctx = *node_context(node);
     for (uint16_t i = 0; i < n; ++i) {
         const PacketMeta* pm = meta(static_cast<rte_mbuf*>(objs[i]));
+        if (unlikely(pm->fate == Fate::control)) {
+            ctx.send_path.control_drops.add();
+            continue;
+        }
         Counter* ledger = pm->fate == Fate::local ? ctx.counters.send_drops : ctx.counters.drops;
         ledger[static_cast<unsigned>(pm->drop)].add();
     }

@@ -1,6 +1,7 @@
-// eth_tx: transmits runs of packets that share an egress port on queue 0,
-// counts each sent packet by its fate (forwarded, replied, sent) and hands
-// what the queue refused to the drop stage as tx_full.
+// eth_tx: transmits runs of packets that share an egress port and queue
+// (chosen by txq_select; replies made in place use queue 0), counts each sent
+// packet by its fate (forwarded, replied, sent, control) and per queue, and
+// hands what the queue refused to the drop stage as tx_full.
 #include "engine/nodes/nodes.h"
 
 namespace pathscope::engine {
@@ -12,22 +13,23 @@ enum Edge : rte_edge_t { to_drop };
 uint16_t eth_tx_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
     EngineContext& ctx = *node_context(node);
     auto** pkts = reinterpret_cast<rte_mbuf**>(objs);
-    uint64_t fates[3] = {};  // indexed by Fate, for what was sent
+    uint64_t fates[4] = {};  // indexed by Fate, for what was sent
     uint16_t start = 0;
     while (start < n) {
-        // One pass finds the run of packets for this port and tallies them.
+        // One pass finds the run of packets for this port and queue and tallies them.
         const uint16_t port_id = meta(pkts[start])->tx_port;
-        uint64_t run_fates[3] = {}, bytes = 0;
+        const uint16_t queue = meta(pkts[start])->tx_queue;
+        uint64_t run_fates[4] = {}, bytes = 0;
         uint16_t end = start;
         for (; end < n; ++end) {
             const PacketMeta* pm = meta(pkts[end]);
-            if (pm->tx_port != port_id) break;
+            if (pm->tx_port != port_id || pm->tx_queue != queue) break;
             ++run_fates[static_cast<unsigned>(pm->fate)];
             bytes += rte_pktmbuf_pkt_len(pkts[end]);
         }
         const uint16_t len = end - start;
         PortRuntime& port = ctx.ports[port_id];
-        const uint16_t sent = port.nb_tx ? rte_eth_tx_burst(port_id, 0, pkts + start, len) : 0;
+        const uint16_t sent = port.nb_tx ? rte_eth_tx_burst(port_id, queue, pkts + start, len) : 0;
         // Refused packets are rare: take them back out of the tallies.
         for (uint16_t i = sent; i < len; ++i) {
             PacketMeta* pm = meta(pkts[start + i]);
@@ -37,13 +39,13 @@ uint16_t eth_tx_process(rte_graph* graph, rte_node* node, void** objs, uint16_t 
             rte_node_enqueue_x1(graph, node, to_drop, pkts[start + i]);
         }
         if (port.nb_tx) {
-            TxQueueCounters& qc = port.txq[0];
+            TxQueueCounters& qc = port.txq[queue];
             qc.packets.add(sent);
             qc.bytes.add(bytes);
             qc.bursts.add();
             if (sent < len) qc.full.add(len - sent);
         }
-        for (unsigned f = 0; f < 3; ++f) fates[f] += run_fates[f];
+        for (unsigned f = 0; f < 4; ++f) fates[f] += run_fates[f];
         start = end;
     }
     auto tally = [&](Counter& c, Fate f) {
@@ -52,6 +54,7 @@ uint16_t eth_tx_process(rte_graph* graph, rte_node* node, void** objs, uint16_t 
     tally(ctx.counters.forwarded, Fate::forward);
     tally(ctx.counters.replied, Fate::reply);
     tally(ctx.counters.sent, Fate::local);
+    tally(ctx.send_path.control_sent, Fate::control);
     return n;
 }
 

@@ -1,6 +1,7 @@
 // icmp6_input: answers echo requests and neighbour solicitations for our
 // addresses in place (counted as replied), learns neighbours from
-// solicitations and advertisements, and drops every other type by name.
+// solicitations and advertisements (what nd_resolve held for them goes back
+// to it), and drops every other type by name.
 #include "engine/nodes/nodes.h"
 
 #include <cstring>
@@ -9,7 +10,7 @@ namespace pathscope::engine {
 
 namespace {
 
-enum Edge : rte_edge_t { to_tx, to_drop };
+enum Edge : rte_edge_t { to_tx, to_drop, to_nd_resolve };
 
 constexpr uint8_t kEchoRequest = 128, kEchoReply = 129;
 constexpr uint8_t kNeighSolicit = 135, kNeighAdvert = 136;
@@ -85,7 +86,7 @@ rte_edge_t solicitation(EngineContext& ctx, rte_mbuf* m, const uint8_t* msg, uin
     if (const uint8_t* ll = find_ll_option(msg + kNdMsgLen, icmp_len - kNdMsgLen, kOptSourceLl)) {
         rte_ether_addr mac;
         memcpy(mac.addr_bytes, ll, RTE_ETHER_ADDR_LEN);
-        ctx.learn_neighbour(ip->src_addr, mac);
+        ctx.neighbours->learn(ip->src_addr, meta(m)->rx_port, mac, ctx.nd_released);
     }
     uint8_t tgt[16];
     memcpy(tgt, target, 16);
@@ -141,7 +142,7 @@ uint16_t icmp6_input_process(rte_graph* graph, rte_node* node, void** objs, uint
                     find_ll_option(msg + kNdMsgLen, icmp_len - kNdMsgLen, kOptTargetLl)) {
                 rte_ether_addr mac;
                 memcpy(mac.addr_bytes, ll, RTE_ETHER_ADDR_LEN);
-                ctx.learn_neighbour(msg + 8, mac);
+                ctx.neighbours->learn(msg + 8, pm->rx_port, mac, ctx.nd_released);
             }
         }
         rte_pktmbuf_free(m);  // consumed by the stack: counts as delivered
@@ -149,11 +150,15 @@ uint16_t icmp6_input_process(rte_graph* graph, rte_node* node, void** objs, uint
         return kConsumed;
     });
     ctx.counters.delivered.add(consumed);
+    if (unlikely(!ctx.nd_released.empty())) {  // packets that waited for a neighbour just learnt
+        for (rte_mbuf* held : ctx.nd_released) rte_node_enqueue_x1(graph, node, to_nd_resolve, held);
+        ctx.nd_released.clear();
+    }
     return n;
 }
 
 }  // namespace
 
-void register_icmp6_input() { register_node(kIcmp6Input, icmp6_input_process, {kEthTx, kDrop}); }
+void register_icmp6_input() { register_node(kIcmp6Input, icmp6_input_process, {kEthTx, kDrop, kNdResolve}); }
 
 }  // namespace pathscope::engine

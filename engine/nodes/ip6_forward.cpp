@@ -1,5 +1,6 @@
 // ip6_forward: hop limit check and decrement, Ethernet rewrite toward the
-// next hop found by ip6_lookup. A packet whose hop limit runs out gets an
+// next hop found by ip6_lookup (an on-link destination's link-layer address
+// comes from nd_resolve), then on to txq_select. A packet whose hop limit runs out gets an
 // ICMPv6 time exceeded back (rate-limited, counted as replied) or is dropped
 // as ip6_hop_limit.
 #include "engine/nodes/nodes.h"
@@ -8,7 +9,7 @@ namespace pathscope::engine {
 
 namespace {
 
-enum Edge : rte_edge_t { to_tx, to_drop };
+enum Edge : rte_edge_t { to_txq_select, to_nd_resolve, to_tx, to_drop };
 
 constexpr uint8_t kTimeExceeded = 3, kHopLimitExceeded = 0;
 
@@ -29,22 +30,18 @@ uint16_t ip6_forward_process(rte_graph* graph, rte_node* node, void** objs, uint
         PacketMeta* pm = meta(m);
         const Nexthop& nh = ctx.nexthops[pm->nexthop];
         auto* eth = rte_pktmbuf_mtod(m, rte_ether_hdr*);
-        if (nh.kind == NexthopKind::onlink) {
-            if (unlikely(!ctx.neighbour(ip->dst_addr, &eth->dst_addr)))
-                return drop_as(m, DropReason::nd_unresolved, to_drop);
-        } else {
-            eth->dst_addr = nh.mac;
-        }
         --ip->hop_limits;
         eth->src_addr = ctx.ports[nh.port].mac;
         pm->tx_port = nh.port;
-        return to_tx;
+        if (unlikely(nh.kind == NexthopKind::onlink)) return to_nd_resolve;
+        eth->dst_addr = nh.mac;
+        return to_txq_select;
     });
     return n;
 }
 
 }  // namespace
 
-void register_ip6_forward() { register_node(kIp6Forward, ip6_forward_process, {kEthTx, kDrop}); }
+void register_ip6_forward() { register_node(kIp6Forward, ip6_forward_process, {kTxqSelect, kNdResolve, kEthTx, kDrop}); }
 
 }  // namespace pathscope::engine

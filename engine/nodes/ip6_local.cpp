@@ -1,4 +1,7 @@
 // ip6_local: local delivery, by the upper-layer protocol found by ip6_input.
+// A unicast destination must still be on the interface address list (read
+// under engine.ifaddr_sync's protection: the list can change while packets
+// arrive); one removed since the route was installed is ip6_addr_gone.
 #include "engine/nodes/nodes.h"
 
 namespace pathscope::engine {
@@ -8,7 +11,11 @@ namespace {
 enum Edge : rte_edge_t { to_icmp6, to_udp6, to_drop };
 
 uint16_t ip6_local_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
+    const InterfaceAddresses& ifaddrs = *node_context(node)->ifaddrs;
     dispatch(graph, node, objs, n, [&](rte_mbuf* m) -> rte_edge_t {
+        const uint8_t* dst = ip6_hdr(m)->dst_addr;
+        if (dst[0] != 0xff && unlikely(!ifaddrs.is_local(dst)))
+            return drop_as(m, DropReason::ip6_addr_gone, to_drop);
         switch (meta(m)->l4_proto) {
             case IPPROTO_UDP:
                 return to_udp6;

@@ -98,8 +98,22 @@ inline constexpr const char* kIp6Forward = "ip6_forward";
 inline constexpr const char* kIcmp6Input = "icmp6_input";
 inline constexpr const char* kUdp6Input = "udp6_input";
 inline constexpr const char* kUdp6Output = "udp6_output";
+inline constexpr const char* kIp6Output = "ip6_output";
+inline constexpr const char* kNdResolve = "nd_resolve";
+inline constexpr const char* kNdTimer = "nd_timer";
+inline constexpr const char* kTxqSelect = "txq_select";
 inline constexpr const char* kEthTx = "eth_tx";
 inline constexpr const char* kDrop = "drop";
+
+/// Builds a neighbour solicitation for `target` out of `port_id` (fate:
+/// control); nullptr when the port has no address to ask from or the pool is empty.
+rte_mbuf* make_solicitation(EngineContext& ctx, uint16_t port_id, const uint8_t* target);
+
+/// Solicitations that are due again and neighbours that never answered:
+/// sends the first to `to_tx`, the held packets of the second to `to_drop`
+/// as nd_timeout. Returns the packets enqueued.
+uint16_t nd_service(EngineContext& ctx, rte_graph* graph, rte_node* node, uint64_t now,
+                    rte_edge_t to_tx, rte_edge_t to_drop);
 
 /// Registers every stage once per process; returns the node names in path order.
 const std::vector<const char*>& register_all_nodes();

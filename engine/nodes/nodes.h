@@ -14,6 +14,9 @@ void register_ip6_forward();
 void register_icmp6_input();
 void register_udp6_input();
 void register_udp6_output();
+void register_ip6_output();
+void register_nd_resolve();  ///< and nd_timer
+void register_txq_select();
 void register_eth_tx();
 void register_drop();
 

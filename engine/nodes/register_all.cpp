@@ -6,8 +6,9 @@ namespace pathscope::engine {
 
 const std::vector<const char*>& register_all_nodes() {
     static const std::vector<const char*> names = {
-        kEthRx,      kEthInput,  kIp6Input,   kIp6Lookup, kIp6Local, kIp6Forward,
-        kIcmp6Input, kUdp6Input, kUdp6Output, kEthTx,     kDrop};
+        kEthRx,      kEthInput,  kIp6Input,   kIp6Lookup, kIp6Local,  kIp6Forward, kIcmp6Input,
+        kUdp6Input,  kUdp6Output, kIp6Output, kNdResolve, kNdTimer,  kTxqSelect,  kEthTx,
+        kDrop};
     static std::once_flag once;
     std::call_once(once, [] {
         register_eth_rx();
@@ -19,6 +20,9 @@ const std::vector<const char*>& register_all_nodes() {
         register_icmp6_input();
         register_udp6_input();
         register_udp6_output();
+        register_ip6_output();
+        register_nd_resolve();
+        register_txq_select();
         register_eth_tx();
         register_drop();
     });

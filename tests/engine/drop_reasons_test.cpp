@@ -111,7 +111,6 @@ TEST_F(DropReasons, LookupAndForward) {
     FrameSpec s = from_peer(*eng, "2001:db8:aaaa::1");
     s.hop_limit = 1;
     expect_drop(udp6_frame(s), DropReason::ip6_hop_limit);
-    expect_drop(udp6_frame(from_peer(*eng, "2001:db8:2::99")), DropReason::nd_unresolved);
     Frame tcp = udp6_frame(from_peer(*eng, "2001:db8:1::1"));
     tcp[20] = 6;
     expect_drop(tcp, DropReason::ip6_unknown_proto);
@@ -151,8 +150,90 @@ TEST_F(DropReasons, Udp) {
     expect_drop(udp6_frame(from_peer(*eng, "2001:db8:1::1", 4444)), DropReason::udp_no_socket);
 }
 
+TEST_F(DropReasons, RemovedAddress) {
+    // The FIB still routes 2001:db8:1::1 to us, but the address left the list.
+    ASSERT_TRUE(eng->context().ifaddrs->remove(eng->port_id("wire"), ip("2001:db8:1::1")));
+    expect_drop(udp6_frame(from_peer(*eng, "2001:db8:1::1")), DropReason::ip6_addr_gone);
+}
+
+TEST_F(DropReasons, NeighbourDiscovery) {
+    eng.reset();
+    auto cfg = test::ring_config();
+    cfg.nd_hold = 2;
+    cfg.nd_probes = 2;
+    cfg.nd_retrans_s = 0.02;
+    eng = std::make_unique<Engine>(cfg);
+    // Three packets to a silent on-link neighbour: two held, one over the limit.
+    const Frame f = udp6_frame(from_peer(*eng, "2001:db8:2::99"));
+    test::inject(*eng, "wire", {f, f, f});
+    eng->run_until_idle();
+    Ledger l = eng->snapshot().ledger;
+    EXPECT_EQ(l.drops[static_cast<unsigned>(DropReason::nd_queue_full)], 1u);
+    EXPECT_EQ(l.forwarded + l.total_drops(), 1u);  // two are held, in no ledger column yet
+    covered.insert(DropReason::nd_queue_full);
+    // After two unanswered solicitations (20 ms apart) the held two time out.
+    for (int i = 0; i < 200 && eng->snapshot().ledger.total_drops() < 3; ++i) {
+        eng->poll();
+        rte_delay_ms(1);
+    }
+    l = eng->snapshot().ledger;
+    EXPECT_EQ(l.drops[static_cast<unsigned>(DropReason::nd_timeout)], 2u);
+    EXPECT_TRUE(l.balanced());
+    EXPECT_EQ(test::collect(*eng, "out").size(), 2u);  // the two solicitations, nothing else
+    covered.insert(DropReason::nd_timeout);
+
+    // A packet still held when the engine stops is dropped by name.
+    eng.reset();
+    cfg.nd_retrans_s = 60;
+    eng = std::make_unique<Engine>(cfg);
+    test::inject(*eng, "wire", {f});
+    eng->start();
+    for (int i = 0; i < 1000 && eng->snapshot().ledger.received == 0; ++i) rte_delay_ms(1);
+    eng->stop();
+    l = eng->snapshot().ledger;
+    EXPECT_EQ(l.drops[static_cast<unsigned>(DropReason::nd_pending_at_stop)], 1u);
+    EXPECT_TRUE(l.balanced());
+    covered.insert(DropReason::nd_pending_at_stop);
+}
+
+/// Sends one datagram from a socket and checks that exactly `reason` went up
+/// by one in the send ledger, which balances.
+void expect_send_drop(Engine& e, UdpSocket& s, rte_mbuf* m, const char* to, DropReason reason) {
+    const Ledger before = e.snapshot().ledger;
+    EXPECT_EQ(s.sendto(m, ip(to), 9), 0);
+    e.run_until_idle();
+    const Ledger after = e.snapshot().ledger;
+    for (unsigned r = 0; r < kDropReasonCount; ++r)
+        EXPECT_EQ(after.send_drops[r] - before.send_drops[r],
+                  r == static_cast<unsigned>(reason) ? 1u : 0u)
+            << "send counter " << kDropReasonNames[r] << " while expecting "
+            << drop_reason_name(reason);
+    EXPECT_EQ(after.sends, before.sends + 1);
+    EXPECT_TRUE(after.send_balanced());
+}
+
+TEST_F(DropReasons, SendPath) {
+    UdpSocket s(eng->context());
+    auto datagram = [&] {
+        rte_mbuf* m = rte_pktmbuf_alloc(eng->pool());
+        memcpy(rte_pktmbuf_append(m, 4), "ping", 4);
+        return m;
+    };
+    expect_send_drop(*eng, s, datagram(), "3fff::1", DropReason::ip6_no_route);
+    // The "stuck" port has no address to send from.
+    expect_send_drop(*eng, s, datagram(), "2001:db8:bbbb::1", DropReason::udp_no_source);
+    covered.insert(DropReason::udp_no_source);
+    rte_mbuf* full = rte_pktmbuf_alloc(eng->pool());
+    full->data_off = 0;  // no room left in front
+    memcpy(rte_pktmbuf_append(full, 4), "ping", 4);
+    ASSERT_LT(rte_pktmbuf_headroom(full), 62u);
+    expect_send_drop(*eng, s, full, "2001:db8:aaaa::1", DropReason::udp_no_headroom);
+    covered.insert(DropReason::udp_no_headroom);
+}
+
 TEST_F(DropReasons, SocketFull) {
-    UdpSocket tiny(eng->context(), 5000, 4);  // a ring of 4 holds 3
+    UdpSocket tiny(eng->context(), 4);  // a ring of 4 holds 3
+    ASSERT_EQ(tiny.bind(Ip6Addr{}, 5000), 0);
     std::vector<Frame> frames(5, udp6_frame(from_peer(*eng, "2001:db8:1::1", 5000)));
     test::inject(*eng, "wire", frames);
     eng->run_until_idle();
