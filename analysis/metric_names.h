@@ -10,10 +10,17 @@ inline constexpr const char* kStageCycles = "stage cycles";
 inline constexpr const char* kCallLatency = "call latency";
 inline constexpr const char* kPerfGroup = "perf";
 
+// Throughput metrics.
+inline constexpr const char* kRxRate = "rx rate";
+inline constexpr const char* kTxRate = "tx rate";
+
 /// The whole path's row of a stage table: the sum of the stage rows.
 inline constexpr const char* kAllStages = "all stages";
 /// Busy cycles over received packets: stage rows in this unit add up.
 inline constexpr const char* kCyclesPerRxPacket = "cyc/rx pkt";
+/// The same over the datagrams local sockets sent, for a run that received
+/// nothing (a transmit-only run).
+inline constexpr const char* kCyclesPerTxPacket = "cyc/tx pkt";
 
 // Statistical tests, as verdicts name them.
 inline constexpr const char* kStudentT = "Student's t";

@@ -118,8 +118,12 @@ Report build_report(const db::RunData& base, const db::RunData* cand, const Repo
         const char* name;
         const char* title;
     };
-    const Headline headline[] = {{kThroughput, "rx rate", "Receive rate per trial"},
-                                 {kStageCycles, kAllStages, "Cycles per received packet per trial"}};
+    const bool transmit = packet_basis(base.rows.trials).transmit;
+    const Headline headline[] = {
+        transmit ? Headline{kThroughput, kTxRate, "Transmit rate per trial"}
+                 : Headline{kThroughput, kRxRate, "Receive rate per trial"},
+        {kStageCycles, kAllStages,
+         transmit ? "Cycles per sent datagram per trial" : "Cycles per received packet per trial"}};
     for (const auto& [group, name, title] : headline) {
         const Metric* b = find_metric(r.base_metrics, group, name);
         const Metric* c = cand ? find_metric(r.cand_metrics, group, name) : nullptr;

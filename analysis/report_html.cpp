@@ -8,9 +8,7 @@
 
 namespace pathscope::analysis {
 
-namespace {
-
-const char* const kStyle = R"(body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
+const char* const kReportStyle = R"(body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 8px}
 td{text-align:right}td:first-child,th:first-child{text-align:left}
 tr.better td{background:#e6f4e6}tr.worse td{background:#fbe7e7}
@@ -18,6 +16,9 @@ pre{background:#f6f6f6;padding:.5em;overflow-x:auto}
 svg.flame{font:11px monospace;cursor:pointer;display:block}
 svg.flame text{pointer-events:none}svg.flame .hint{fill:#666}
 .search{margin:.5em 0}.matched{margin-left:1em;color:#666})";
+
+namespace {
+
 
 // Zoom: a clicked frame fills the width, its ancestors span it, everything
 // outside it is hidden. Search: frames whose name contains the text turn
@@ -79,15 +80,18 @@ const char* const kScript = R"(
 })();
 )";
 
-std::string html_table(const Table& t, bool verdict_rows = false) {
+}  // namespace
+
+std::string html_table(const Table& t, int verdict_column) {
     std::string out = "<table>\n<tr>";
     for (const auto& h : t.header) out += "<th>" + xml_escape(h) + "</th>";
     out += "</tr>\n";
     for (const auto& row : t.rows) {
         std::string cls;
-        if (verdict_rows && row.size() > 6) {
-            if (row[6].rfind("better", 0) == 0) cls = " class=\"better\"";
-            if (row[6].rfind("worse", 0) == 0) cls = " class=\"worse\"";
+        if (verdict_column >= 0 && row.size() > static_cast<size_t>(verdict_column)) {
+            const std::string& v = row[static_cast<size_t>(verdict_column)];
+            if (v.rfind("better", 0) == 0) cls = " class=\"better\"";
+            if (v.rfind("worse", 0) == 0) cls = " class=\"worse\"";
         }
         out += "<tr" + cls + ">";
         for (const auto& c : row) out += "<td>" + xml_escape(c) + "</td>";
@@ -95,6 +99,8 @@ std::string html_table(const Table& t, bool verdict_rows = false) {
     }
     return out + "</table>\n";
 }
+
+namespace {
 
 std::string pre(const std::string& s) { return "<pre>" + xml_escape(s) + "</pre>\n"; }
 
@@ -118,7 +124,7 @@ std::string flame_section(const std::string& title, const std::string& id, const
 std::string render_report_html(const Report& r) {
     const std::string title = report_title(r);
     std::string o = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
-                    xml_escape(title) + "</title>\n<style>\n" + kStyle +
+                    xml_escape(title) + "</title>\n<style>\n" + kReportStyle +
                     "\n</style>\n</head>\n<body>\n<h1>" + xml_escape(title) + "</h1>\n";
     for (const auto& w : r.warnings)
         o += "<p class=\"warning\"><strong>Warning:</strong> " + xml_escape(w) + "</p>\n";
@@ -131,7 +137,7 @@ std::string render_report_html(const Report& r) {
              pre(diff.empty() ? "(none: same scenario and settings)\n" : diff);
     }
     o += std::string("<h2>") + (r.has_cand ? "Verdicts" : "Measurements") + "</h2>\n" +
-         html_table(verdict_table(r), true);
+         html_table(verdict_table(r), 6);
     for (const auto& n : verdict_notes(r)) o += "<p>" + xml_escape(n) + "</p>\n";
     for (const auto& plot : r.ministat_plots)
         o += "<h2>" + xml_escape(plot.title) + "</h2>\n" + pre(plot.text);

@@ -13,7 +13,9 @@ std::string cell(std::string s) {
     return out.empty() ? " " : out;
 }
 
-std::string markdown(const Table& t) {
+}  // namespace
+
+std::string markdown_table(const Table& t) {
     std::string out = "|";
     for (const auto& h : t.header) out += " " + cell(h) + " |";
     out += "\n|";
@@ -27,12 +29,10 @@ std::string markdown(const Table& t) {
     return out;
 }
 
-}  // namespace
-
 std::string render_report_markdown(const Report& r) {
     std::string o = "# " + report_title(r) + "\n\n";
     for (const auto& w : r.warnings) o += "> **Warning:** " + w + "\n\n";
-    o += "## Environment\n\n" + markdown(environment_table(r));
+    o += "## Environment\n\n" + markdown_table(environment_table(r));
     if (r.has_cand) {
         o += "\n## Scenario difference\n\n```diff\n";
         bool any = false;
@@ -42,11 +42,11 @@ std::string render_report_markdown(const Report& r) {
         o += "```\n";
     }
     o += std::string("\n## ") + (r.has_cand ? "Verdicts" : "Measurements") + "\n\n" +
-         markdown(verdict_table(r));
+         markdown_table(verdict_table(r));
     for (const auto& n : verdict_notes(r)) o += "\n" + n + "\n";
     for (const auto& plot : r.ministat_plots)
         o += "\n## " + plot.title + "\n\n```\n" + plot.text + "```\n";
-    o += "\n## Cycles per received packet by stage\n\n" + markdown(stage_table(r));
+    o += "\n## Cycles per received packet by stage\n\n" + markdown_table(stage_table(r));
     if (r.has_cand) o += "\n" + r.stages.method + "\n";
     for (const auto& h : r.histograms) {
         o += "\n## Cycles per call of " + h.stage + "\n\n```\n" +
@@ -54,10 +54,10 @@ std::string render_report_markdown(const Report& r) {
         if (r.has_cand) o += "candidate:\n" + render_text(h.cand, "cycles", 12, 76);
         o += "```\n";
     }
-    o += "\n## Queues\n\n" + markdown(queue_table(r));
+    o += "\n## Queues\n\n" + markdown_table(queue_table(r));
     o += "\n## Hottest functions (self share of " +
          (r.stack_event.empty() ? std::string("samples") : r.stack_event) + ")\n\n";
-    o += r.hottest.empty() ? "No sampled stacks.\n" : markdown(hottest_table(r));
+    o += r.hottest.empty() ? "No sampled stacks.\n" : markdown_table(hottest_table(r));
     if (r.has_cand && !r.hottest.empty()) o += "\n" + r.stacks.method + "\n";
     return o;
 }

@@ -19,6 +19,13 @@ Table verdict_table(const Report& r);  ///< one run: mean and stddev per metric
 Table stage_table(const Report& r);
 Table queue_table(const Report& r);
 Table hottest_table(const Report& r);
+/// A table as Markdown (numbers right-aligned after the first column).
+std::string markdown_table(const Table& t);
+/// A table as HTML; rows whose `verdict_column` says better or worse get that class.
+std::string html_table(const Table& t, int verdict_column = -1);
+/// The HTML reports' style sheet.
+extern const char* const kReportStyle;
+
 /// The report's title line.
 std::string report_title(const Report& r);
 /// The footnote under the verdict table: tests, confidence, N, warnings.

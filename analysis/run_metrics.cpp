@@ -39,15 +39,23 @@ struct MetricSet {
 std::vector<Metric> run_metrics(const db::RunData& run) {
     const int trials = trial_count(run);
     MetricSet m{trials, {}, {}};
+    // Per-packet figures count the path's packets: received ones, or for a
+    // transmit-only run the datagrams its sockets sent.
+    const PacketBasis basis = packet_basis(run.rows.trials);
     std::vector<double> received(static_cast<size_t>(trials), 0.0);
     for (const auto& t : run.rows.trials) {
-        received[t.trial] = static_cast<double>(t.received);
+        received[t.trial] = static_cast<double>(basis.packets(t));
         if (run.info.kind == kPcapImportKind) continue;
-        m.get(kThroughput, "rx rate", "Mpps", true, false).values[t.trial] = t.rx_pps / 1e6;
+        if (basis.transmit) {
+            m.get(kThroughput, kTxRate, "Mpps", true, false).values[t.trial] = t.sent_pps / 1e6;
+            continue;
+        }
+        m.get(kThroughput, kRxRate, "Mpps", true, false).values[t.trial] = t.rx_pps / 1e6;
         m.get(kThroughput, "forwarded", "Mpps", true, false).values[t.trial] =
             t.forwarded_pps / 1e6;
         m.get(kThroughput, "delivered", "Mpps", true, false).values[t.trial] =
             t.delivered_pps / 1e6;
+        if (t.sends) m.get(kThroughput, kTxRate, "Mpps", true, false).values[t.trial] = t.sent_pps / 1e6;
     }
     // Stages in graph order; the whole path first. Busy cycles (calls that
     // handled a packet) over the trial's received packets: the stage rows add
@@ -57,7 +65,7 @@ std::vector<Metric> run_metrics(const db::RunData& run) {
     for (const auto& s : stages) all_cycles[s.trial] += static_cast<double>(s.cycles - s.idle_cycles);
     if (!stages.empty())
         for (int t = 0; t < trials; ++t)
-            m.get(kStageCycles, kAllStages, kCyclesPerRxPacket, false, false).values[t] =
+            m.get(kStageCycles, kAllStages, basis.unit, false, false).values[t] =
                 ratio(all_cycles[t], received[t]);
     std::map<std::string, int> ord;
     std::map<std::pair<std::string, int>, double> packets_per_call;
@@ -66,7 +74,7 @@ std::vector<Metric> run_metrics(const db::RunData& run) {
         packets_per_call[{s.stage, s.trial}] =
             ratio(static_cast<double>(s.packets), static_cast<double>(s.calls - s.idle_calls));
         if (s.packets > 0)
-            m.get(kStageCycles, s.stage, kCyclesPerRxPacket, false, false).values[s.trial] =
+            m.get(kStageCycles, s.stage, basis.unit, false, false).values[s.trial] =
                 ratio(static_cast<double>(s.cycles - s.idle_cycles), received[s.trial]);
     }
     // Per-call cycle distributions (busy calls): their median and tail per
@@ -103,8 +111,9 @@ std::vector<Metric> run_metrics(const db::RunData& run) {
 FlameTree stage_tree(const db::RunData& run) {
     const int trials = std::max(1, trial_count(run));
     FlameTree tree(trials, "cycles");
+    const PacketBasis basis = packet_basis(run.rows.trials);
     for (const auto& t : run.rows.trials)
-        tree.set_trial_scale(t.trial, static_cast<double>(t.received));
+        tree.set_trial_scale(t.trial, static_cast<double>(basis.packets(t)));
     for (const auto& s : trial_stage_totals(run, trials))
         if (s.cycles > s.idle_cycles)
             tree.add({s.stage}, static_cast<double>(s.cycles - s.idle_cycles), s.trial);

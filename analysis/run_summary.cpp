@@ -118,9 +118,18 @@ WorkerLoad worker_load(const db::RunData& run) {
     return w;
 }
 
+PacketBasis packet_basis(const std::vector<db::TrialRow>& trials) {
+    uint64_t received = 0, sends = 0;
+    for (const auto& t : trials) received += t.received, sends += t.sends;
+    PacketBasis b;
+    if (received == 0 && sends > 0) b.unit = kCyclesPerTxPacket, b.transmit = true;
+    return b;
+}
+
 RunSummary summarize_run(const db::RunData& run, const SummaryOptions& opt) {
     RunSummary s;
     s.info = run.info;
+    s.basis = packet_basis(run.rows.trials);
     const db::Batch& rows = run.rows;
     s.trials = rows.trials;
     for (const auto& tr : rows.trials) {
@@ -131,9 +140,18 @@ RunSummary summarize_run(const db::RunData& run, const SummaryOptions& opt) {
         s.total.dropped += tr.dropped;
         s.total.sent += tr.sent;
         s.total.window_received += tr.window_received;
+        s.total.sends += tr.sends;
+        s.total.window_sent += tr.window_sent;
+        s.total.route_lookups += tr.route_lookups;
+        s.total.source_selections += tr.source_selections;
     }
     s.balanced = s.total.received ==
                  s.total.delivered + s.total.forwarded + s.total.replied + s.total.dropped;
+    uint64_t send_drops = 0;
+    for (const auto& d : rows.drops)
+        if (d.path == "send") send_drops += d.packets;
+    // Stores from before schema v4 did not count sends: nothing to check there.
+    s.send_balanced = s.total.sends == 0 || s.total.sends == s.total.sent + send_drops;
     s.worker = worker_load(run);
     s.rates = interval_rates(run);
 
@@ -149,11 +167,11 @@ RunSummary summarize_run(const db::RunData& run, const SummaryOptions& opt) {
     s.all.name = kAllStages;
     for (auto& st : s.stages) {
         st.drops = stage_drops[st.name];
-        st.cycles_per_rx_packet = ratio(st.busy_cycles(), s.total.received);
+        st.cycles_per_path_packet = ratio(st.busy_cycles(), s.basis.packets(s.total));
         s.all.add_counts(st);
-        s.all.cycles_per_rx_packet += st.cycles_per_rx_packet;
+        s.all.cycles_per_path_packet += st.cycles_per_path_packet;
     }
-    s.all.packets = s.total.received;  // the path's packets are those it received
+    s.all.packets = s.basis.packets(s.total);  // the path's packets
 
     {
         std::map<std::pair<std::string, std::string>, uint64_t> by_reason;

@@ -44,9 +44,10 @@ struct StageLine {
     double cycles_per_call() const;    ///< per busy call
     double cycles_per_packet() const;  ///< busy cycles over this stage's own packets
     double idle_share() const;         ///< idle cycles over all of the stage's cycles
-    /// Busy cycles over the run's received packets: these add up, stage by
-    /// stage, to the whole path's cycles per received packet.
-    double cycles_per_rx_packet = 0;
+    /// Busy cycles over the run's path packets (received ones, or for a
+    /// transmit-only run the datagrams its sockets sent: see PacketBasis):
+    /// these add up, stage by stage, to the whole path's cycles per packet.
+    double cycles_per_path_packet = 0;
 };
 
 /// How busy the worker lcore was: a starved worker mostly polls empty
@@ -96,16 +97,31 @@ struct FunctionShare {
     double share = 0;  ///< 0..1 of the samples
 };
 
+/// The fact a capture stores with the engine's variant switches, one
+/// "name=value" each ("route_cache=on socket_send=single ...").
+inline constexpr const char* kVariantsFact = "variants";
+
 struct StageHistogram {
     std::string stage;
     Histogram cycles;  ///< cycles per busy call, every trial merged
 };
 
+/// What "per packet" counts in a run: received packets, or, when it
+/// received none, the datagrams its sockets were given to send.
+struct PacketBasis {
+    const char* unit = kCyclesPerRxPacket;  ///< "cyc/rx pkt" or "cyc/tx pkt"
+    bool transmit = false;
+    uint64_t packets(const db::TrialRow& t) const { return transmit ? t.sends : t.received; }
+};
+PacketBasis packet_basis(const std::vector<db::TrialRow>& trials);
+
 struct RunSummary {
     db::RunInfo info;
+    PacketBasis basis;
     std::vector<db::TrialRow> trials;
     db::TrialRow total;  ///< the trials' ledgers summed
     bool balanced = true;
+    bool send_balanced = true;  ///< sends = sent + send-path drops
     std::optional<IntervalRates> rates;
     std::vector<StageLine> stages;  ///< graph order
     StageLine all;                  ///< "all stages": the sum of the rows above

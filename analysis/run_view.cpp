@@ -57,12 +57,31 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
         std::replace(s.begin(), s.end(), '\n', ' ');
         t.emit("settings %s\n", s);
     }
+    for (const auto& [k, v] : sum.facts)
+        if (k == kVariantsFact) t.emit("variants %s\n", v);
+    if (!info.experiment.empty()) {
+        std::string cell = info.cell;
+        std::replace(cell.begin(), cell.end(), '\n', ' ');
+        t.emit("experiment %s, cell %s\n", info.experiment, cell);
+    }
     if (!info.pmu.empty()) t.emit("perf_event %s\n", info.pmu.substr(0, info.pmu.find('\n')));
     if (!info.note.empty()) t.emit("note: %s\n", info.note);
     }
 
     // Trials: rates over the steady window, with the packets they count.
-    if (!sum.trials.empty() && !import) {
+    if (!sum.trials.empty() && !import && sum.total.sends) {
+        t.emit("\n%-6s %9s %14s %14s %16s %14s %14s\n", "trial", "window s", "tx in window",
+               "tx rate", "sends whole trial", "lookups/send", "src sel/send");
+        for (const auto& tr : sum.trials)
+            t.emit("%-6d %9.2f %14llu %14s %16llu %14.3f %14.3f\n", tr.trial, tr.seconds,
+                   static_cast<ull>(tr.window_sent), format_rate(tr.sent_pps),
+                   static_cast<ull>(tr.sends), ratio(tr.route_lookups, tr.sends),
+                   ratio(tr.source_selections, tr.sends));
+        t.emit(
+            "tx rate = tx in window / window s (datagrams transmitted); lookups/send: FIB\n"
+            "lookups per datagram sent, src sel/send: source address selections per datagram\n");
+    }
+    if (!sum.trials.empty() && !import && (sum.total.received || !sum.total.sends)) {
         t.emit("\n%-6s %9s %14s %14s %14s %14s %16s\n", "trial", "window s", "rx in window",
                "rx rate", "forwarded", "delivered", "rx whole trial");
         for (const auto& tr : sum.trials)
@@ -74,7 +93,7 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
             "rates are over each trial's steady window (from 20%% in to its end): rx rate = "
             "rx in window / window s\n");
     }
-    if (sum.rates)
+    if (sum.rates && sum.total.received)
         t.emit("\n%zu intervals of %.2f s: receive rate min %s, median %s, max %s\n",
                sum.rates->count, sum.rates->interval_s, format_rate(sum.rates->min),
                format_rate(sum.rates->median), format_rate(sum.rates->max));
@@ -93,24 +112,27 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
             !warn.empty())
             t.text += fold_lines("WARNING: " + warn);
         t.emit("\n%-12s %12s %14s %10s %12s %11s %11s %7s %12s\n", "stage", "busy calls",
-               "packets", "pkts/call", "cycles/call", "cycles/pkt", "cyc/rx pkt", "idle %",
+               "packets", "pkts/call", "cycles/call", "cycles/pkt", sum.basis.unit, "idle %",
                "drops");
         for (const auto& st : sum.stages) {
             std::string idle = w.measured ? fmt::format("{:.1f}", 100 * st.idle_share()) : "-";
             t.emit("%-12s %12llu %14llu %10.2f %12.1f %11.1f %11.1f %7s %12llu\n", st.name,
                    static_cast<ull>(st.busy_calls()), static_cast<ull>(st.packets),
                    st.packets_per_call(), st.cycles_per_call(), st.cycles_per_packet(),
-                   st.cycles_per_rx_packet, idle, static_cast<ull>(st.drops));
+                   st.cycles_per_path_packet, idle, static_cast<ull>(st.drops));
         }
         t.emit("%-12s %12s %14llu %10s %12s %11s %11.1f %7s %12llu\n", sum.all.name, "",
-               static_cast<ull>(sum.all.packets), "", "", "", sum.all.cycles_per_rx_packet,
+               static_cast<ull>(sum.all.packets), "", "", "", sum.all.cycles_per_path_packet,
                w.measured ? fmt::format("{:.1f}", 100 * sum.all.idle_share()) : "-",
                static_cast<ull>(sum.all.drops));
         t.emit(
             "busy calls handled at least one packet; pkts/call, cycles/call and cycles/pkt (over\n"
             "the stage's own packets) count busy calls only. Idle calls polled an empty queue:\n"
-            "their cycles are the idle %%. cyc/rx pkt: busy cycles over the received packets;\n"
-            "its rows add up to \"all stages\".\n");
+            "their cycles are the idle %%. %s: busy cycles over the %s;\n"
+            "its rows add up to \"all stages\".\n",
+            sum.basis.unit,
+            sum.basis.transmit ? "datagrams sockets sent (nothing was received)"
+                               : "received packets");
     }
 
     if (!sum.trials.empty()) {
@@ -121,7 +143,13 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
             static_cast<ull>(s.received), static_cast<ull>(s.delivered),
             static_cast<ull>(s.forwarded), static_cast<ull>(s.replied),
             static_cast<ull>(s.dropped), sum.balanced ? "balanced" : "NOT BALANCED");
-        t.emit("sent by local sockets %llu\n", static_cast<ull>(s.sent));
+        if (s.sends)
+            t.emit("sends %llu = sent %llu + send-path drops %llu  [%s]\n",
+                   static_cast<ull>(s.sends), static_cast<ull>(s.sent),
+                   static_cast<ull>(s.sends >= s.sent ? s.sends - s.sent : 0),
+                   sum.send_balanced ? "balanced" : "NOT BALANCED");
+        else
+            t.emit("sent by local sockets %llu\n", static_cast<ull>(s.sent));
     }
 
     if (!sum.drops.empty()) {
@@ -166,7 +194,8 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
         t.emit("\n%zu packet traces stored (pathscope export RUN --format pcapng)\n", sum.traces);
     if (!sum.facts.empty()) {
         t.emit("\n");
-        for (const auto& [k, v] : sum.facts) t.emit("%-28s %s\n", k, v);
+        for (const auto& [k, v] : sum.facts)
+            if (k != kVariantsFact) t.emit("%-28s %s\n", k, v);
     }
 
     if (opt.histograms)

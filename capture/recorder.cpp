@@ -2,10 +2,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
 
+#include "analysis/run_summary.h"
 #include "capture/perf_events.h"
 #include "capture/snapshot_rows.h"
 #include "capture/symbolize.h"
@@ -116,30 +119,76 @@ db::RunInfo machine_run_info() {
     return info;
 }
 
-RecordResult record_run(const Scenario& sc, const RecordOptions& opt) {
-    const CaptureSettings& cs = sc.capture;
-    eal_init(sc.engine.eal_args);
+namespace {
 
-    db::RunInfo info = machine_run_info();
-    info.label = opt.label;
-    if (info.label.empty()) {
-        info.label = std::filesystem::path(opt.scenario_path).stem().string();
-        for (const auto& o : sc.overrides) info.label += " " + o;
+/// One run being recorded: its writer, and its trials one at a time (a
+/// matrix interleaves the trials of its cells).
+class RunRecording {
+  public:
+    RunRecording(const Scenario& sc, const RecordOptions& opt, const std::string& label,
+                 const std::string& experiment, const std::string& cell)
+        : sc_(sc), opt_(opt), writer_(opt.db_path, run_info(sc, opt, label, experiment, cell)) {
+        result_.run.info = writer_.run();
+        db::Batch variants;
+        variants.facts.emplace_back(analysis::kVariantsFact, describe_variants(sc.engine));
+        result_.run.rows.facts = variants.facts;
+        writer_.submit(std::move(variants));
     }
-    info.scenario_path = opt.scenario_path;
-    info.scenario_text = sc.text;
-    info.settings = join_lines(sc.overrides);
-    info.trials = static_cast<int>(cs.trials);
-    info.trial_seconds = sc.engine.duration_s;
-    info.interval_seconds = cs.interval_s;
-    info.pmu = probe_pmu(cs.perf_events);
 
-    db::RunWriter writer(opt.db_path, info);
-    RecordResult result;
-    result.run.info = writer.run();
+    bool stopped() const { return result_.interrupted || !result_.error.empty(); }
 
-    for (unsigned trial = 0; trial < cs.trials && !result.interrupted && result.error.empty();
-         ++trial) {
+    /// Runs and records trial `trial`; `progress` gets the cell's place.
+    void trial(unsigned trial, unsigned cell, unsigned cells);
+
+    RecordResult finish() {
+        if (result_.error.empty()) {
+            try {
+                if (result_.interrupted)
+                    writer_.finish("aborted", "stopped by Ctrl-C; every interval before it is kept");
+                else
+                    writer_.finish("complete");
+            } catch (const std::exception& e) {
+                result_.error = e.what();
+            }
+        }
+        result_.run.info.status =
+            result_.error.empty() && !result_.interrupted ? "complete" : "aborted";
+        result_.run.info.ended_at = db::utc_now();
+        return std::move(result_);
+    }
+
+  private:
+    static db::RunInfo run_info(const Scenario& sc, const RecordOptions& opt,
+                                const std::string& label, const std::string& experiment,
+                                const std::string& cell) {
+        const CaptureSettings& cs = sc.capture;
+        db::RunInfo info = machine_run_info();
+        info.label = label;
+        info.scenario_path = opt.scenario_path;
+        info.scenario_text = sc.text;
+        info.settings = join_lines(sc.overrides);
+        info.trials = static_cast<int>(cs.trials);
+        info.trial_seconds = sc.engine.duration_s;
+        info.interval_seconds = cs.interval_s;
+        info.pmu = probe_pmu(cs.perf_events);
+        info.experiment = experiment;
+        info.cell = cell;
+        return info;
+    }
+
+    const Scenario& sc_;
+    const RecordOptions& opt_;
+    db::RunWriter writer_;
+    RecordResult result_;
+};
+
+void RunRecording::trial(unsigned trial, unsigned cell, unsigned cells) {
+    const Scenario& sc = sc_;
+    const RecordOptions& opt = opt_;
+    const CaptureSettings& cs = sc.capture;
+    db::RunWriter& writer = writer_;
+    RecordResult& result = result_;
+    {
         const int tr = static_cast<int>(trial);
         std::optional<PerfCounters> counters;
         std::optional<PerfSampler> sampler;
@@ -191,7 +240,7 @@ RecordResult record_run(const Scenario& sc, const RecordOptions& opt) {
             }
             if (opt.progress)
                 opt.progress({trial + 1, cs.trials, t, sc.engine.duration_s, s.ledger.received,
-                              writer.rows_written()});
+                              writer.rows_written(), cell + 1, cells});
             return true;
         };
         db::Batch late;  // what only the end of a trial gives
@@ -220,19 +269,63 @@ RecordResult record_run(const Scenario& sc, const RecordOptions& opt) {
         append(result.run.rows, std::move(copy));
         if (auto err = writer.error()) result.error = *err;
     }
-    if (result.error.empty()) {
+}
+
+std::string default_label(const Scenario& sc, const RecordOptions& opt) {
+    if (!opt.label.empty()) return opt.label;
+    std::string label = std::filesystem::path(opt.scenario_path).stem().string();
+    for (const auto& o : sc.overrides) label += " " + o;
+    return label;
+}
+
+}  // namespace
+
+RecordResult record_run(const Scenario& sc, const RecordOptions& opt) {
+    eal_init(sc.engine.eal_args);
+    RunRecording rec(sc, opt, default_label(sc, opt), "", "");
+    for (unsigned trial = 0; trial < sc.capture.trials && !rec.stopped(); ++trial)
+        rec.trial(trial, 0, 1);
+    return rec.finish();
+}
+
+std::vector<RecordResult> record_matrix(const std::string& scenario_path,
+                                        const std::vector<std::string>& overrides,
+                                        const RecordOptions& opt) {
+    const Scenario base = load_scenario(scenario_path, overrides);
+    std::vector<Scenario> cells;
+    std::vector<MatrixCell> settings = matrix_cells(base);
+    for (const MatrixCell& cell : settings) {
+        std::vector<std::string> sets = overrides;
+        sets.insert(sets.end(), cell.begin(), cell.end());
         try {
-            if (result.interrupted)
-                writer.finish("aborted", "stopped by Ctrl-C; every interval before it is kept");
-            else
-                writer.finish("complete");
-        } catch (const std::exception& e) {
-            result.error = e.what();
+            cells.push_back(load_scenario(scenario_path, sets));
+        } catch (const ScenarioError& e) {
+            throw ScenarioError("[matrix] cell " + describe_cell(cell) + ": " + e.what());
         }
+        cells.back().overrides = overrides;  // the run keeps --set; its cell says the rest
     }
-    result.run.info.status = result.error.empty() && !result.interrupted ? "complete" : "aborted";
-    result.run.info.ended_at = db::utc_now();
-    return result;
+    eal_init(base.engine.eal_args);
+    const std::string experiment = db::new_uuid().substr(0, 12);
+    const std::string label = default_label(base, opt);
+    std::vector<std::unique_ptr<RunRecording>> runs;
+    for (size_t i = 0; i < cells.size(); ++i)
+        runs.push_back(std::make_unique<RunRecording>(cells[i], opt,
+                                                      label + " [" + describe_cell(settings[i]) + "]",
+                                                      experiment, describe_cell(settings[i], "\n")));
+    // Trial by trial across the cells, so that drift of the machine during
+    // the experiment falls on every cell alike.
+    unsigned trials = 0;
+    for (const auto& c : cells) trials = std::max(trials, c.capture.trials);
+    bool stop = false;
+    for (unsigned t = 0; t < trials && !stop; ++t)
+        for (size_t i = 0; i < runs.size() && !stop; ++i) {
+            if (t >= cells[i].capture.trials) continue;
+            runs[i]->trial(t, static_cast<unsigned>(i), static_cast<unsigned>(runs.size()));
+            stop = runs[i]->stopped();
+        }
+    std::vector<RecordResult> out;
+    for (auto& r : runs) out.push_back(r->finish());
+    return out;
 }
 
 }  // namespace pathscope::capture

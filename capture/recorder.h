@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "capture/scenario.h"
 #include "db/queries.h"
@@ -16,6 +17,7 @@ struct RecordProgress {
     double t = 0, duration = 0;  ///< seconds into the trial, of
     uint64_t received = 0;       ///< packets received so far in this trial
     uint64_t rows = 0;           ///< rows the writer has committed
+    unsigned cell = 1, cells = 1;  ///< which cell of a matrix (1 of 1: a single run)
 };
 
 struct RecordOptions {
@@ -35,6 +37,15 @@ struct RecordResult {
 /// used at all; errors after the run has started end it early and are in
 /// RecordResult::error, with everything committed before kept.
 RecordResult record_run(const Scenario& scenario, const RecordOptions& options);
+
+/// Runs every cell of the scenario's [matrix] (each the scenario with the
+/// cell's settings over `overrides`) as its own run, all tagged with one new
+/// experiment id and each with its cell's settings. Trials interleave: trial
+/// 1 of every cell, then trial 2 of every cell, and so on. Throws
+/// ScenarioError naming the cell whose settings do not load.
+std::vector<RecordResult> record_matrix(const std::string& scenario_path,
+                                        const std::vector<std::string>& overrides,
+                                        const RecordOptions& options);
 
 /// A new run's facts about this machine and build: host, CPU model, TSC Hz
 /// (needs the EAL), pathscope version and git revision, and this process's pid.

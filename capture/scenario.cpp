@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "engine/neighbours.h"
 #include "engine/routes.h"
 
 namespace pathscope::capture {
@@ -198,7 +199,77 @@ void apply_override(toml::table& root, const std::string& setting) {
     set_value(*t, parts.back(), setting.substr(eq + 1));
 }
 
+/// Collects the [matrix] table's settings: dotted keys (nested tables, as
+/// `socket.bind = [..]` writes them) whose values are non-empty arrays.
+void read_matrix(const toml::table& t, const std::string& file, const std::string& prefix,
+                 std::vector<MatrixAxis>& out) {
+    for (const auto& [k, v] : t) {
+        const std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+        const int line = static_cast<int>(v.source().begin.line);
+        const std::string where = line ? file + ":" + std::to_string(line) : "--set";
+        if (v.is_table()) {
+            read_matrix(*v.as_table(), file, key, out);
+            continue;
+        }
+        if (!v.is_array() || v.as_array()->empty())
+            throw ScenarioError(where + ": '[matrix] " + key +
+                                "' must list the values its cells take, like [\"on\", \"off\"]");
+        MatrixAxis axis{key, {}};
+        for (const auto& e : *v.as_array()) {
+            std::ostringstream text;
+            if (e.is_string())
+                text << '"' << e.as_string()->get() << '"';
+            else
+                e.visit([&](auto&& x) { text << x; });
+            axis.values.push_back(text.str());
+        }
+        out.push_back(std::move(axis));
+    }
+}
+
 }  // namespace
+
+std::string describe_variants(const EngineConfig& cfg) {
+    std::string s = std::string("route_cache=") + (cfg.route_cache ? "on" : "off") +
+                    " socket_send=" + (cfg.socket_send == SocketSend::burst ? "burst" : "single") +
+                    " ifaddr_sync=" + (cfg.ifaddr_sync == IfaddrSync::rwlock ? "rwlock" : "rcu") +
+                    " txq_hash=" + (cfg.txq_hash == TxqHash::none ? "none" : "flow");
+    if (cfg.ifaddr_churn_per_s > 0) {
+        std::ostringstream churn;
+        churn << cfg.ifaddr_churn_per_s;
+        s += " ifaddr_churn=" + churn.str() + "/s";
+    }
+    if (cfg.source.enabled)
+        s += std::string(" socket.bind=") + (cfg.source.bind ? "true" : "false") +
+             " socket.connect=" + (cfg.source.connect ? "true" : "false");
+    return s;
+}
+
+std::vector<MatrixCell> matrix_cells(const Scenario& sc) {
+    std::vector<MatrixCell> cells{{}};
+    for (const auto& axis : sc.matrix) {
+        std::vector<MatrixCell> next;
+        for (const auto& cell : cells)
+            for (const auto& v : axis.values) {
+                MatrixCell c = cell;
+                c.push_back(axis.key + "=" + v);
+                next.push_back(std::move(c));
+            }
+        cells = std::move(next);
+    }
+    return sc.matrix.empty() ? std::vector<MatrixCell>{} : cells;
+}
+
+std::string describe_cell(const MatrixCell& cell, const std::string& sep) {
+    std::string out;
+    for (std::string s : cell) {
+        const auto eq = s.find('=');
+        if (eq != std::string::npos && s.size() >= eq + 3 && s[eq + 1] == '"' && s.back() == '"')
+            s = s.substr(0, eq + 1) + s.substr(eq + 2, s.size() - eq - 3);
+        out += (out.empty() ? "" : sep) + s;
+    }
+    return out;
+}
 
 Scenario parse_scenario(const std::string& text, const std::string& name,
                         const std::string& base_dir, const std::vector<std::string>& overrides) {
@@ -215,10 +286,11 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
     scenario.overrides = overrides;
     EngineConfig& cfg = scenario.engine;
     Section top(root, name, "");
-    for (const char* k :
-         {"eal", "engine", "capture", "port", "nexthop", "route", "routes", "app", "workload"})
+    for (const char* k : {"eal", "engine", "capture", "port", "nexthop", "route", "routes", "app",
+                          "workload", "source", "socket", "matrix"})
         top.know(k);
     top.finish();
+    if (const auto* t = top.table("matrix")) read_matrix(*t, name, "", scenario.matrix);
 
     if (const auto* t = top.table("eal")) {
         Section s(*t, name, "eal");
@@ -247,7 +319,33 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         s.get("mbufs", cfg.mbufs);
         s.get("icmp_errors_per_s", cfg.icmp_errors_per_s);
         s.get("call_histograms", cfg.call_histograms);
+        auto choice = [&](const char* k, auto& out,
+                          std::initializer_list<std::pair<const char*, std::decay_t<decltype(out)>>>
+                              options) {
+            std::string v;
+            s.get(k, v);
+            if (!t->get(k)) return;
+            std::string list;
+            for (const auto& [text, value] : options) {
+                if (v == text) return void(out = value);
+                list += (list.empty() ? "" : " or ") + std::string("\"") + text + "\"";
+            }
+            s.fail(*t->get(k), "'engine." + std::string(k) + "' = \"" + v + "\": expected " + list);
+        };
+        choice("route_cache", cfg.route_cache, {{"on", true}, {"off", false}});
+        choice("socket_send", cfg.socket_send,
+               {{"single", SocketSend::single}, {"burst", SocketSend::burst}});
+        choice("ifaddr_sync", cfg.ifaddr_sync,
+               {{"rcu", IfaddrSync::rcu}, {"rwlock", IfaddrSync::rwlock}});
+        choice("txq_hash", cfg.txq_hash, {{"flow", TxqHash::flow}, {"none", TxqHash::none}});
+        s.get("ifaddr_churn", cfg.ifaddr_churn_per_s);
+        s.get("nd_hold", cfg.nd_hold);
+        s.get("nd_probes", cfg.nd_probes);
+        s.get("nd_retrans", cfg.nd_retrans_s);
         s.finish();
+        if (cfg.nd_hold > engine::NeighbourTable::kMaxHold)
+            s.fail(*t->get("nd_hold"), "'engine.nd_hold' must be at most " +
+                                           std::to_string(engine::NeighbourTable::kMaxHold));
         if (cfg.burst == 0 || cfg.burst > 256)
             s.fail(*t->get("burst"), "'engine.burst' must be between 1 and 256");
     }
@@ -374,6 +472,42 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         g.port = port;
         p.port = port;
         p.file = resolve(base_dir, p.file);
+    }
+    if (const auto* t = top.table("source")) {
+        Section s(*t, name, "source");
+        SourceConfig& src = cfg.source;
+        src.enabled = true;
+        s.get_parsed("destination", src.destination, parse_ip6, "an IPv6 address");
+        s.get("destinations", src.destinations);
+        s.get("port", src.dst_port);
+        s.get("local_port", src.src_port);
+        s.get("payload", src.payload);
+        s.get("rate", src.rate_pps);
+        s.get("batch", src.batch);
+        s.finish();
+        if (!t->get("destination")) s.fail_here("[source] needs 'destination' (an IPv6 address)");
+        if (src.destinations == 0 || src.destinations > 4096)
+            s.fail_here("'source.destinations' must be between 1 and 4096");
+        if (src.batch == 0 || src.batch > 256)
+            s.fail_here("'source.batch' must be between 1 and 256 datagrams");
+        if (src.payload > 1400) s.fail_here("'source.payload' must be at most 1400 bytes");
+        if (src.dst_port == 0) s.fail_here("'source.port' must be 1 or more");
+    }
+    if (const auto* t = top.table("socket")) {
+        Section s(*t, name, "socket");
+        SourceConfig& src = cfg.source;
+        s.get("bind", src.bind);
+        s.get("connect", src.connect);
+        s.get_parsed("address", src.bind_address, parse_ip6, "an IPv6 address");
+        s.get("hop_limit", src.hop_limit);
+        s.get("traffic_class", src.traffic_class);
+        s.get("flow_label", src.flow_label);
+        s.finish();
+        if (!cfg.source.enabled) s.fail_here("[socket] configures the [source] application: add one");
+        if (src.flow_label > 0xfffff) s.fail_here("'socket.flow_label' must fit in 20 bits");
+        if (src.hop_limit == 0) s.fail_here("'socket.hop_limit' must be 1 or more");
+        if (src.connect && src.destinations > 1024)
+            s.fail_here("a connected source opens a socket per destination: at most 1024");
     }
     if (cfg.duration_s <= 0) top.fail_here("'engine.duration' must be more than 0 seconds");
     return scenario;

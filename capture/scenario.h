@@ -25,9 +25,19 @@ struct CaptureSettings {
     uint32_t traces_per_s = 50;                    ///< packet traces per second; 0: none
 };
 
+/// One [matrix] setting and the values its cells take (TOML text, as --set takes it).
+struct MatrixAxis {
+    std::string key;
+    std::vector<std::string> values;
+};
+
+/// One cell of a matrix: a value for every axis, as "key=value" --set settings.
+using MatrixCell = std::vector<std::string>;
+
 struct Scenario {
     engine::EngineConfig engine;
     CaptureSettings capture;
+    std::vector<MatrixAxis> matrix;  ///< empty: a single run
     std::string text;                    ///< the file as written (before --set)
     std::vector<std::string> overrides;  ///< the --set KEY=VALUE list applied
 };
@@ -43,6 +53,17 @@ class ScenarioError : public std::runtime_error {
 /// or else a bare string; an array of tables is indexed by position or by
 /// its name (port.uplink.rx_queues=2). Throws ScenarioError.
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
+
+/// The engine's variant switches as stored with a run and shown in its
+/// header: "route_cache=on socket_send=single ifaddr_sync=rcu txq_hash=flow".
+std::string describe_variants(const engine::EngineConfig& cfg);
+
+/// Every combination of the matrix's values, the first axis varying slowest.
+std::vector<MatrixCell> matrix_cells(const Scenario& scenario);
+
+/// "engine.route_cache=on socket.bind=false": a cell as people read it
+/// (strings without their quotes), joined by `sep`.
+std::string describe_cell(const MatrixCell& cell, const std::string& sep = " ");
 
 /// Same, from text (for tests); `name` is used in messages, `base_dir` for relative paths.
 Scenario parse_scenario(const std::string& text, const std::string& name,

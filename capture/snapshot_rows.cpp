@@ -48,7 +48,10 @@ db::Batch trial_rows(int trial, const RunResult& r) {
                         rate_pps(r.window_start, r.window_end, &Ledger::forwarded),
                         rate_pps(r.window_start, r.window_end, &Ledger::delivered),
                         r.window_end.ledger.received - r.window_start.ledger.received, s.walks,
-                        s.idle_walks});
+                        s.idle_walks, l.sends,
+                        rate_pps(r.window_start, r.window_end, &Ledger::sent),
+                        r.window_end.ledger.sent - r.window_start.ledger.sent,
+                        s.send_path.route_lookups, s.send_path.source_selections});
     int ord = 0;
     for (const auto& st : s.stages) {
         b.stages.push_back({trial, -1, st.name, ord++, st.calls, st.packets, st.cycles,
@@ -68,6 +71,14 @@ db::Batch trial_rows(int trial, const RunResult& r) {
         if (l.drops[i]) b.drops.push_back({trial, reason, stage, "receive", l.drops[i]});
         if (l.send_drops[i]) b.drops.push_back({trial, reason, stage, "send", l.send_drops[i]});
     }
+    const SendPathSnapshot& sp = s.send_path;
+    auto fact = [&](const char* key, uint64_t v) {
+        if (v) b.facts.emplace_back("trial" + std::to_string(trial) + "." + key, std::to_string(v));
+    };
+    fact("nd_solicitations", sp.solicitations);
+    fact("nd_solicitations_sent", sp.control_sent);
+    fact("nd_solicitations_refused", sp.control_drops);
+    fact("ifaddr_changes", sp.ifaddr_changes);
     if (r.generated) {
         b.facts.emplace_back("trial" + std::to_string(trial) + ".generated",
                              std::to_string(r.generated));

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "analysis/compare.h"
+#include "analysis/experiment.h"
 #include "analysis/report.h"
 #include "analysis/run_summary.h"
 #include "analysis/text_builder.h"
@@ -15,6 +16,8 @@ namespace {
 
 struct CompareArgs {
     std::string db, base, cand, confidence = "95";
+    std::string experiment, by, format = "text", out = "-";
+    std::vector<std::string> metrics;
 };
 
 struct ReportArgs {
@@ -39,7 +42,37 @@ void warn_starved(const db::RunData& run) {
     if (!w.empty()) std::cout << analysis::fold_lines("WARNING: " + w);
 }
 
+int compare_experiment(const CompareArgs& a) {
+    if (!a.base.empty() || !a.cand.empty())
+        throw UsageError("compare --experiment takes no BASE and CAND: it compares the cells");
+    if (a.by.empty())
+        throw UsageError("compare --experiment needs --by SETTING, the setting to judge (like "
+                         "--by engine.route_cache)");
+    auto db = open_existing_store(a.db, db::Database::Mode::read_only);
+    std::vector<db::RunData> runs;
+    for (const auto& info : db::experiment_runs(*db, a.experiment)) {
+        runs.push_back(db::load_run(*db, info.id));
+        if (a.format == "text") warn_starved(runs.back());
+    }
+    const auto e = analysis::compare_experiment(runs, a.by, a.metrics, std::stod(a.confidence));
+    std::string text;
+    if (a.format == "text") text = analysis::render_experiment_text(e);
+    if (a.format == "md" || a.format == "markdown") text = analysis::render_experiment_markdown(e);
+    if (a.format == "html") text = analysis::render_experiment_html(e);
+    if (a.format == "json") text = analysis::render_experiment_json(e);
+    write_output(a.out, text);
+    if (a.out != "-")
+        std::cerr << "wrote the " << a.format << " comparison of experiment " << e.experiment
+                  << " by " << a.by << " (" << text.size() << " bytes) to " << a.out << "\n";
+    return 0;
+}
+
 int compare(const CompareArgs& a) {
+    if (!a.experiment.empty()) return compare_experiment(a);
+    if (a.base.empty() || a.cand.empty())
+        throw UsageError("compare needs BASE and CAND (two runs), or --experiment ID --by SETTING");
+    if (!a.by.empty() || !a.metrics.empty() || a.format != "text" || a.out != "-")
+        throw UsageError("--by, --metric, --format and --output go with --experiment");
     const double confidence = std::stod(a.confidence);
     const auto [base, cand] = load_pair(a.db, a.base, a.cand);
     const auto verdicts = analysis::compare_metrics(analysis::run_metrics(base),
@@ -91,10 +124,29 @@ void add_report_verbs(CLI::App& app, Verbs& verbs) {
             "per packet. Rates, cycles and counters use Student's t with pooled variance\n"
             "(as ministat); the skewed per-call percentiles use Mann-Whitney U. Each\n"
             "verdict says better, worse, or no difference proven, and warns when there are\n"
-            "too few trials to tell. Exit status 1 when the runs share no metric.");
-        v->add_option("BASE", a->base, "the baseline: id, label or label@N")->required();
-        v->add_option("CAND", a->cand, "the candidate: id, label or label@N")->required();
+            "too few trials to tell. Exit status 1 when the runs share no metric.\n"
+            "\n"
+            "With --experiment ID --by SETTING, it judges one setting of a matrix run\n"
+            "(pathscope run on a scenario with a [matrix]): for every combination of the\n"
+            "other settings, each value of SETTING against its first value, on the run's\n"
+            "rate and cycles per packet (or the --metric list), e.g.\n"
+            "  pathscope compare --experiment 3f2a --by engine.route_cache\n"
+            "  pathscope compare --experiment 3f2a --by engine.route_cache --metric udp6_output");
+        v->add_option("BASE", a->base, "the baseline: id, label or label@N");
+        v->add_option("CAND", a->cand, "the candidate: id, label or label@N");
         add_db_option(v, a->db);
+        v->add_option("--experiment", a->experiment,
+                      "an experiment: its id (or 4+ leading characters), or any of its runs");
+        v->add_option("--by", a->by, "with --experiment: the setting to judge, as the matrix names it");
+        v->add_option("--metric", a->metrics,
+                      "with --experiment: a metric to compare (repeat for more): \"tx rate\",\n"
+                      "\"rx rate\", \"all stages\", a stage name, \"STAGE p50\"...")
+            ->type_name("NAME")
+            ->allow_extra_args(false);
+        v->add_option("--format", a->format, "with --experiment: text (default), md, html or json")
+            ->check(CLI::IsMember({"text", "md", "markdown", "html", "json"}));
+        v->add_option("-o,--output", a->out, "with --experiment: write there instead of standard output")
+            ->type_name("FILE");
         v->add_option("--confidence", a->confidence, "80, 90, 95 (default), 98, 99 or 99.5")
             ->check(kConfidence);
         verbs.add(v, [a] { return compare(*a); });

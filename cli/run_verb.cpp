@@ -2,9 +2,11 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
+#include "analysis/run_summary.h"
 #include "analysis/run_view.h"
 #include "capture/recorder.h"
 #include "cli/cli_support.h"
@@ -25,6 +27,60 @@ struct RunArgs {
     bool no_histograms = false;
 };
 
+/// A scenario with a [matrix]: every cell as its own run, trials interleaved.
+int run_matrix(const RunArgs& a, const std::string& scenario_path,
+               const std::vector<std::string>& sets, const capture::Scenario& sc) {
+    const auto cells = capture::matrix_cells(sc);
+    capture::RecordOptions opt;
+    opt.db_path = a.db;
+    opt.label = a.label;
+    opt.scenario_path = scenario_path;
+    const bool tty = isatty(STDERR_FILENO);
+    std::fprintf(stderr,
+                 "pathscope run: %s, a matrix of %zu cells x %u trial(s) of %.1f s, trials "
+                 "interleaved, into %s (Ctrl-C stops early)\n",
+                 scenario_path.c_str(), cells.size(), sc.capture.trials, sc.engine.duration_s,
+                 opt.db_path.c_str());
+    opt.progress = [&](const capture::RecordProgress& p) {
+        if (tty)
+            std::fprintf(stderr, "\r  trial %u/%u  cell %u/%u  %5.1f / %.1f s  %llu rows stored ",
+                         p.trial, p.trials, p.cell, p.cells, p.t, p.duration,
+                         static_cast<unsigned long long>(p.rows));
+    };
+    const auto results = capture::record_matrix(scenario_path, sets, opt);
+    if (tty) std::fprintf(stderr, "\r%90s\r", "");
+    bool interrupted = false, failed = false, balanced = true;
+    std::printf("%5s  %-56s %8s %16s %16s\n", "run", "cell", "trials", "rx rate (mean)",
+                "tx rate (mean)");
+    for (const auto& r : results) {
+        const analysis::RunSummary s = analysis::summarize_run(r.run);
+        double rx = 0, tx = 0;
+        for (const auto& t : s.trials) rx += t.rx_pps, tx += t.sent_pps;
+        const double n = s.trials.empty() ? 1 : static_cast<double>(s.trials.size());
+        std::string cell = r.run.info.cell;
+        std::replace(cell.begin(), cell.end(), '\n', ' ');
+        std::printf("%5lld  %-56s %8zu %12.3f Mpps %12.3f Mpps%s\n",
+                    static_cast<long long>(r.run.info.id), cell.c_str(), s.trials.size(),
+                    rx / n / 1e6, tx / n / 1e6,
+                    s.balanced && s.send_balanced ? "" : "  NOT BALANCED");
+        interrupted = interrupted || r.interrupted;
+        failed = failed || !r.error.empty();
+        balanced = balanced && s.balanced && s.send_balanced;
+        if (!r.error.empty()) std::cerr << "pathscope run: the store failed: " << r.error << "\n";
+    }
+    const std::string& experiment = results.front().run.info.experiment;
+    std::printf("\nstored as experiment %s in %s%s: runs %lld-%lld, one per cell\n",
+                experiment.c_str(), opt.db_path.c_str(),
+                interrupted ? ", marked aborted (Ctrl-C)" : "",
+                static_cast<long long>(results.front().run.info.id),
+                static_cast<long long>(results.back().run.info.id));
+    for (const auto& axis : sc.matrix)
+        std::printf("  pathscope compare --db %s --experiment %s --by %s\n", opt.db_path.c_str(),
+                    experiment.c_str(), axis.key.c_str());
+    if (failed || !balanced) return 1;
+    return interrupted ? 130 : 0;
+}
+
 int run(const RunArgs& a) {
     check_label(a.label);
     const std::string scenario_path = a.scenario.empty() ? default_scenario() : a.scenario;
@@ -33,6 +89,7 @@ int run(const RunArgs& a) {
     if (!a.duration.empty()) sets.push_back("engine.duration=" + a.duration);
     if (!a.interval.empty()) sets.push_back("capture.interval=" + a.interval);
     const capture::Scenario sc = capture::load_scenario(scenario_path, sets);
+    if (!sc.matrix.empty()) return run_matrix(a, scenario_path, sets, sc);
 
     capture::RecordOptions opt;
     opt.db_path = a.db;

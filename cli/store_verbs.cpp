@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
 
 #include "analysis/run_view.h"
 #include "cli/cli_support.h"
@@ -22,15 +23,48 @@ int list(const std::string& path) {
         std::cout << path << ": no runs yet (pathscope run --db " << path << ")\n";
         return 0;
     }
+    // Runs outside any experiment first, then each experiment's cells together.
+    std::vector<const db::RunInfo*> single;
+    std::vector<std::string> experiments;
+    std::map<std::string, std::vector<const db::RunInfo*>> cells;
+    for (const auto& r : runs) {
+        if (r.experiment.empty()) {
+            single.push_back(&r);
+            continue;
+        }
+        if (!cells.count(r.experiment)) experiments.push_back(r.experiment);
+        cells[r.experiment].push_back(&r);
+    }
+    auto name_of = [](const db::RunInfo& r) {
+        if (r.experiment.empty()) return r.label;
+        std::string cell = r.cell;
+        std::replace(cell.begin(), cell.end(), '\n', ' ');
+        return "  " + cell;
+    };
     int width = 5;
-    for (const auto& r : runs) width = std::max(width, std::min(48, static_cast<int>(r.label.size())));
+    for (const auto& r : runs)
+        width = std::max(width, std::min(56, static_cast<int>(name_of(r).size())));
     std::printf("%5s  %-*s  %-9s %6s  %-11s %-14s %s\n", "id", width, "label", "status", "trials",
                 "kind", "host", "started (UTC)");
     auto recorded = db::trials_recorded(*db);
-    for (const auto& r : runs) {
+    auto row = [&](const db::RunInfo& r) {
         std::printf("%5lld  %-*s  %-9s %3d/%-2d  %-11s %-14s %s\n", static_cast<long long>(r.id),
-                    width, r.label.c_str(), r.status.c_str(), recorded[r.id],
-                    r.trials, r.kind.c_str(), r.host.c_str(), r.started_at.c_str());
+                    width, name_of(r).c_str(), r.status.c_str(), recorded[r.id], r.trials,
+                    r.kind.c_str(), r.host.c_str(), r.started_at.c_str());
+    };
+    for (const auto* r : single) row(*r);
+    for (const auto& e : experiments) {
+        const auto& members = cells[e];
+        const std::string scenario =
+            std::filesystem::path(members.front()->scenario_path).filename().string();
+        std::printf("experiment %s: %zu cells of %s, trials interleaved\n", e.c_str(),
+                    members.size(), scenario.c_str());
+        for (const auto* r : members) row(*r);
+        std::string by;
+        const std::string& cell = members.front()->cell;
+        if (!cell.empty()) by = cell.substr(0, cell.find('='));
+        std::printf("       compare: pathscope compare --experiment %s --by %s\n", e.c_str(),
+                    by.c_str());
     }
     return 0;
 }

@@ -13,7 +13,7 @@ namespace {
 constexpr const char* kRunColumns =
     "id, uuid, label, kind, status, scenario_path, scenario_text, settings, host, cpu_model, "
     "tsc_hz, engine_version, git_revision, pid, started_at, ended_at, trials, trial_seconds, "
-    "interval_seconds, pmu, note";
+    "interval_seconds, pmu, note, experiment, cell";
 
 RunInfo read_run(const Statement& s) {
     RunInfo r;
@@ -38,6 +38,8 @@ RunInfo read_run(const Statement& s) {
     r.interval_seconds = s.f64(18);
     r.pmu = s.text(19);
     r.note = s.text(20);
+    r.experiment = s.text(21);
+    r.cell = s.text(22);
     // A read-only reader cannot mark a dead capture's run; it shows it as
     // the next read-write open will store it.
     if (r.status == "running" && capture_process_gone(r.host, r.pid)) {
@@ -115,6 +117,40 @@ RunInfo find_run(const Database& db, const std::string& ref, std::string* note) 
     return found.back();
 }
 
+std::vector<RunInfo> experiment_runs(const Database& db, const std::string& ref) {
+    auto runs_of = [&](const std::string& experiment) {
+        Statement s = db.prepare(std::string("SELECT ") + kRunColumns +
+                                 " FROM runs WHERE experiment = ?1 ORDER BY id");
+        s.bind(1, experiment);
+        std::vector<RunInfo> out;
+        while (s.step()) out.push_back(read_run(s));
+        return out;
+    };
+    if (ref.size() >= 4 && ref.find_first_not_of("0123456789abcdef") == std::string::npos) {
+        Statement s = db.prepare(
+            "SELECT DISTINCT experiment FROM runs WHERE experiment <> '' AND "
+            "substr(experiment, 1, length(?1)) = ?1");
+        s.bind(1, ref);
+        std::vector<std::string> ids;
+        while (s.step()) ids.push_back(s.text(0));
+        if (ids.size() > 1)
+            throw DbError(db.path() + ": '" + ref + "' begins " + std::to_string(ids.size()) +
+                          " experiments' ids; give more of it");
+        if (ids.size() == 1) return runs_of(ids[0]);
+    }
+    RunInfo run;
+    try {
+        run = find_run(db, ref);
+    } catch (const DbError&) {
+        throw DbError(db.path() + ": no experiment or run '" + ref +
+                      "' (pathscope list --db " + db.path() + " shows experiments and their runs)");
+    }
+    if (run.experiment.empty())
+        throw DbError(db.path() + ": run " + std::to_string(run.id) +
+                      " is not part of an experiment (a scenario with a [matrix] makes one)");
+    return runs_of(run.experiment);
+}
+
 RunData load_run(const Database& db, int64_t id) {
     RunData d;
     {
@@ -131,12 +167,14 @@ RunData load_run(const Database& db, int64_t id) {
     };
     for (Statement s = query("SELECT trial, seconds, received, delivered, forwarded, replied, "
                              "dropped, sent, rx_pps, forwarded_pps, delivered_pps, "
-                             "window_received, walks, idle_walks FROM trials "
+                             "window_received, walks, idle_walks, sends, sent_pps, window_sent, "
+                             "route_lookups, source_selections FROM trials "
                              "WHERE run_id = ?1 ORDER BY trial");
          s.step();)
         b.trials.push_back({static_cast<int>(s.i64(0)), s.f64(1), s.u64(2), s.u64(3), s.u64(4),
                             s.u64(5), s.u64(6), s.u64(7), s.f64(8), s.f64(9), s.f64(10),
-                            s.u64(11), s.u64(12), s.u64(13)});
+                            s.u64(11), s.u64(12), s.u64(13), s.u64(14), s.f64(15), s.u64(16),
+                            s.u64(17), s.u64(18)});
     for (Statement s = query("SELECT trial, seq, t, received, delivered, forwarded, replied, "
                              "dropped FROM intervals WHERE run_id = ?1 ORDER BY trial, seq");
          s.step();)

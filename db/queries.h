@@ -22,6 +22,11 @@ std::map<int64_t, int> trials_recorded(const Database& db);
 /// naming the store and how to list its runs when none matches.
 RunInfo find_run(const Database& db, const std::string& ref, std::string* note = nullptr);
 
+/// The runs (cells) of the experiment `ref` names: its id, a unique
+/// prefix of it (4 characters or more), or any run of it (id, label,
+/// label@N). Oldest first. Throws DbError naming what matched nothing.
+std::vector<RunInfo> experiment_runs(const Database& db, const std::string& ref);
+
 /// Run `run_id` and all of its rows (histogram buckets, stacks with their frames).
 RunData load_run(const Database& db, int64_t run_id);
 

@@ -39,6 +39,10 @@ struct RunInfo {
     double interval_seconds = 0;
     std::string pmu;   ///< what perf_event offered, one "event: supported|reason" a line
     std::string note;  ///< why a run ended early, import summary, ...
+    /// A matrix's runs share an experiment id; each is one cell, whose
+    /// settings are "key=value" lines ("" for a run outside any experiment).
+    std::string experiment;
+    std::string cell;
 };
 
 struct TrialRow {
@@ -52,6 +56,13 @@ struct TrialRow {
     /// The worker's graph walks, and those that handled no packet (0 and 0:
     /// not measured, engine.call_histograms = false).
     uint64_t walks = 0, idle_walks = 0;
+    /// The send ledger: datagrams handed to sockets (sends = sent + send
+    /// drops), the transmit rate over the window, and the per-datagram FIB
+    /// lookups and source address selections of the whole trial.
+    uint64_t sends = 0;
+    double sent_pps = 0;
+    uint64_t window_sent = 0;
+    uint64_t route_lookups = 0, source_selections = 0;
 };
 
 /// Per-interval receive ledger deltas (time series).

@@ -158,6 +158,18 @@ INSERT INTO stack_samples_v3 (run_id, trial, seq, event, stack, weight)
 DROP TABLE stack_samples;
 ALTER TABLE stack_samples_v3 RENAME TO stack_samples;
 )sql",
+    // 3 -> 4: experiments (a matrix's cells are runs sharing one experiment
+    // id, each with its cell's settings) and the send path of each trial.
+    R"sql(
+ALTER TABLE runs ADD COLUMN experiment TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN cell TEXT NOT NULL DEFAULT '';
+CREATE INDEX runs_experiment ON runs(experiment);
+ALTER TABLE trials ADD COLUMN sends INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE trials ADD COLUMN sent_pps REAL NOT NULL DEFAULT 0;
+ALTER TABLE trials ADD COLUMN window_sent INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE trials ADD COLUMN route_lookups INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE trials ADD COLUMN source_selections INTEGER NOT NULL DEFAULT 0;
+)sql",
 };
 
 }  // namespace

@@ -11,7 +11,7 @@ namespace pathscope::db {
 /// PRAGMA application_id of every pathscope store ("PSCP").
 inline constexpr int32_t kApplicationId = 0x50534350;
 /// PRAGMA user_version written by this build.
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 /// Opens a store. read_write creates it if needed, applies forward
 /// migrations, switches to WAL and marks runs whose capture process died

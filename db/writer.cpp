@@ -70,13 +70,14 @@ struct BatchWriter::Impl {
               {"uuid", "label", "kind", "status", "scenario_path", "scenario_text", "settings",
                "host", "cpu_model", "tsc_hz", "engine_version", "git_revision", "pid",
                "started_at", "ended_at", "trials", "trial_seconds", "interval_seconds", "pmu",
-               "note"}))),
+               "note", "experiment", "cell"}))),
           status(d.prepare("UPDATE runs SET status = ?2, ended_at = ?3, note = ?4 WHERE id = ?1")),
           trial(d.prepare(insert_sql(
               "INSERT OR REPLACE", "trials",
               {"run_id", "trial", "seconds", "received", "delivered", "forwarded", "replied",
                "dropped", "sent", "rx_pps", "forwarded_pps", "delivered_pps", "window_received",
-               "walks", "idle_walks"}))),
+               "walks", "idle_walks", "sends", "sent_pps", "window_sent", "route_lookups",
+               "source_selections"}))),
           interval(d.prepare(insert_sql("INSERT OR REPLACE", "intervals",
                                         {"run_id", "trial", "seq", "t", "received", "delivered",
                                          "forwarded", "replied", "dropped"}))),
@@ -148,7 +149,8 @@ int64_t BatchWriter::insert_run(RunInfo& r) {
     s.bind(6, r.scenario_text).bind(7, r.settings).bind(8, r.host).bind(9, r.cpu_model);
     s.bind(10, r.tsc_hz).bind(11, r.engine_version).bind(12, r.git_revision).bind(13, r.pid);
     s.bind(14, r.started_at).bind(15, r.ended_at).bind(16, r.trials).bind(17, r.trial_seconds);
-    s.bind(18, r.interval_seconds).bind(19, r.pmu).bind(20, r.note);
+    s.bind(18, r.interval_seconds).bind(19, r.pmu).bind(20, r.note).bind(21, r.experiment);
+    s.bind(22, r.cell);
     Transaction tx(impl_->db);
     s.run();
     r.id = impl_->db.last_insert_id();
@@ -194,6 +196,11 @@ void BatchWriter::Impl::write_rows(int64_t id, const Batch& b) {
             .bind(13, t.window_received)
             .bind(14, t.walks)
             .bind(15, t.idle_walks)
+            .bind(16, t.sends)
+            .bind(17, t.sent_pps)
+            .bind(18, t.window_sent)
+            .bind(19, t.route_lookups)
+            .bind(20, t.source_selections)
             .run();
     for (const auto& v : b.intervals)
         m.interval.bind(1, id)

@@ -74,6 +74,9 @@ class SourceApp final : public App {
         const unsigned nsockets = s.connect ? s.destinations : 1;
         for (unsigned i = 0; i < nsockets; ++i) {
             auto sock = std::make_unique<UdpSocket>(ctx);
+            sock->set_hop_limit(s.hop_limit);
+            sock->set_traffic_class(s.traffic_class);
+            sock->set_flow_label(s.flow_label);
             if (s.bind) {
                 Ip6Addr addr = s.bind_address;
                 if (addr == Ip6Addr{}) addr = source_for(dests_[0].addr);

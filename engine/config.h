@@ -68,6 +68,9 @@ struct SourceConfig {
     bool bind = false;         ///< bind to an address and port before sending
     bool connect = false;      ///< connect to the destination (one socket each)
     Ip6Addr bind_address{};    ///< all zero: the source address selected for the first destination
+    uint8_t hop_limit = 64;    ///< socket options of its sockets
+    uint8_t traffic_class = 0;
+    uint32_t flow_label = 0;
 };
 
 enum class WorkloadKind { none, generator, pcap, tap };

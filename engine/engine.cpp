@@ -491,6 +491,12 @@ int Engine::worker_main(void* arg) {
         for (auto& app : self->apps_) app->poll();
         if (rcu) ifaddrs.quiescent(0);  // no address list reference survives a walk
     }
+    // What the applications queued in their last poll is still in the socket
+    // send rings: one more walk sends it, so that sends = sent + send drops.
+    if (histograms)
+        self->walk();
+    else
+        rte_graph_walk(self->graph_);
     ifaddrs.offline(0);
     return 0;
 }
@@ -549,8 +555,8 @@ void Engine::churn_addresses() {
     uint32_t next = 0;
     auto due = std::chrono::steady_clock::now();
     while (!stop_.load(std::memory_order_relaxed)) {
-        ctx_->ifaddrs->add(port, address(next));
-        if (next >= 4) ctx_->ifaddrs->remove(port, address(next - 4).addr);
+        if (ctx_->ifaddrs->add(port, address(next))) churned_.fetch_add(1);
+        if (next >= 4 && ctx_->ifaddrs->remove(port, address(next - 4).addr)) churned_.fetch_add(1);
         ++next;
         due += period;
         std::this_thread::sleep_until(due);
@@ -622,7 +628,7 @@ EngineSnapshot Engine::snapshot(bool histograms) const {
     s.send_path.solicitations = sp.solicitations.get();
     s.send_path.control_sent = sp.control_sent.get();
     s.send_path.control_drops = sp.control_drops.get();
-    s.send_path.ifaddr_changes = ctx_->ifaddrs->changes();
+    s.send_path.ifaddr_changes = churned_.load();
     return s;
 }
 

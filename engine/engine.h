@@ -110,6 +110,7 @@ class Engine {
     std::vector<std::string> ring_port_names_;
     std::vector<std::unique_ptr<App>> apps_;
     std::thread churn_;
+    std::atomic<uint64_t> churned_{0};  ///< address list changes the churn thread made
     std::vector<RouteConfig> routes_;
     rte_graph_t graph_id_ = RTE_GRAPH_ID_INVALID;
     rte_graph* graph_ = nullptr;

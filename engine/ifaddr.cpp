@@ -113,7 +113,6 @@ void InterfaceAddresses::publish(uint16_t port, Set* next) {
         rte_rcu_qsbr_synchronize(qs_, RTE_QSBR_THRID_INVALID);
         delete old;
     }
-    changes_.fetch_add(1, std::memory_order_relaxed);
 }
 
 bool InterfaceAddresses::add(uint16_t port, const Prefix6& addr) {

@@ -70,8 +70,6 @@ class InterfaceAddresses {
     /// Removes an address; returns once no reader can still see the old list,
     /// with its memory freed. False when the port did not have it.
     bool remove(uint16_t port, const Ip6Addr& addr);
-    /// Changes made so far (adds and removes), for the run's facts.
-    uint64_t changes() const { return changes_.load(std::memory_order_relaxed); }
 
   private:
     struct Set {
@@ -89,7 +87,6 @@ class InterfaceAddresses {
     rte_rcu_qsbr* qs_ = nullptr;
     mutable rte_rwlock_t lock_;
     std::atomic<bool> writing_{false};  ///< writers' own mutual exclusion
-    std::atomic<uint64_t> changes_{0};
 };
 
 }  // namespace pathscope::engine

@@ -39,7 +39,7 @@ double StageTableModel::number(const analysis::StageLine& s, int column) const {
         case PacketsPerCall: return s.packets_per_call();
         case CyclesPerCall: return s.cycles_per_call();
         case CyclesPerPacket: return s.cycles_per_packet();
-        case CyclesPerRxPacket: return s.cycles_per_rx_packet;
+        case CyclesPerRxPacket: return s.cycles_per_path_packet;
         case IdleShare: return 100 * s.idle_share();
         case Drops: return static_cast<double>(s.drops);
     }

@@ -82,9 +82,9 @@ TEST(RunSummary, IdlePollingIsNotChargedToPackets) {
 TEST(RunSummary, AllStagesIsTheSumOfItsRows) {
     const RunSummary s = summarize_run(starved_run());
     double sum = 0;
-    for (const auto& st : s.stages) sum += st.cycles_per_rx_packet;
-    EXPECT_NEAR(s.all.cycles_per_rx_packet, sum, 1e-9);
-    EXPECT_NEAR(s.all.cycles_per_rx_packet, (32'000.0 + 64'000 + 10'000) / 3700, 1e-9);
+    for (const auto& st : s.stages) sum += st.cycles_per_path_packet;
+    EXPECT_NEAR(s.all.cycles_per_path_packet, sum, 1e-9);
+    EXPECT_NEAR(s.all.cycles_per_path_packet, (32'000.0 + 64'000 + 10'000) / 3700, 1e-9);
 }
 
 TEST(RunSummary, TheTextViewSaysWhatItCounts) {

@@ -1,0 +1,261 @@
+#include "analysis/experiment.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "analysis/flame_svg.h"
+#include "analysis/text_builder.h"
+#include "analysis/json_text.h"
+#include "analysis/report_tables.h"
+#include "analysis/run_metrics.h"
+#include "analysis/run_summary.h"
+
+namespace pathscope::analysis {
+
+namespace {
+
+const Metric* find_named(const std::vector<Metric>& ms, const std::string& name) {
+    for (const auto& m : ms)
+        if (m.name == name) return &m;
+    return nullptr;
+}
+
+std::string mean_text(const Verdict& v, bool cand) {
+    const Summary& s = cand ? v.cand_summary : v.base_summary;
+    if (s.n == 0) return "-";
+    return fmt::format("{:.4g} ±{:.2g}", s.mean, s.stddev);
+}
+
+/// The verdict as a reviewer reads it: "better", "worse", "no difference".
+std::string verdict_text(const Verdict& v) {
+    if (!v.possible) return "no test";
+    return v.outcome;
+}
+
+Table experiment_table(const ExperimentComparison& e) {
+    Table t;
+    t.header = {"cell (other settings)", "metric"};
+    t.header.push_back(e.by + "=" + e.values[0]);
+    for (size_t v = 1; v < e.values.size(); ++v) {
+        t.header.push_back(e.by + "=" + e.values[v]);
+        t.header.push_back("change");
+        t.header.push_back("verdict");
+    }
+    for (const auto& row : e.rows)
+        for (size_t m = 0; m < e.metrics.size(); ++m) {
+            std::vector<std::string> r{m == 0 ? row.others : "", e.metrics[m] + " (" + e.units[m] + ")"};
+            for (size_t v = 0; v + 1 < e.values.size(); ++v) {
+                const Verdict& vd = row.verdicts[m][v];
+                if (v == 0) r.push_back(mean_text(vd, false));
+                r.push_back(mean_text(vd, true));
+                r.push_back(format_change(vd));
+                r.push_back(verdict_text(vd));
+            }
+            t.rows.push_back(std::move(r));
+        }
+    return t;
+}
+
+std::string title(const ExperimentComparison& e) {
+    return "Experiment " + e.experiment + ": " + e.by + " judged in every cell";
+}
+
+std::string method_note(const ExperimentComparison& e) {
+    std::string values;
+    for (size_t v = 1; v < e.values.size(); ++v) values += (v > 1 ? ", " : "") + e.values[v];
+    return fmt::format(
+        "{} runs. In each cell (the other settings fixed), {} = {} is compared with {} = {} "
+        "(the baseline), trial by trial: mean ± standard deviation over the trials, change "
+        "with its {}% confidence half-width, Student's t as ministat (pooled variance), "
+        "\"no difference\" when the interval holds 0.",
+        e.runs, e.by, values, e.by, e.values[0], e.confidence);
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> cell_settings(const std::string& cell) {
+    std::vector<std::pair<std::string, std::string>> out;
+    std::istringstream in(cell);
+    for (std::string line; std::getline(in, line);) {
+        const auto eq = line.find('=');
+        if (eq != std::string::npos) out.emplace_back(line.substr(0, eq), line.substr(eq + 1));
+    }
+    return out;
+}
+
+ExperimentComparison compare_experiment(const std::vector<db::RunData>& runs, const std::string& by,
+                                        const std::vector<std::string>& metric_names,
+                                        double confidence) {
+    ExperimentComparison e;
+    e.by = by;
+    e.confidence = confidence;
+    e.runs = runs.size();
+    if (runs.empty()) throw std::runtime_error("the experiment has no runs");
+    e.experiment = runs[0].info.experiment;
+    // Each run's value of `by` and the rest of its cell.
+    std::map<std::string, std::map<std::string, const db::RunData*>> by_others;
+    std::vector<std::string> others_order;
+    std::set<std::string> known;
+    for (const auto& run : runs) {
+        std::string value, others;
+        bool has = false;
+        for (const auto& [k, v] : cell_settings(run.info.cell)) {
+            known.insert(k);
+            if (k == by) {
+                value = v, has = true;
+            } else {
+                others += (others.empty() ? "" : " ") + k + "=" + v;
+            }
+        }
+        if (!has) continue;
+        if (std::find(e.values.begin(), e.values.end(), value) == e.values.end())
+            e.values.push_back(value);
+        if (!by_others.count(others)) others_order.push_back(others);
+        by_others[others][value] = &run;
+    }
+    if (e.values.empty()) {
+        std::string list;
+        for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+        throw std::runtime_error("no cell of experiment " + e.experiment + " sets '" + by +
+                                 "' (its settings: " + (list.empty() ? "none" : list) + ")");
+    }
+    if (e.values.size() < 2)
+        throw std::runtime_error("'" + by + "' takes one value only (" + e.values[0] +
+                                 ") in experiment " + e.experiment + ": nothing to compare");
+    // The metrics: as asked, or the run's rate and the whole path's cycles.
+    const std::vector<Metric> first = run_metrics(runs[0]);
+    std::vector<std::string> names = metric_names;
+    if (names.empty())
+        names = {packet_basis(runs[0].rows.trials).transmit ? kTxRate : kRxRate, kAllStages};
+    for (const auto& n : names) {
+        const Metric* m = find_named(first, n);
+        if (!m) {
+            std::string list;
+            for (const auto& x : first)
+                if (x.group != kCallLatency) list += (list.empty() ? "" : ", ") + x.name;
+            throw std::runtime_error("no metric '" + n + "' in run " +
+                                     std::to_string(runs[0].info.id) + " (it has: " + list + ")");
+        }
+        e.metrics.push_back(n);
+        e.units.push_back(m->unit);
+    }
+    for (const auto& others : others_order) {
+        ExperimentRow row;
+        row.others = others.empty() ? "(none)" : others;
+        const auto& cells = by_others[others];
+        std::vector<std::vector<Metric>> metrics;
+        for (const auto& v : e.values) {
+            auto it = cells.find(v);
+            row.run_ids.push_back(it == cells.end() ? 0 : it->second->info.id);
+            metrics.push_back(it == cells.end() ? std::vector<Metric>{} : run_metrics(*it->second));
+        }
+        row.verdicts.resize(e.metrics.size());
+        for (size_t m = 0; m < e.metrics.size(); ++m)
+            for (size_t v = 1; v < e.values.size(); ++v) {
+                const Metric* base = find_named(metrics[0], e.metrics[m]);
+                const Metric* cand = find_named(metrics[v], e.metrics[m]);
+                Verdict vd;
+                if (base && cand) {
+                    auto one = compare_metrics({*base}, {*cand}, confidence);
+                    if (!one.empty()) vd = one[0];
+                }
+                if (base) vd.base_summary = summarize(base->values);
+                if (cand) vd.cand_summary = summarize(cand->values);
+                if (vd.outcome.empty()) vd.outcome = "no test";
+                row.verdicts[m].push_back(vd);
+            }
+        e.rows.push_back(std::move(row));
+    }
+    return e;
+}
+
+std::string render_experiment_text(const ExperimentComparison& e) {
+    const Table t = experiment_table(e);
+    std::vector<size_t> width(t.header.size(), 0);
+    for (size_t c = 0; c < t.header.size(); ++c) width[c] = t.header[c].size();
+    for (const auto& r : t.rows)
+        for (size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
+    std::string out = title(e) + "\n\n";
+    auto line = [&](const std::vector<std::string>& cells) {
+        std::string l;
+        for (size_t c = 0; c < cells.size(); ++c)
+            l += c < 2 ? fmt::format("{:<{}}  ", cells[c], width[c])
+                       : fmt::format("{:>{}}  ", cells[c], width[c]);
+        while (!l.empty() && l.back() == ' ') l.pop_back();
+        out += l + "\n";
+    };
+    line(t.header);
+    for (const auto& r : t.rows) line(r);
+    out += "\n" + fold_lines(method_note(e));
+    out += "runs:";
+    for (const auto& row : e.rows) {
+        out += "\n  " + row.others + ":";
+        for (size_t v = 0; v < e.values.size(); ++v)
+            out += " " + e.by + "=" + e.values[v] + " run " + std::to_string(row.run_ids[v]);
+    }
+    return out + "\n";
+}
+
+std::string render_experiment_markdown(const ExperimentComparison& e) {
+    return "## " + title(e) + "\n\n" + markdown_table(experiment_table(e)) + "\n" +
+           method_note(e) + "\n";
+}
+
+std::string render_experiment_html(const ExperimentComparison& e) {
+    const Table t = experiment_table(e);
+    std::string o = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
+                    xml_escape(title(e)) + "</title>\n<style>\n" + kReportStyle +
+                    "\n</style>\n</head>\n<body>\n<h1>" + xml_escape(title(e)) + "</h1>\n";
+    // Colour by the first comparison's verdict column.
+    o += html_table(t, 5);
+    o += "<p>" + xml_escape(method_note(e)) + "</p>\n</body>\n</html>\n";
+    return o;
+}
+
+std::string render_experiment_json(const ExperimentComparison& e) {
+    nlohmann::ordered_json doc;
+    doc["experiment"] = e.experiment;
+    doc["by"] = e.by;
+    doc["values"] = e.values;
+    doc["confidence"] = e.confidence;
+    doc["runs"] = e.runs;
+    doc["test"] = kStudentT;
+    auto& rows = doc["rows"] = nlohmann::ordered_json::array();
+    for (const auto& row : e.rows) {
+        nlohmann::ordered_json r;
+        r["cell"] = row.others;
+        r["run_ids"] = row.run_ids;
+        auto& ms = r["metrics"] = nlohmann::ordered_json::array();
+        for (size_t m = 0; m < e.metrics.size(); ++m) {
+            nlohmann::ordered_json mj;
+            mj["name"] = e.metrics[m];
+            mj["unit"] = e.units[m];
+            const Verdict& first = row.verdicts[m][0];
+            mj["baseline"] = {{"value", e.values[0]},
+                              {"n", first.base_summary.n},
+                              {"mean", first.base_summary.mean},
+                              {"stddev", first.base_summary.stddev}};
+            auto& cands = mj["against"] = nlohmann::ordered_json::array();
+            for (size_t v = 1; v < e.values.size(); ++v) {
+                const Verdict& vd = row.verdicts[m][v - 1];
+                cands.push_back({{"value", e.values[v]},
+                                 {"n", vd.cand_summary.n},
+                                 {"mean", vd.cand_summary.mean},
+                                 {"stddev", vd.cand_summary.stddev},
+                                 {"change_percent", vd.percent},
+                                 {"half_width_percent", vd.percent_half_width},
+                                 {"significant", vd.significant},
+                                 {"verdict", verdict_text(vd)}});
+            }
+            ms.push_back(std::move(mj));
+        }
+        rows.push_back(std::move(r));
+    }
+    return dump_json(doc);
+}
+
+}  // namespace pathscope::analysis
