@@ -129,9 +129,9 @@ int run(const RunArgs& a) {
               << opt.db_path << (r.interrupted ? ", marked aborted (Ctrl-C)" : "") << "\n";
     if (!summary.balanced) return 1;
     if (r.interrupted) return 130;  // as a shell expects after Ctrl-C
-    if (summary.total.received == 0 && summary.total.sent == 0) {
+    if (summary.total.received == 0 && summary.total.sends == 0 && summary.total.sent == 0) {
         std::cerr << "pathscope run: no packet was received or sent; the scenario's workload "
-                     "(workload.kind) gave the engine nothing to do\n";
+                     "(workload.kind) or [source] gave the engine nothing to do\n";
         return 1;
     }
     return 0;

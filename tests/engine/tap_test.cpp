@@ -18,6 +18,7 @@
 #include <string>
 
 #include "engine/engine.h"
+#include "engine/socket.h"
 #include "tests/engine/eal_env.h"
 #include "tests/support/setup_skip.h"
 
@@ -67,6 +68,35 @@ int echoes_from_namespace(int count) {
     int status = 0;
     if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
     return WEXITSTATUS(status);
+}
+
+/// In a child process in the namespace: a kernel UDP socket on `port`
+/// waits up to 3 s for one datagram; exit status 1 when it came from
+/// [fd00:5::2]:`from_port` carrying `text`, 0 when none came.
+pid_t kernel_receiver(uint16_t port, uint16_t from_port, const char* text) {
+    const std::string ns_path = "/run/netns/" + kNs;
+    const pid_t pid = fork();
+    if (pid != 0) return pid;
+    const int nsfd = open(ns_path.c_str(), O_RDONLY);
+    if (nsfd < 0 || setns(nsfd, CLONE_NEWNET) != 0) _exit(100);
+    const int s = socket(AF_INET6, SOCK_DGRAM, 0);
+    sockaddr_in6 me{};
+    me.sin6_family = AF_INET6;
+    me.sin6_port = htons(port);
+    if (s < 0 || bind(s, reinterpret_cast<sockaddr*>(&me), sizeof me) != 0) _exit(101);
+    timeval tv{3, 0};
+    setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    char buf[64];
+    sockaddr_in6 from{};
+    socklen_t flen = sizeof from;
+    const ssize_t n = recvfrom(s, buf, sizeof buf, 0, reinterpret_cast<sockaddr*>(&from), &flen);
+    in6_addr engine{};
+    inet_pton(AF_INET6, "fd00:5::2", &engine);
+    _exit(n == static_cast<ssize_t>(strlen(text)) && memcmp(buf, text, n) == 0 &&
+                  ntohs(from.sin6_port) == from_port &&
+                  memcmp(&from.sin6_addr, &engine, 16) == 0
+              ? 1
+              : 0);
 }
 
 class Tap : public ::testing::Test {
@@ -123,6 +153,40 @@ TEST_F(Tap, KernelUdpSocketIsEchoed) {
     EXPECT_GE(l.delivered, static_cast<uint64_t>(std::max(echoed, 0)));
     EXPECT_GE(l.sent, static_cast<uint64_t>(std::max(echoed, 0)));
     EXPECT_TRUE(l.balanced());
+}
+
+TEST_F(Tap, EngineResolvesTheKernelsAddressAndItsDatagramArrives) {
+    // The socket is made while the worker is stopped (the send stage lists sockets).
+    eng->stop();
+    UdpSocket s(eng->context());
+    ASSERT_EQ(s.bind(Ip6Addr{}, 4711), 0);
+    eng->start();
+    const pid_t child = kernel_receiver(9999, 4711, "over nd");
+    // Until the kernel answers the solicitation, datagrams wait in nd_resolve;
+    // send a few, spaced out, while the child listens.
+    for (int i = 0; i < 5; ++i) {
+        rte_mbuf* m = rte_pktmbuf_alloc(eng->pool());
+        ASSERT_NE(m, nullptr);
+        memcpy(rte_pktmbuf_append(m, 7), "over nd", 7);
+        EXPECT_EQ(s.sendto(m, test::ip("fd00:5::1"), 9999), 0);
+        usleep(100 * 1000);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 1) << "exit status " << WEXITSTATUS(status)
+                                      << " (0: nothing arrived; 100+: the child could not set up)";
+    eng->stop();
+    const EngineSnapshot snap = eng->snapshot();
+    EXPECT_GE(snap.send_path.solicitations, 1u);
+    EXPECT_GE(snap.send_path.control_sent, 1u);
+    EXPECT_EQ(snap.ledger.sends, 5u);
+    EXPECT_GE(snap.ledger.sent, 1u);
+    EXPECT_TRUE(snap.ledger.send_balanced());
+    const NeighbourTable::Entry* e =
+        eng->context().neighbours->find(test::ip("fd00:5::1").data());
+    ASSERT_NE(e, nullptr);
+    EXPECT_TRUE(e->reachable) << "the kernel's advertisement was learnt";
 }
 
 }  // namespace
