@@ -54,11 +54,25 @@ RunResult run_engine(EngineConfig cfg, const RunHooks& hooks) {
     bool warm = false;
     const auto interval = duration_cast<steady_clock::duration>(
         duration<double>(std::min(hooks.interval_s, cfg.duration_s)));
-    for (auto next = t0 + interval;; next += interval) {
-        // Sleep in short steps so Ctrl-C is seen quickly even with long intervals.
-        while (steady_clock::now() < next && !g_interrupted)
+    // The steady window starts 20% in, between interval ticks if need be
+    // (with 1 s intervals and a 1 s trial there is no tick in between).
+    const auto warm_at = t0 + duration_cast<steady_clock::duration>(
+                                  duration<double>(cfg.duration_s * 0.2));
+    auto sleep_until = [](steady_clock::time_point when) {
+        // Short steps, so that Ctrl-C is seen quickly even with long intervals.
+        while (steady_clock::now() < when && !g_interrupted)
             std::this_thread::sleep_for(
-                std::min<steady_clock::duration>(next - steady_clock::now(), milliseconds(50)));
+                std::min<steady_clock::duration>(when - steady_clock::now(), milliseconds(50)));
+    };
+    for (auto next = t0 + interval;; next += interval) {
+        if (!warm && warm_at < next) {
+            sleep_until(warm_at);
+            if (!g_interrupted) {
+                result.window_start = engine.snapshot(false);
+                warm = true;
+            }
+        }
+        sleep_until(next);
         const double elapsed = duration<double>(steady_clock::now() - t0).count();
         if (!warm && elapsed >= cfg.duration_s * 0.2) {
             result.window_start = engine.snapshot(false);
