@@ -50,7 +50,9 @@ int run_matrix(const RunArgs& a, const std::string& scenario_path,
     const auto results = capture::record_matrix(scenario_path, sets, opt);
     if (tty) std::fprintf(stderr, "\r%90s\r", "");
     bool interrupted = false, failed = false, balanced = true;
-    std::printf("%5s  %-56s %8s %16s %16s\n", "run", "cell", "trials", "rx rate (mean)",
+    int width = 4;
+    for (const auto& r : results) width = std::max(width, static_cast<int>(r.run.info.cell.size()));
+    std::printf("%5s  %-*s %7s %16s %16s\n", "run", width, "cell", "trials", "rx rate (mean)",
                 "tx rate (mean)");
     for (const auto& r : results) {
         const analysis::RunSummary s = analysis::summarize_run(r.run);
@@ -59,8 +61,8 @@ int run_matrix(const RunArgs& a, const std::string& scenario_path,
         const double n = s.trials.empty() ? 1 : static_cast<double>(s.trials.size());
         std::string cell = r.run.info.cell;
         std::replace(cell.begin(), cell.end(), '\n', ' ');
-        std::printf("%5lld  %-56s %8zu %12.3f Mpps %12.3f Mpps%s\n",
-                    static_cast<long long>(r.run.info.id), cell.c_str(), s.trials.size(),
+        std::printf("%5lld  %-*s %7zu %11.3f Mpps %11.3f Mpps%s\n",
+                    static_cast<long long>(r.run.info.id), width, cell.c_str(), s.trials.size(),
                     rx / n / 1e6, tx / n / 1e6,
                     s.balanced && s.send_balanced ? "" : "  NOT BALANCED");
         interrupted = interrupted || r.interrupted;

@@ -43,7 +43,7 @@ int list(const std::string& path) {
     };
     int width = 5;
     for (const auto& r : runs)
-        width = std::max(width, std::min(56, static_cast<int>(name_of(r).size())));
+        width = std::max(width, std::min(72, static_cast<int>(name_of(r).size())));
     std::printf("%5s  %-*s  %-9s %6s  %-11s %-14s %s\n", "id", width, "label", "status", "trials",
                 "kind", "host", "started (UTC)");
     auto recorded = db::trials_recorded(*db);

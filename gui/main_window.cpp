@@ -77,7 +77,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     run_view_->verticalHeader()->hide();
     run_view_->horizontalHeader()->setStretchLastSection(true);
     filter_ = new QLineEdit;
-    filter_->setPlaceholderText(tr("filter runs (label, status, host, settings, ...)"));
+    filter_->setPlaceholderText(
+        tr("filter runs (label, status, host, settings, experiment, cell, ...)"));
     filter_->setClearButtonEnabled(true);
     connect(filter_, &QLineEdit::textChanged, run_proxy_,
             &QSortFilterProxyModel::setFilterFixedString);
@@ -300,6 +301,16 @@ void MainWindow::loaded() {
                          .arg(QString::fromStdString(info.kind))
                          .arg(QString::fromStdString(info.status))
                          .arg(QString::fromStdString(info.started_at)));
+    // The variant switches the run ran with, and its cell of an experiment.
+    QString variants;
+    for (const auto& [k, v] : run.summary.facts)
+        if (k == analysis::kVariantsFact) variants = QString::fromStdString(v);
+    if (!info.experiment.empty())
+        variants += QStringLiteral("%1experiment %2, cell %3")
+                        .arg(variants.isEmpty() ? "" : " &nbsp; ")
+                        .arg(QString::fromStdString(info.experiment))
+                        .arg(QString::fromStdString(info.cell).replace('\n', ' ').toHtmlEscaped());
+    if (!variants.isEmpty()) header_->setText(header_->text() + "<br>" + variants);
     stages_->set_summary(run.summary);
     data_ = run.data;
     fill_drops(run.summary.drops);

@@ -76,6 +76,7 @@ class MainWindow : public QMainWindow {
     FlamePage* stacks_page() const { return stacks_; }
     QTabWidget* pages() const { return pages_; }
     QLabel* warning() const { return warning_; }
+    QLabel* header() const { return header_; }
     QLabel* perf() const { return perf_; }
     QTableWidget* drops() const { return drops_; }
     QueuesPage* queues_page() const { return queues_; }

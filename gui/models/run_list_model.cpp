@@ -61,6 +61,8 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
             case Started: return QString::fromStdString(r.started_at);
             case Host: return QString::fromStdString(r.host);
             case Settings: return QString::fromStdString(r.settings).replace('\n', ' ');
+            case Experiment: return QString::fromStdString(r.experiment);
+            case Cell: return QString::fromStdString(r.cell).replace('\n', ' ');
         }
         return {};
     };
@@ -88,7 +90,7 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
 QVariant RunListModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
     static const char* names[] = {"id", "label", "status", "kind", "trials", "started (UTC)",
-                                  "host", "settings"};
+                                  "host", "settings", "experiment", "cell"};
     return section >= 0 && section < ColumnCount ? QString(names[section]) : QVariant();
 }
 

@@ -1,5 +1,5 @@
 // The run browser's model: one row a stored run (id, label, status, kind,
-// trials, started, host, settings). Plain values from db::list_runs; sorting
+// trials, started, host, settings, experiment and cell). Plain values from db::list_runs; sorting
 // and filtering are a QSortFilterProxyModel's.
 #pragma once
 
@@ -13,7 +13,19 @@ namespace pathscope::gui {
 class RunListModel : public QAbstractTableModel {
     Q_OBJECT
   public:
-    enum Column { Id, Label, Status, Kind, Trials, Started, Host, Settings, ColumnCount };
+    enum Column {
+        Id,
+        Label,
+        Status,
+        Kind,
+        Trials,
+        Started,
+        Host,
+        Settings,
+        Experiment,  ///< a matrix's id: filter by it to see its cells, select two to compare
+        Cell,        ///< the cell's settings
+        ColumnCount
+    };
     /// Sort key for every column (numbers sort as numbers).
     static constexpr int SortRole = Qt::UserRole + 1;
 

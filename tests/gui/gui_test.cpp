@@ -18,6 +18,7 @@
 #include <random>
 
 #include "analysis/flame_tree.h"
+#include "analysis/run_summary.h"
 #include "db/schema.h"
 #include "db/writer.h"
 #include "gui/main_window.h"
@@ -51,13 +52,16 @@ std::shared_ptr<analysis::FlameDiff> sample_diff() {
 // eth_rx, drops, queues, per-call histograms and sampled packet traces.
 // `lookup` sets ip6_lookup's cycles (a candidate can be made faster).
 void add_run(const std::string& path, const std::string& label, uint64_t lookup = 64000,
-             int trials = 2) {
+             int trials = 2, const std::string& experiment = "", const std::string& cell = "") {
     db::RunInfo info;
     info.label = label;
     info.host = db::host_name();
     info.trials = trials;
+    info.experiment = experiment;
+    info.cell = cell;
     db::RunWriter w(path, info);
     db::Batch b;
+    b.facts.emplace_back(analysis::kVariantsFact, "route_cache=on txq_hash=flow");
     for (int t = 0; t < trials; ++t) {
         const uint64_t jitter = static_cast<uint64_t>(t) * 97;
         db::TrialRow tr;
@@ -319,6 +323,26 @@ class GuiTest : public QObject {
         std::ifstream sv(svg.toStdString());
         const std::string svg_text((std::istreambuf_iterator<char>(sv)), {});
         QVERIFY(svg_text.find("<svg") != std::string::npos);
+    }
+
+    void experimentCellsAreFoundByTheirIdAndCompared() {
+        const std::string path = (dir_ / "experiment.db").string();
+        add_run(path, "plain", 64000, 3);
+        add_run(path, "m [engine.route_cache=on]", 64000, 3, "e1f00d", "engine.route_cache=on");
+        add_run(path, "m [engine.route_cache=off]", 32000, 3, "e1f00d", "engine.route_cache=off");
+        MainWindow w;
+        QCOMPARE(w.open_store(QString::fromStdString(path)), QString());
+        QCOMPARE(w.run_proxy()->rowCount(), 3);
+        w.run_filter()->setText("e1f00d");  // the experiment's id finds its cells only
+        QCOMPARE(w.run_proxy()->rowCount(), 2);
+        QCOMPARE(w.run_proxy()->index(0, RunListModel::Cell).data().toString(),
+                 QString("engine.route_cache=on"));
+        QVERIFY(w.select_pair("2", "3"));
+        w.wait_until_loaded();
+        QVERIFY(w.compare_page()->report());
+        const QString header = w.header()->text();
+        QVERIFY2(header.contains("experiment e1f00d, cell engine.route_cache=off"), qPrintable(header));
+        QVERIFY2(header.contains("route_cache=on txq_hash=flow"), qPrintable(header));
     }
 
     void aTimeRangeShowsOnlyItsStageCycles() {

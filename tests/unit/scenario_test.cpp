@@ -144,3 +144,62 @@ TEST(Scenario, RoutesFromAFileOrAGeneratedCount) {
     EXPECT_NE(override_error("[routes]\ngenerate = 10\n", {}).find("needs 'nexthop'"),
               std::string::npos);
 }
+
+TEST(Scenario, VariantsSourceAndSocket) {
+    const auto sc = parse_scenario(R"(
+[engine]
+route_cache = "off"
+socket_send = "burst"
+ifaddr_sync = "rwlock"
+txq_hash = "none"
+ifaddr_churn = 500
+[source]
+destination = "2001:db8::7"
+destinations = 4
+rate = 1000
+[socket]
+bind = true
+connect = true
+flow_label = 77
+)",
+                                   "s.toml", "/base");
+    const auto& e = sc.engine;
+    EXPECT_FALSE(e.route_cache);
+    EXPECT_EQ(e.socket_send, engine::SocketSend::burst);
+    EXPECT_EQ(e.ifaddr_sync, engine::IfaddrSync::rwlock);
+    EXPECT_EQ(e.txq_hash, engine::TxqHash::none);
+    EXPECT_EQ(e.ifaddr_churn_per_s, 500);
+    EXPECT_TRUE(e.source.enabled && e.source.bind && e.source.connect);
+    EXPECT_EQ(e.source.destinations, 4u);
+    EXPECT_EQ(e.source.flow_label, 77u);
+    EXPECT_EQ(capture::describe_variants(e),
+              "route_cache=off socket_send=burst ifaddr_sync=rwlock txq_hash=none "
+              "ifaddr_churn=500/s socket.bind=true socket.connect=true");
+    EXPECT_EQ(error_of("[engine]\nroute_cache = \"maybe\"\n"),
+              "s.toml:2: 'engine.route_cache' = \"maybe\": expected \"on\" or \"off\"");
+    EXPECT_EQ(error_of("[socket]\nbind = true\n"),
+              "s.toml:1: [socket] configures the [source] application: add one");
+    EXPECT_NE(error_of("[source]\ndestinations = 2\n").find("needs 'destination'"),
+              std::string::npos);
+}
+
+TEST(Scenario, MatrixCellsAreEveryCombination) {
+    const auto sc = parse_scenario(R"(
+[engine]
+duration = 1
+[matrix]
+socket.bind = [false, true]
+engine.route_cache = ["on", "off"]
+)",
+                                   "s.toml", "/base");
+    ASSERT_EQ(sc.matrix.size(), 2u);
+    const auto cells = capture::matrix_cells(sc);
+    ASSERT_EQ(cells.size(), 4u);
+    EXPECT_EQ(capture::describe_cell(cells[0]), "engine.route_cache=on socket.bind=false");
+    EXPECT_EQ(capture::describe_cell(cells[3]), "engine.route_cache=off socket.bind=true");
+    EXPECT_EQ(cells[1][0], "engine.route_cache=\"on\"");  // TOML text, as --set takes it
+    EXPECT_TRUE(capture::matrix_cells(parse_scenario("", "s.toml", "/base")).empty());
+    EXPECT_EQ(error_of("[matrix]\nengine.burst = 64\n"),
+              "s.toml:2: '[matrix] engine.burst' must list the values its cells take, like "
+              "[\"on\", \"off\"]");
+}
