@@ -6,7 +6,8 @@
 //
 // Prints Mpps for the engine's forwarding path (40,000-route FIB), its
 // receive-to-socket path (sink app), the forwarding path with per-call
-// histograms off, testpmd io and 5tswap forwarding, and the ratios.
+// histograms off, testpmd io and 5tswap forwarding, the send path (source
+// application, route cache on and off) against testpmd txonly, and the ratios.
 #include <pcap/pcap.h>
 #include <sys/wait.h>
 
@@ -25,6 +26,7 @@
 #include "analysis/run_view.h"
 #include "capture/run.h"
 #include "capture/snapshot_rows.h"
+#include "engine/routes.h"
 #include "tests/bench/bench_workload.h"
 
 using namespace pathscope;
@@ -63,8 +65,29 @@ EngineFigures run_engine(const std::string& pcap, double seconds, bool histogram
     return f;
 }
 
+/// The send path: the source application on the worker, one socket sending
+/// 18-byte datagrams flat out to a destination behind the 40k-route FIB,
+/// through udp6_output, ip6_output, txq_select and eth_tx into net_null.
+double run_transmit(double seconds, bool connect, bool route_cache) {
+    EngineConfig c = bench_config("", seconds, true);
+    c.ports.erase(c.ports.begin());  // no receive port: transmit only
+    c.ports[0].addresses = {{*parse_ip6("2001:db8:2::1"), 64}};
+    c.apps.clear();
+    c.workload.kind = WorkloadKind::none;
+    c.routes.push_back({*parse_prefix6("2001:db8:900::/48"), 1});
+    c.source.enabled = true;
+    c.source.destination = *parse_ip6("2001:db8:900::7");
+    c.source.connect = connect;
+    c.source.bind = true;
+    c.route_cache = route_cache;
+    auto r = capture::run_engine(c);
+    if (!r.snapshot.ledger.send_balanced()) std::fprintf(stderr, "warning: send ledger not balanced\n");
+    return capture::rate_pps(r.window_start, r.window_end, &Ledger::sent) / 1e6;
+}
+
 /// Runs testpmd for `seconds` and returns the median of port 0's Rx-pps
-/// readings after the first two (warm-up), in Mpps; 0 when it did not run.
+/// (Tx-pps for txonly) readings after the first two (warm-up), in Mpps; 0
+/// when it did not run. txonly sends testpmd's own 64-byte UDP frames.
 double run_testpmd(const std::string& testpmd, const std::string& pcap, const std::string& mode,
                    double seconds) {
     const std::string log =
@@ -72,15 +95,20 @@ double run_testpmd(const std::string& testpmd, const std::string& pcap, const st
     std::ostringstream cmd;
     cmd << "timeout -s INT " << static_cast<int>(seconds + 3) << " " << testpmd;
     for (const auto& a : kEal) cmd << " '" << a << "'";
-    cmd << " --vdev net_pcap0,rx_pcap=" << pcap << ",infinite_rx=1 --vdev net_null0,no-rx=1 -- "
-        << "--forward-mode=" << mode << " --nb-cores=1 --stats-period=1 --rxq=1 --txq=1 >" << log
+    const bool txonly = mode == "txonly";
+    if (txonly)
+        cmd << " --vdev net_null0,no-rx=1 -- ";
+    else
+        cmd << " --vdev net_pcap0,rx_pcap=" << pcap << ",infinite_rx=1 --vdev net_null1,no-rx=1 -- ";
+    cmd << "--forward-mode=" << mode << " --nb-cores=1 --stats-period=1 --rxq=1 --txq=1 >" << log
         << " 2>&1";
     if (std::system(cmd.str().c_str()) == -1) return 0;
     std::ifstream in(log);
     std::string line;
     int port = -1;
     std::vector<double> pps;
-    const std::regex header(R"(NIC statistics for port (\d+))"), rate(R"(Rx-pps:\s+(\d+))");
+    const std::regex header(R"(NIC statistics for port (\d+))"),
+        rate(txonly ? R"(Tx-pps:\s+(\d+))" : R"(Rx-pps:\s+(\d+))");
     std::smatch m;
     while (std::getline(in, line)) {
         if (std::regex_search(line, m, header))
@@ -134,6 +162,10 @@ int main(int argc, char** argv) {
         const EngineFigures bare = run_engine(fwd_pcap, seconds, false);
         const double io = run_testpmd(testpmd, fwd_pcap, "io", seconds);
         const double swap = run_testpmd(testpmd, fwd_pcap, "5tswap", seconds);
+        const double tx_cached = run_transmit(seconds, true, true);
+        const double tx_lookup = run_transmit(seconds, true, false);
+        const double tx_unconnected = run_transmit(seconds, false, true);
+        const double txonly = run_testpmd(testpmd, "", "txonly", seconds);
 
         std::printf("\n%-46s %10s %12s\n", "path", "Mpps", "cycles/pkt");
         std::printf("%-46s %10.3f %12.1f\n", "engine forward (40k-route FIB, counters on)",
@@ -144,6 +176,10 @@ int main(int argc, char** argv) {
                     local.delivered_mpps, local.cycles_per_packet);
         std::printf("%-46s %10.3f %12s\n", "dpdk-testpmd io", io, "-");
         std::printf("%-46s %10.3f %12s\n", "dpdk-testpmd 5tswap", swap, "-");
+        std::printf("%-46s %10.3f %12s\n", "engine transmit, connected, route cache on", tx_cached, "-");
+        std::printf("%-46s %10.3f %12s\n", "engine transmit, connected, route cache off", tx_lookup, "-");
+        std::printf("%-46s %10.3f %12s\n", "engine transmit, bound, unconnected", tx_unconnected, "-");
+        std::printf("%-46s %10.3f %12s\n", "dpdk-testpmd txonly", txonly, "-");
         std::printf("\nratios\n");
         std::printf("  engine forward / testpmd 5tswap        %6.2fx  (goal 0.80x or better)\n",
                     ratio(fwd.forwarded_mpps, swap));
@@ -153,6 +189,9 @@ int main(int argc, char** argv) {
                     ratio(local.delivered_mpps, swap));
         std::printf("  histograms on / off (forward)          %6.2fx\n",
                     ratio(fwd.forwarded_mpps, bare.forwarded_mpps));
+        std::printf("  engine transmit / testpmd txonly       %6.2fx  (connected, route cache on)\n",
+                    ratio(tx_cached, txonly));
+        std::printf("  route cache on / off (connected)       %6.2fx\n", ratio(tx_cached, tx_lookup));
     } catch (const std::exception& e) {
         std::fprintf(stderr, "bench_forward: %s\n", e.what());
         return 1;
