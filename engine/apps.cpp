@@ -142,10 +142,7 @@ class SourceApp final : public App {
         return d;
     }
     Ip6Addr source_for(const Ip6Addr& dst) {
-        uint64_t nh = kNexthopNone;
-        uint8_t key[1][RTE_FIB6_IPV6_ADDR_SIZE];
-        memcpy(key[0], dst.data(), 16);
-        rte_fib6_lookup_bulk(ctx_.fib, key, &nh, 1);
+        const uint32_t nh = ctx_.lookup(dst.data());
         Ip6Addr src{};
         if (nh == kNexthopNone || nh == kNexthopLocal ||
             !ctx_.ifaddrs->select_source(ctx_.nexthops[nh].port, dst.data(), src.data()))

@@ -88,8 +88,13 @@ struct EngineContext {
     /// ff02::1 or the solicited-node group of one of our addresses.
     bool joined(const uint8_t* group) const;
     bool icmp_error_allowed(uint64_t now);
-    /// Looks `dst` up in the FIB (counted in send_path.route_lookups).
-    uint32_t route(const uint8_t* dst);
+    /// Looks `dst` up in the FIB: the next hop's index, kNexthopNone when none.
+    uint32_t lookup(const uint8_t* dst) const;
+    /// The same for a datagram being sent (counted in send_path.route_lookups).
+    uint32_t route(const uint8_t* dst) {
+        send_path.route_lookups.add();
+        return lookup(dst);
+    }
 };
 
 /// The context the stages of the graph being created bind to (set by Engine

@@ -92,10 +92,7 @@ int UdpSocket::connect(const Ip6Addr& peer, uint16_t port) {
     if (const int rc = autobind()) return rc;
     // The route and the source address are chosen once, here; the lookup is
     // not one of the per-packet lookups that send_path.route_lookups counts.
-    uint64_t nh = kNexthopNone;
-    uint8_t key[1][RTE_FIB6_IPV6_ADDR_SIZE];
-    memcpy(key[0], peer.data(), 16);
-    rte_fib6_lookup_bulk(ctx_.fib, key, &nh, 1);
+    const uint32_t nh = ctx_.lookup(peer.data());
     if (nh == kNexthopNone || nh == kNexthopLocal) return -ENETUNREACH;
     if (!has_source_) {
         if (!ctx_.ifaddrs->select_source(ctx_.nexthops[nh].port, peer.data(), source_.data()))
@@ -109,7 +106,7 @@ int UdpSocket::connect(const Ip6Addr& peer, uint16_t port) {
     if (rte_hash_lookup(ctx_.connected, &k) >= 0) return -EADDRINUSE;
     if (rte_hash_add_key_data(ctx_.connected, &k, this) < 0) return -ENOBUFS;
     key_ = k;
-    nexthop_ = static_cast<uint32_t>(nh);
+    nexthop_ = nh;
     route_generation_ = ctx_.route_generation;
     connected_ = true;
     ++ctx_.connected_count;

@@ -1,8 +1,13 @@
 // txq_select: the transmit queue of each packet. engine.txq_hash = flow
 // spreads flows over the egress port's queues by a hash of the addresses and
 // (for UDP and TCP) the ports, so one flow stays on one queue and keeps its
-// order; none puts everything on queue 0.
+// order; none puts everything on queue 0. Hashed packets are then grouped
+// by queue (a stable counting sort, so each flow keeps its order), so that
+// eth_tx hands each queue one burst instead of a packet at a time.
 #include "engine/nodes/nodes.h"
+
+#include <algorithm>
+#include <cstring>
 
 namespace pathscope::engine {
 
@@ -20,15 +25,35 @@ inline uint16_t flow_queue(rte_mbuf* m, const PacketMeta* pm, uint16_t queues) {
     return static_cast<uint16_t>((uint64_t{h} * queues) >> 32);  // multiply-shift, no division
 }
 
+constexpr uint16_t kSortedQueues = 64;  ///< queues beyond this are left in arrival order
+constexpr uint16_t kSortedBurst = 512;
+
+/// Stable counting sort of the burst by transmit queue.
+void group_by_queue(void** objs, uint16_t n, uint16_t queues) {
+    uint16_t start[kSortedQueues + 1] = {};
+    for (uint16_t i = 0; i < n; ++i) ++start[meta(static_cast<rte_mbuf*>(objs[i]))->tx_queue + 1];
+    for (uint16_t q = 1; q <= queues; ++q) start[q] += start[q - 1];
+    void* sorted[kSortedBurst];
+    for (uint16_t i = 0; i < n; ++i)
+        sorted[start[meta(static_cast<rte_mbuf*>(objs[i]))->tx_queue]++] = objs[i];
+    memcpy(objs, sorted, n * sizeof(void*));
+}
+
 uint16_t txq_select_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
     EngineContext& ctx = *node_context(node);
-    const bool hash = ctx.txq_hash == TxqHash::flow;
-    for (uint16_t i = 0; i < n; ++i) {
-        auto* m = static_cast<rte_mbuf*>(objs[i]);
-        PacketMeta* pm = meta(m);
-        const uint16_t queues = ctx.ports[pm->tx_port].nb_tx;
-        pm->tx_queue = hash && queues > 1 && pm->fate != Fate::control ? flow_queue(m, pm, queues)
-                                                                        : 0;
+    if (ctx.txq_hash == TxqHash::none) {
+        for (uint16_t i = 0; i < n; ++i) meta(static_cast<rte_mbuf*>(objs[i]))->tx_queue = 0;
+    } else {
+        uint16_t most = 1;
+        for (uint16_t i = 0; i < n; ++i) {
+            auto* m = static_cast<rte_mbuf*>(objs[i]);
+            PacketMeta* pm = meta(m);
+            const uint16_t queues = ctx.ports[pm->tx_port].nb_tx;
+            pm->tx_queue = queues > 1 && pm->fate != Fate::control ? flow_queue(m, pm, queues) : 0;
+            most = std::max(most, queues);
+        }
+        if (most > 1 && most <= kSortedQueues && n > 1 && n <= kSortedBurst)
+            group_by_queue(objs, n, most);
     }
     rte_node_next_stream_move(graph, node, to_eth_tx);
     return n;

@@ -128,6 +128,55 @@ TEST_F(StoreTest, AnAddedColumnBreaksNeitherWritesNorReads) {
 
 // A v2 store (stacks for whole trials) opens as v3 with its stacks kept,
 // marked as belonging to no interval.
+/// Takes a store written now back to schema v3: without the experiment and
+/// send-path columns that migration 3 -> 4 adds.
+void downgrade_to_v3(Database& raw) {
+    raw.exec(
+        "DROP INDEX runs_experiment; ALTER TABLE runs DROP COLUMN experiment; "
+        "ALTER TABLE runs DROP COLUMN cell; ALTER TABLE trials DROP COLUMN sends; "
+        "ALTER TABLE trials DROP COLUMN sent_pps; ALTER TABLE trials DROP COLUMN window_sent; "
+        "ALTER TABLE trials DROP COLUMN route_lookups; "
+        "ALTER TABLE trials DROP COLUMN source_selections; PRAGMA user_version = 3");
+}
+
+TEST_F(StoreTest, VersionThreeRunsReadAsOutsideAnyExperimentWithNoSends) {
+    const auto path = file("v3.db");
+    int64_t id = 0;
+    {
+        RunWriter w(path, sample_run("old"));
+        id = w.run().id;
+        w.submit(sample_batch(0));
+        w.finish("complete");
+    }
+    {
+        Database raw(path, Database::Mode::read_write);
+        downgrade_to_v3(raw);
+    }
+    auto db = open_store(path, Database::Mode::read_write);
+    EXPECT_EQ(db->scalar("PRAGMA user_version"), kSchemaVersion);
+    const RunData d = load_run(*db, id);
+    EXPECT_EQ(d.info.experiment, "");
+    EXPECT_EQ(d.info.cell, "");
+    ASSERT_EQ(d.rows.trials.size(), 1u);
+    EXPECT_EQ(d.rows.trials[0].sends, 0u);
+    EXPECT_EQ(d.rows.trials[0].received, 100u);
+    // New runs in the migrated store carry their experiment.
+    RunInfo cell = sample_run("cell");
+    cell.experiment = "abc123";
+    cell.cell = "engine.route_cache=on";
+    int64_t cid = 0;
+    {
+        RunWriter w(path, cell);
+        cid = w.run().id;
+        w.finish("complete");
+    }
+    const auto runs = experiment_runs(*db, "abc1");
+    ASSERT_EQ(runs.size(), 1u);
+    EXPECT_EQ(runs[0].id, cid);
+    EXPECT_EQ(experiment_runs(*db, std::to_string(cid))[0].cell, "engine.route_cache=on");
+    EXPECT_THROW(experiment_runs(*db, std::to_string(id)), DbError);  // not in an experiment
+}
+
 TEST_F(StoreTest, VersionTwoStacksSurviveTheMigration) {
     const auto path = file("v2.db");
     int64_t id = 0;
@@ -144,8 +193,9 @@ TEST_F(StoreTest, VersionTwoStacksSurviveTheMigration) {
             "NOT NULL, stack INTEGER NOT NULL, weight INTEGER NOT NULL, PRIMARY KEY (run_id, trial, "
             "event, stack)) WITHOUT ROWID;"
             "INSERT INTO old_samples SELECT run_id, trial, event, stack, weight FROM stack_samples;"
-            "DROP TABLE stack_samples; ALTER TABLE old_samples RENAME TO stack_samples;"
-            "PRAGMA user_version = 2");
+            "DROP TABLE stack_samples; ALTER TABLE old_samples RENAME TO stack_samples;");
+        downgrade_to_v3(raw);
+        raw.exec("PRAGMA user_version = 2");
     }
     auto db = open_store(path, Database::Mode::read_write);
     EXPECT_EQ(db->scalar("PRAGMA user_version"), kSchemaVersion);
