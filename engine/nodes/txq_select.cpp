@@ -28,14 +28,13 @@ inline uint16_t flow_queue(rte_mbuf* m, const PacketMeta* pm, uint16_t queues) {
 constexpr uint16_t kSortedQueues = 64;  ///< queues beyond this are left in arrival order
 constexpr uint16_t kSortedBurst = 512;
 
-/// Stable counting sort of the burst by transmit queue.
-void group_by_queue(void** objs, uint16_t n, uint16_t queues) {
+/// Stable counting sort of the burst by transmit queue (`queue[i]` is objs[i]'s).
+void group_by_queue(void** objs, const uint8_t* queue, uint16_t n, uint16_t queues) {
     uint16_t start[kSortedQueues + 1] = {};
-    for (uint16_t i = 0; i < n; ++i) ++start[meta(static_cast<rte_mbuf*>(objs[i]))->tx_queue + 1];
+    for (uint16_t i = 0; i < n; ++i) ++start[queue[i] + 1];
     for (uint16_t q = 1; q <= queues; ++q) start[q] += start[q - 1];
     void* sorted[kSortedBurst];
-    for (uint16_t i = 0; i < n; ++i)
-        sorted[start[meta(static_cast<rte_mbuf*>(objs[i]))->tx_queue]++] = objs[i];
+    for (uint16_t i = 0; i < n; ++i) sorted[start[queue[i]]++] = objs[i];
     memcpy(objs, sorted, n * sizeof(void*));
 }
 
@@ -44,16 +43,18 @@ uint16_t txq_select_process(rte_graph* graph, rte_node* node, void** objs, uint1
     if (ctx.txq_hash == TxqHash::none) {
         for (uint16_t i = 0; i < n; ++i) meta(static_cast<rte_mbuf*>(objs[i]))->tx_queue = 0;
     } else {
+        uint8_t queue[kSortedBurst];
         uint16_t most = 1;
         for (uint16_t i = 0; i < n; ++i) {
             auto* m = static_cast<rte_mbuf*>(objs[i]);
             PacketMeta* pm = meta(m);
             const uint16_t queues = ctx.ports[pm->tx_port].nb_tx;
             pm->tx_queue = queues > 1 && pm->fate != Fate::control ? flow_queue(m, pm, queues) : 0;
+            if (i < kSortedBurst) queue[i] = static_cast<uint8_t>(pm->tx_queue);
             most = std::max(most, queues);
         }
         if (most > 1 && most <= kSortedQueues && n > 1 && n <= kSortedBurst)
-            group_by_queue(objs, n, most);
+            group_by_queue(objs, queue, n, most);
     }
     rte_node_next_stream_move(graph, node, to_eth_tx);
     return n;
