@@ -58,7 +58,10 @@ struct Report {
     /// Per-interval figures, for the HTML report's line chart.
     TimeSeries base_series, cand_series;
 
-    /// Stage cycles per received packet; with one run, base against itself.
+    /// What the stage cycles are per: "received packet", or "sent datagram"
+    /// for a run that received nothing (see PacketBasis).
+    std::string per_packet = "received packet";
+    /// Stage cycles per packet; with one run, base against itself.
     FlameDiff stages;
     std::string stack_event;  ///< "" when the runs have no sampled stacks
     FlameDiff stacks;         ///< shares of the samples

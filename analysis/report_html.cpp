@@ -141,7 +141,7 @@ std::string render_report_html(const Report& r) {
     for (const auto& n : verdict_notes(r)) o += "<p>" + xml_escape(n) + "</p>\n";
     for (const auto& plot : r.ministat_plots)
         o += "<h2>" + xml_escape(plot.title) + "</h2>\n" + pre(plot.text);
-    o += "<h2>Cycles per received packet by stage</h2>\n" + html_table(stage_table(r));
+    o += "<h2>Cycles per " + r.per_packet + " by stage</h2>\n" + html_table(stage_table(r));
     o += flame_section(r.has_cand ? "Stage cycles per packet, difference" : "Stage cycles per packet",
                        "stages", r.stages, "cycles/pkt", r.has_cand, r.stages.method);
     for (const auto& h : r.histograms) {

@@ -133,7 +133,7 @@ std::string render_report_json(const Report& r) {
         {"cand_metrics", array(r.cand_metrics, metric)},
         {"verdicts", array(r.verdicts, verdict)},
         {"stages",
-         {{"unit", "busy cycles per received packet"},
+         {{"unit", "busy cycles per " + r.per_packet},
           {"noise_method", r.stages.method},
           {"nodes", diff_nodes(r.stages)}}},
         {"histograms", array(r.histograms,

@@ -46,7 +46,7 @@ std::string render_report_markdown(const Report& r) {
     for (const auto& n : verdict_notes(r)) o += "\n" + n + "\n";
     for (const auto& plot : r.ministat_plots)
         o += "\n## " + plot.title + "\n\n```\n" + plot.text + "```\n";
-    o += "\n## Cycles per received packet by stage\n\n" + markdown_table(stage_table(r));
+    o += "\n## Cycles per " + r.per_packet + " by stage\n\n" + markdown_table(stage_table(r));
     if (r.has_cand) o += "\n" + r.stages.method + "\n";
     for (const auto& h : r.histograms) {
         o += "\n## Cycles per call of " + h.stage + "\n\n```\n" +

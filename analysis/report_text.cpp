@@ -77,7 +77,7 @@ std::string render_report_text(const Report& r) {
         o.raw(plot.text);
     }
 
-    o.heading("Cycles per received packet by stage (exact counters)");
+    o.heading("Cycles per " + r.per_packet + " by stage (exact counters)");
     o.line("  %-14s %10s %10s %10s %8s  %s", "stage", "base", "cand", "delta", "change", "");
     for (int k : r.stages.nodes[0].children) {
         const DiffNode& n = r.stages.nodes[k];
