@@ -128,6 +128,14 @@ TEST_F(StoreTest, AnAddedColumnBreaksNeitherWritesNorReads) {
 
 // A v2 store (stacks for whole trials) opens as v3 with its stacks kept,
 // marked as belonging to no interval.
+/// A complete run of one sample trial in the store at `path`; returns its id.
+int64_t write_sample_run(const std::string& path, const std::string& label) {
+    RunWriter w(path, sample_run(label));
+    w.submit(sample_batch(0));
+    w.finish("complete");
+    return w.run().id;
+}
+
 /// Takes a store written now back to schema v3: without the experiment and
 /// send-path columns that migration 3 -> 4 adds.
 void downgrade_to_v3(Database& raw) {
@@ -141,13 +149,7 @@ void downgrade_to_v3(Database& raw) {
 
 TEST_F(StoreTest, VersionThreeRunsReadAsOutsideAnyExperimentWithNoSends) {
     const auto path = file("v3.db");
-    int64_t id = 0;
-    {
-        RunWriter w(path, sample_run("old"));
-        id = w.run().id;
-        w.submit(sample_batch(0));
-        w.finish("complete");
-    }
+    const int64_t id = write_sample_run(path, "old");
     {
         Database raw(path, Database::Mode::read_write);
         downgrade_to_v3(raw);
@@ -179,13 +181,7 @@ TEST_F(StoreTest, VersionThreeRunsReadAsOutsideAnyExperimentWithNoSends) {
 
 TEST_F(StoreTest, VersionTwoStacksSurviveTheMigration) {
     const auto path = file("v2.db");
-    int64_t id = 0;
-    {
-        RunWriter w(path, sample_run("old"));
-        id = w.run().id;
-        w.submit(sample_batch(0));
-        w.finish("complete");
-    }
+    const int64_t id = write_sample_run(path, "old");
     {
         Database raw(path, Database::Mode::read_write);
         raw.exec(
