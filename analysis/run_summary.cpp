@@ -228,7 +228,7 @@ RunSummary summarize_run(const db::RunData& run, const SummaryOptions& opt) {
             l.value += p.value;
         }
         for (auto& [name, l] : perf) {
-            l.per_packet = ratio(l.value, s.total.received);
+            l.per_packet = ratio(l.value, s.basis.packets(s.total));
             s.perf.push_back(l);
         }
     }

@@ -88,7 +88,7 @@ struct PerfLine {
     bool supported = false;
     uint64_t value = 0;
     std::string unit;         ///< "ns" for the clock events, else "events"
-    double per_packet = 0;    ///< over received packets
+    double per_packet = 0;    ///< over the path's packets (PacketBasis)
     std::string note;         ///< why unsupported
 };
 

@@ -122,8 +122,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     auto* legend = new QLabel(
         tr("busy calls handled at least one packet; per-call and per-packet figures count busy "
            "calls only. idle: the share of a stage's cycles spent polling empty queues. cyc/rx "
-           "pkt: busy cycles over all received packets; the rows add up to \"all stages\". Click "
-           "a stage to see it in the flame graph."));
+           "pkt: busy cycles over all received packets (cyc/tx pkt, for a run that only sent: "
+           "over the datagrams its sockets sent); the rows add up to \"all stages\". Click a "
+           "stage to see it in the flame graph."));
     legend->setWordWrap(true);
     perf_ = new QLabel;
     perf_->setWordWrap(true);
@@ -149,6 +150,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     pages_->addTab(traces_, tr("Packet traces"));
     pages_->addTab(compare_, tr("Compare"));
     header_ = new QLabel;
+    header_->setWordWrap(true);
     header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* right = new QWidget;
     auto* right_layout = new QVBoxLayout(right);
@@ -333,12 +335,15 @@ void MainWindow::loaded() {
                                     .arg(pl.per_packet, 0, 'f', 3)
                                     .arg(QString::fromStdString(pl.unit))
                               : QStringLiteral("%1 -").arg(QString::fromStdString(pl.event)));
+    const bool transmit = run.summary.basis.transmit;
     perf_->setText(perf.isEmpty() ? tr("no perf counters in this run")
-                                  : tr("perf counters of the worker, per received packet: ") +
+                                  : (transmit ? tr("perf counters of the worker, per sent datagram: ")
+                                              : tr("perf counters of the worker, per received packet: ")) +
                                         perf.join(QStringLiteral(", ")) +
                                         tr(" (- : not offered by this machine's PMU)"));
-    flame_->set_diff(run.stages, false, tr("cycles/rx pkt"),
-                     tr("Stage tree: busy cycles per received packet (exact counters)"));
+    flame_->set_diff(run.stages, false, transmit ? tr("cycles/tx pkt") : tr("cycles/rx pkt"),
+                     transmit ? tr("Stage tree: busy cycles per sent datagram (exact counters)")
+                              : tr("Stage tree: busy cycles per received packet (exact counters)"));
     if (run.stacks)
         stacks_->set_diff(run.stacks, false, tr("share of samples"),
                           tr("Sampled call stacks: %1").arg(run.stack_event));

@@ -12,6 +12,7 @@ void StageTableModel::set_summary(const analysis::RunSummary& summary) {
     rows_ = summary.stages;
     if (!rows_.empty()) rows_.push_back(summary.all);
     idle_measured_ = summary.worker.measured;
+    basis_ = summary.basis;
     column_max_.assign(ColumnCount, 0.0);
     for (size_t r = 0; r + 1 < rows_.size(); ++r)
         for (int c = BusyCalls; c < ColumnCount; ++c)
@@ -39,7 +40,7 @@ double StageTableModel::number(const analysis::StageLine& s, int column) const {
         case PacketsPerCall: return s.packets_per_call();
         case CyclesPerCall: return s.cycles_per_call();
         case CyclesPerPacket: return s.cycles_per_packet();
-        case CyclesPerRxPacket: return s.cycles_per_path_packet;
+        case CyclesPerPathPacket: return s.cycles_per_path_packet;
         case IdleShare: return 100 * s.idle_share();
         case Drops: return static_cast<double>(s.drops);
     }
@@ -54,7 +55,7 @@ QVariant StageTableModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::DisplayRole) {
         if (c == Stage) return QString::fromStdString(s.name);
         // The total row shows only what adds up.
-        if (total && c != Packets && c != CyclesPerRxPacket && c != Drops && c != IdleShare)
+        if (total && c != Packets && c != CyclesPerPathPacket && c != Drops && c != IdleShare)
             return QString();
         if (c == IdleShare && !idle_measured_) return QStringLiteral("-");
         const double v = number(s, c);
@@ -83,9 +84,9 @@ QVariant StageTableModel::data(const QModelIndex& index, int role) const {
         f.setBold(true);
         return f;
     }
-    if (role == Qt::ToolTipRole && c == CyclesPerRxPacket)
-        return QStringLiteral("busy cycles over all received packets: the rows add up to "
-                              "\"all stages\"");
+    if (role == Qt::ToolTipRole && c == CyclesPerPathPacket)
+        return QStringLiteral("busy cycles over all %1: the rows add up to \"all stages\"")
+            .arg(basis_.transmit ? "datagrams sockets sent" : "received packets");
     return {};
 }
 
@@ -104,6 +105,11 @@ QVariant StageTableModel::headerData(int section, Qt::Orientation o, int role) c
         "share of the stage's cycles spent polling empty queues",
         "packets dropped at this stage"};
     if (section < 0 || section >= ColumnCount) return {};
+    if (section == CyclesPerPathPacket && basis_.transmit) {  // a run that only sent
+        if (role == Qt::DisplayRole) return QString(analysis::kCyclesPerTxPacket);
+        if (role == Qt::ToolTipRole)
+            return QStringLiteral("busy cycles over the datagrams sockets sent (these add up)");
+    }
     if (role == Qt::DisplayRole) return QString(names[section]);
     if (role == Qt::ToolTipRole) return QString(tips[section]);
     return {};

@@ -18,7 +18,7 @@ class StageTableModel : public QAbstractTableModel {
         PacketsPerCall,
         CyclesPerCall,
         CyclesPerPacket,
-        CyclesPerRxPacket,
+        CyclesPerPathPacket,  ///< "cyc/rx pkt", or "cyc/tx pkt" for a run that only sent
         IdleShare,
         Drops,
         ColumnCount
@@ -42,6 +42,7 @@ class StageTableModel : public QAbstractTableModel {
     std::vector<analysis::StageLine> rows_;  ///< stages, then "all stages"
     std::vector<double> column_max_;
     bool idle_measured_ = false;
+    analysis::PacketBasis basis_;  ///< what the per-path-packet column counts
 };
 
 }  // namespace pathscope::gui

@@ -180,7 +180,7 @@ class GuiTest : public QObject {
         QCOMPARE(cell(0, StageTableModel::CyclesPerPacket), QString("10.0"));  // (64,000 + 97) / 6,400
         QCOMPARE(cell(0, StageTableModel::BusyCalls), QString("200"));
         QCOMPARE(cell(3, StageTableModel::Stage), QString("all stages"));
-        QCOMPARE(cell(3, StageTableModel::CyclesPerRxPacket), QString("33.2"));  // 10 + 20 + 3.2
+        QCOMPARE(cell(3, StageTableModel::CyclesPerPathPacket), QString("33.2"));  // 10 + 20 + 3.2
         QVERIFY(w.warning()->isVisibleTo(&w));
         // perf counters per packet: 2 x 320,000 ns over 6,400 packets.
         QVERIFY2(w.perf()->text().contains("perf::task-clock 100.000 ns/pkt"),
@@ -188,10 +188,10 @@ class GuiTest : public QObject {
         QVERIFY(w.perf()->text().contains("perf::cycles -"));
         QVERIFY(w.warning()->text().contains("starved"));
         // Clicking a header sorts; "all stages" stays last either way.
-        w.stage_view()->sortByColumn(StageTableModel::CyclesPerRxPacket, Qt::DescendingOrder);
+        w.stage_view()->sortByColumn(StageTableModel::CyclesPerPathPacket, Qt::DescendingOrder);
         QCOMPARE(cell(0, StageTableModel::Stage), QString("ip6_lookup"));
         QCOMPARE(cell(3, StageTableModel::Stage), QString("all stages"));
-        w.stage_view()->sortByColumn(StageTableModel::CyclesPerRxPacket, Qt::AscendingOrder);
+        w.stage_view()->sortByColumn(StageTableModel::CyclesPerPathPacket, Qt::AscendingOrder);
         QCOMPARE(cell(0, StageTableModel::Stage), QString("eth_tx"));
         QCOMPARE(cell(3, StageTableModel::Stage), QString("all stages"));
     }
