@@ -44,15 +44,18 @@ std::string to_csv(const db::RunData& run, const std::string& table) {
     Csv c;
     if (table == "trials") {
         c.row("trial", "seconds", "received", "delivered", "forwarded", "replied", "dropped",
-              "sent", "rx_pps", "forwarded_pps", "delivered_pps");
+              "sent", "rx_pps", "forwarded_pps", "delivered_pps", "sends", "sent_pps",
+              "route_lookups", "source_selections");
         for (const auto& t : b.trials)
             c.row(t.trial, t.seconds, t.received, t.delivered, t.forwarded, t.replied, t.dropped,
-                  t.sent, t.rx_pps, t.forwarded_pps, t.delivered_pps);
+                  t.sent, t.rx_pps, t.forwarded_pps, t.delivered_pps, t.sends, t.sent_pps,
+                  t.route_lookups, t.source_selections);
     } else if (table == "intervals") {
         c.row("trial", "seq", "t_seconds", "received", "delivered", "forwarded", "replied",
-              "dropped");
+              "dropped", "sent");
         for (const auto& i : b.intervals)
-            c.row(i.trial, i.seq, i.t, i.received, i.delivered, i.forwarded, i.replied, i.dropped);
+            c.row(i.trial, i.seq, i.t, i.received, i.delivered, i.forwarded, i.replied, i.dropped,
+                  i.sent);
     } else if (table == "stages") {
         c.row("trial", "seq", "stage", "calls", "packets", "cycles");
         for (const auto& s : b.stages) c.row(s.trial, s.seq, s.stage, s.calls, s.packets, s.cycles);

@@ -119,6 +119,7 @@ Report build_report(const db::RunData& base, const db::RunData* cand, const Repo
         const char* title;
     };
     const bool transmit = packet_basis(base.rows.trials).transmit;
+    r.transmit = transmit;
     if (transmit) r.per_packet = "sent datagram";
     const Headline headline[] = {
         transmit ? Headline{kThroughput, kTxRate, "Transmit rate per trial"}

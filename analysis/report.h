@@ -61,6 +61,7 @@ struct Report {
     /// What the stage cycles are per: "received packet", or "sent datagram"
     /// for a run that received nothing (see PacketBasis).
     std::string per_packet = "received packet";
+    bool transmit = false;  ///< the base run only sent (PacketBasis)
     /// Stage cycles per packet; with one run, base against itself.
     FlameDiff stages;
     std::string stack_event;  ///< "" when the runs have no sampled stacks

@@ -151,17 +151,21 @@ std::string render_report_html(const Report& r) {
         o += histogram_svg(series, "cycles per busy call");
     }
     if (!r.base_series.points.empty()) {
-        // Receive rate per interval; a comparison draws both runs on one axis.
-        auto line = [](const TimeSeries& ts, const std::string& name, const char* colour) {
+        // Receive (or, for a run that only sent, transmit) rate per interval;
+        // a comparison draws both runs on one axis.
+        const bool transmit = r.transmit;
+        auto line = [transmit](const TimeSeries& ts, const std::string& name, const char* colour) {
             SvgLine l{name, colour, {}};
-            for (const auto& p : ts.points) l.points.emplace_back((p.t0 + p.t1) / 2, p.rx_pps / 1e6);
+            for (const auto& p : ts.points)
+                l.points.emplace_back((p.t0 + p.t1) / 2, (transmit ? p.tx_pps : p.rx_pps) / 1e6);
             return l;
         };
         std::vector<SvgLine> lines{line(r.base_series, (r.has_cand ? "base: " : "") + r.base.label, "#3070d0")};
         if (r.has_cand && !r.cand_series.points.empty())
             lines.push_back(line(r.cand_series, "cand: " + r.cand.label, "#e06020"));
         std::vector<double> bounds(r.base_series.trial_starts.begin() + 1, r.base_series.trial_starts.end());
-        o += "<h2>Receive rate per interval</h2>\n" +
+        o += std::string(transmit ? "<h2>Transmit rate per interval</h2>\n"
+                                  : "<h2>Receive rate per interval</h2>\n") +
              line_chart_svg(lines, "seconds (trials one after another)", "Mpps", bounds);
     }
     o += "<h2>Queues</h2>\n" + html_table(queue_table(r));

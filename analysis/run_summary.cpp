@@ -29,7 +29,8 @@ void sum_into(std::vector<Row>& into, const Row& r, Same same, Add add) {
 std::optional<IntervalRates> interval_rates(const db::RunData& run) {
     if (run.rows.intervals.empty() || run.info.interval_seconds <= 0) return std::nullopt;
     std::vector<double> rates;
-    for (const auto& p : time_series(run).points) rates.push_back(p.rx_pps);
+    const bool transmit = packet_basis(run.rows.trials).transmit;
+    for (const auto& p : time_series(run).points) rates.push_back(transmit ? p.tx_pps : p.rx_pps);
     if (rates.empty()) return std::nullopt;
     std::sort(rates.begin(), rates.end());
     return IntervalRates{rates.size(), run.info.interval_seconds, rates.front(),

@@ -69,7 +69,7 @@ std::string starved_warning(const std::string& run_name, const WorkerLoad& w);
 struct IntervalRates {
     size_t count = 0;
     double interval_s = 0;
-    double min = 0, median = 0, max = 0;  ///< receive rate, packets per second
+    double min = 0, median = 0, max = 0;  ///< receive rate (transmit rate for a run that only sent), packets per second
 };
 
 struct DropLine {

@@ -93,9 +93,10 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
             "rates are over each trial's steady window (from 20%% in to its end): rx rate = "
             "rx in window / window s\n");
     }
-    if (sum.rates && sum.total.received)
-        t.emit("\n%zu intervals of %.2f s: receive rate min %s, median %s, max %s\n",
-               sum.rates->count, sum.rates->interval_s, format_rate(sum.rates->min),
+    if (sum.rates && (sum.total.received || sum.basis.transmit))
+        t.emit("\n%zu intervals of %.2f s: %s rate min %s, median %s, max %s\n",
+               sum.rates->count, sum.rates->interval_s,
+               sum.basis.transmit ? "transmit" : "receive", format_rate(sum.rates->min),
                format_rate(sum.rates->median), format_rate(sum.rates->max));
 
     if (!sum.stages.empty()) {

@@ -33,6 +33,7 @@ std::map<std::pair<int, int>, std::pair<double, double>> axis(const db::RunData&
 TimeSeries time_series(const db::RunData& run) {
     TimeSeries ts;
     const auto at = axis(run, &ts.trial_starts);
+    const bool transmit = packet_basis(run.rows.trials).transmit;
     std::map<std::pair<int, int>, double> busy;
     for (const auto& s : run.rows.stages)
         if (s.seq >= 0) busy[{s.trial, s.seq}] += static_cast<double>(s.cycles - s.idle_cycles);
@@ -48,8 +49,9 @@ TimeSeries time_series(const db::RunData& run) {
         p.rx_pps = static_cast<double>(iv.received) / dt;
         p.forwarded_pps = static_cast<double>(iv.forwarded) / dt;
         p.delivered_pps = static_cast<double>(iv.delivered) / dt;
-        p.cycles_per_packet =
-            iv.received ? busy[{iv.trial, iv.seq}] / static_cast<double>(iv.received) : 0;
+        p.tx_pps = static_cast<double>(iv.sent) / dt;
+        const uint64_t packets = transmit ? iv.sent : iv.received;
+        p.cycles_per_packet = packets ? busy[{iv.trial, iv.seq}] / static_cast<double>(packets) : 0;
         ts.points.push_back(p);
     }
     return ts;
@@ -57,13 +59,14 @@ TimeSeries time_series(const db::RunData& run) {
 
 FlameTree stage_tree_in_range(const db::RunData& run, double t0, double t1, int* intervals) {
     const auto at = axis(run, nullptr);
+    const bool transmit = packet_basis(run.rows.trials).transmit;
     FlameTree tree(1, "cycles");
     double received = 0;
     int n = 0;
     for (const auto& iv : run.rows.intervals) {
         const auto [a, b] = at.at({iv.trial, iv.seq});
         if (a >= t0 && b <= t1 + 1e-9) {
-            received += static_cast<double>(iv.received);
+            received += static_cast<double>(transmit ? iv.sent : iv.received);
             ++n;
         }
     }

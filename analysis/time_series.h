@@ -15,7 +15,10 @@ struct IntervalPoint {
     int seq = 0;
     double t0 = 0, t1 = 0;  ///< the interval on the run's axis, seconds
     double rx_pps = 0, forwarded_pps = 0, delivered_pps = 0;
-    double cycles_per_packet = 0;  ///< busy cycles of every stage over received packets
+    double tx_pps = 0;             ///< datagrams local sockets had transmitted
+    /// Busy cycles of every stage over the path's packets (received ones,
+    /// or for a run that only sent, the datagrams sent: PacketBasis).
+    double cycles_per_packet = 0;
 };
 
 struct TimeSeries {
@@ -26,8 +29,8 @@ struct TimeSeries {
 TimeSeries time_series(const db::RunData& run);
 
 /// The stage tree of the intervals that lie within [t0, t1) on the run's
-/// axis: busy cycles, scaled by the packets received in them (so values are
-/// cycles per received packet of that range). `intervals`, when given,
+/// axis: busy cycles, scaled by the path's packets in them (so values are
+/// cycles per received packet, or sent datagram, of that range). `intervals`, when given,
 /// receives how many intervals the range holds.
 FlameTree stage_tree_in_range(const db::RunData& run, double t0, double t1,
                               int* intervals = nullptr);

@@ -95,7 +95,7 @@ db::Batch interval_rows(int trial, int seq, double t, const EngineSnapshot& prev
     const Ledger& c = cur.ledger;
     b.intervals.push_back({trial, seq, t, c.received - a.received, c.delivered - a.delivered,
                            c.forwarded - a.forwarded, c.replied - a.replied,
-                           c.total_drops() - a.total_drops()});
+                           c.total_drops() - a.total_drops(), c.sent - a.sent});
     for (size_t i = 0; i < cur.stages.size(); ++i) {
         const StageSnapshot& n = cur.stages[i];
         const StageSnapshot* o = i < prev.stages.size() ? &prev.stages[i] : nullptr;

@@ -176,10 +176,10 @@ RunData load_run(const Database& db, int64_t id) {
                             s.u64(11), s.u64(12), s.u64(13), s.u64(14), s.f64(15), s.u64(16),
                             s.u64(17), s.u64(18)});
     for (Statement s = query("SELECT trial, seq, t, received, delivered, forwarded, replied, "
-                             "dropped FROM intervals WHERE run_id = ?1 ORDER BY trial, seq");
+                             "dropped, sent FROM intervals WHERE run_id = ?1 ORDER BY trial, seq");
          s.step();)
         b.intervals.push_back({static_cast<int>(s.i64(0)), static_cast<int>(s.i64(1)), s.f64(2),
-                               s.u64(3), s.u64(4), s.u64(5), s.u64(6), s.u64(7)});
+                               s.u64(3), s.u64(4), s.u64(5), s.u64(6), s.u64(7), s.u64(8)});
     for (Statement s = query("SELECT trial, seq, stage, ord, calls, packets, cycles, "
                              "idle_calls, idle_cycles FROM stage_counters WHERE run_id = ?1 "
                              "ORDER BY trial, seq, ord");

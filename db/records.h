@@ -71,6 +71,7 @@ struct IntervalRow {
     int seq = 0;
     double t = 0;  ///< seconds since the trial started, at the interval's end
     uint64_t received = 0, delivered = 0, forwarded = 0, replied = 0, dropped = 0;
+    uint64_t sent = 0;  ///< datagrams local sockets had transmitted (the send ledger's sent)
 };
 
 /// Per-stage counters: trial totals (seq = -1) or one interval's deltas.

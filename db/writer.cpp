@@ -80,7 +80,7 @@ struct BatchWriter::Impl {
                "source_selections"}))),
           interval(d.prepare(insert_sql("INSERT OR REPLACE", "intervals",
                                         {"run_id", "trial", "seq", "t", "received", "delivered",
-                                         "forwarded", "replied", "dropped"}))),
+                                         "forwarded", "replied", "dropped", "sent"}))),
           stage(d.prepare(insert_sql("INSERT OR REPLACE", "stage_counters",
                                      {"run_id", "trial", "seq", "stage", "ord", "calls",
                                       "packets", "cycles", "idle_calls", "idle_cycles"}))),
@@ -212,6 +212,7 @@ void BatchWriter::Impl::write_rows(int64_t id, const Batch& b) {
             .bind(7, v.forwarded)
             .bind(8, v.replied)
             .bind(9, v.dropped)
+            .bind(10, v.sent)
             .run();
     for (const auto& s : b.stages)
         m.stage.bind(1, id)

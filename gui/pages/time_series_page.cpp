@@ -73,6 +73,8 @@ TimeSeriesPage::TimeSeriesPage(QWidget* parent) : QWidget(parent) {
 void TimeSeriesPage::set_run(std::shared_ptr<const db::RunData> run) {
     run_ = std::move(run);
     series_ = run_ ? analysis::time_series(*run_) : analysis::TimeSeries{};
+    transmit_ = run_ && analysis::packet_basis(run_->rows.trials).transmit;
+    const QString per_packet = transmit_ ? tr("cycles/tx pkt") : tr("cycles/rx pkt");
     event_ = run_ ? analysis::main_stack_event(*run_) : std::string();
     chart_->removeAllSeries();
     for (QAbstractAxis* a : chart_->axes()) {
@@ -84,7 +86,7 @@ void TimeSeriesPage::set_run(std::shared_ptr<const db::RunData> run) {
     auto* rate = new QValueAxis;
     rate->setTitleText(tr("Mpps"));
     auto* cycles = new QValueAxis;
-    cycles->setTitleText(tr("cycles/rx pkt"));
+    cycles->setTitleText(per_packet);
     chart_->addAxis(x, Qt::AlignBottom);
     chart_->addAxis(rate, Qt::AlignLeft);
     chart_->addAxis(cycles, Qt::AlignRight);
@@ -95,9 +97,10 @@ void TimeSeriesPage::set_run(std::shared_ptr<const db::RunData> run) {
         QAbstractAxis* axis;
     };
     const Line lines[] = {{tr("received"), &analysis::IntervalPoint::rx_pps, 1e-6, rate},
+                          {tr("sent by sockets"), &analysis::IntervalPoint::tx_pps, 1e-6, rate},
                           {tr("forwarded"), &analysis::IntervalPoint::forwarded_pps, 1e-6, rate},
                           {tr("delivered"), &analysis::IntervalPoint::delivered_pps, 1e-6, rate},
-                          {tr("cycles/rx pkt"), &analysis::IntervalPoint::cycles_per_packet, 1, cycles}};
+                          {per_packet, &analysis::IntervalPoint::cycles_per_packet, 1, cycles}};
     double top_rate = 0, top_cycles = 0, end = 0;
     for (const Line& l : lines) {
         auto* s = new QLineSeries;
@@ -152,8 +155,9 @@ void TimeSeriesPage::select_range(double t0, double t1) {
                              .arg(stacks.size() > 0 ? stacks.total(0) : 0.0));
     } else {
         flame_->set_diff(std::make_shared<analysis::FlameDiff>(analysis::diff_trees(stages, stages)),
-                         false, tr("cycles/rx pkt"),
-                         tr("Stage cycles from %1 s to %2 s (%3 intervals), per received packet")
+                         false, transmit_ ? tr("cycles/tx pkt") : tr("cycles/rx pkt"),
+                         (transmit_ ? tr("Stage cycles from %1 s to %2 s (%3 intervals), per sent datagram")
+                                    : tr("Stage cycles from %1 s to %2 s (%3 intervals), per received packet"))
                              .arg(t0, 0, 'f', 2)
                              .arg(t1, 0, 'f', 2)
                              .arg(n));

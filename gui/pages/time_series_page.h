@@ -35,6 +35,7 @@ class TimeSeriesPage : public QWidget {
   private:
     std::shared_ptr<const db::RunData> run_;
     analysis::TimeSeries series_;
+    bool transmit_ = false;  ///< the run only sent: cycles are per sent datagram
     QChart* chart_;
     RangeChartView* view_;
     FlamePage* flame_;

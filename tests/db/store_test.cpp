@@ -144,7 +144,8 @@ void downgrade_to_v3(Database& raw) {
         "ALTER TABLE runs DROP COLUMN cell; ALTER TABLE trials DROP COLUMN sends; "
         "ALTER TABLE trials DROP COLUMN sent_pps; ALTER TABLE trials DROP COLUMN window_sent; "
         "ALTER TABLE trials DROP COLUMN route_lookups; "
-        "ALTER TABLE trials DROP COLUMN source_selections; PRAGMA user_version = 3");
+        "ALTER TABLE trials DROP COLUMN source_selections; ALTER TABLE intervals DROP COLUMN sent; "
+        "PRAGMA user_version = 3");
 }
 
 TEST_F(StoreTest, VersionThreeRunsReadAsOutsideAnyExperimentWithNoSends) {
