@@ -11,7 +11,7 @@ trap 'rm -rf "$D"' EXIT
 DB=$D/exp.db
 fail() { echo "FAIL: $*"; exit 1; }
 
-"$P" run samples/udp6-tx-bind-connect.toml --db "$DB" --trials 3 --duration 0.3 > "$D/run.txt"
+"$P" run samples/udp6-tx-bind-connect.toml --db "$DB" --trials 3 --duration 0.5 > "$D/run.txt"
 cat "$D/run.txt"
 [ "$(grep -c "socket.connect=" "$D/run.txt")" -eq 8 ] || fail "the matrix did not run 8 cells"
 grep -q "NOT BALANCED" "$D/run.txt" && fail "a cell's ledger does not balance"
@@ -44,8 +44,8 @@ for row in doc["rows"]:
     off = m["against"][0]
     if "connect=true" in row["cell"]:
         assert off["verdict"] == "worse" and off["change_percent"] > 5, row
-    else:  # every datagram is looked up either way
-        assert abs(off["change_percent"]) < 10, row
+    else:  # every datagram is looked up either way: the same work, within noise
+        assert off["verdict"] == "no difference" or abs(off["change_percent"]) < 10, row
 print("json: 4 cells, connected ones worse without the route cache")
 PY
 for f in md html; do "$P" compare --db "$DB" --experiment "$EXP" --by socket.bind --format $f -o "$D/cmp.$f"; done
