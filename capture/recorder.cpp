@@ -188,87 +188,85 @@ void RunRecording::trial(unsigned trial, unsigned cell, unsigned cells) {
     const CaptureSettings& cs = sc.capture;
     db::RunWriter& writer = writer_;
     RecordResult& result = result_;
-    {
-        const int tr = static_cast<int>(trial);
-        std::optional<PerfCounters> counters;
-        std::optional<PerfSampler> sampler;
-        Engine* engine = nullptr;
-        EngineSnapshot prev;
-        int seq = 0;
-        int64_t trace_seq = 0;
-        std::optional<Symbolizer> sym;      // made once the worker runs (its libraries loaded)
-        // Stacks stored with the intervals; the printout gets them too.
-        std::vector<db::StackRow> sampled;
-        // The samples since the last call, symbolized, as interval `at`'s.
-        auto take_stacks = [&](int at, db::Batch& into) {
-            if (!sampler || !sampler->ok()) return;
-            sampler->drain();
-            if (!sym) sym.emplace();
-            for (auto& row : sym->stacks(tr, sampler->event(), sampler->take())) {
-                row.seq = at;
-                into.stacks.push_back(std::move(row));
-            }
-        };
-        uint64_t trial_tsc = 0;
-        auto drain_traces = [&](db::Batch& into) {
-            engine->drain_traces([&](const PacketTrace& t) {
-                into.traces.push_back(trace_row(*engine, tr, trace_seq++, trial_tsc, t));
-            });
-        };
-        RunHooks hooks;
-        hooks.interval_s = cs.interval_s;
-        hooks.started = [&](Engine& e) {
-            engine = &e;
-            trial_tsc = rte_rdtsc();
-            prev = e.snapshot(false);
-            const int tid = e.worker_tid();
-            if (!cs.perf_events.empty()) counters.emplace(cs.perf_events, tid);
-            if (cs.sample_hz) sampler.emplace(cs.sample_event, cs.sample_hz, tid);
-            if (cs.traces_per_s && e.config().call_histograms) e.set_trace_rate(cs.traces_per_s);
-        };
-        hooks.interval = [&](double t, const EngineSnapshot& s) {
-            const int at = seq++;
-            db::Batch b = interval_rows(tr, at, t, prev, s);
-            prev = s;
-            drain_traces(b);
-            take_stacks(at, b);  // per interval: a time range has its own flame graph
-            sampled.insert(sampled.end(), b.stacks.begin(), b.stacks.end());
-            writer.submit(std::move(b));
-            if (auto err = writer.error()) {
-                result.error = *err;
-                return false;
-            }
-            if (opt.progress)
-                opt.progress({trial + 1, cs.trials, t, sc.engine.duration_s, s.ledger.received,
-                              writer.rows_written(), cell + 1, cells});
-            return true;
-        };
-        db::Batch late;  // what only the end of a trial gives
-        hooks.stopped = [&](Engine&) {
-            drain_traces(late);
-            if (counters) late.perf = counters->read(tr);
-            const std::string key = "trial" + std::to_string(trial) + ".samples";
-            if (sampler && sampler->ok()) {
-                take_stacks(std::max(0, seq - 1), late);  // the tail goes with the last interval
-                late.facts.emplace_back(key, std::to_string(sampler->samples()) + " of " +
-                                                 sampler->event() + " (" +
-                                                 std::to_string(sampler->lost()) + " lost)");
-            } else if (sampler) {
-                late.facts.emplace_back(key, "none: " + sampler->event() + ": " + sampler->note());
-            }
-            counters.reset();
-            sampler.reset();
-        };
-        RunResult r = run_engine(sc.engine, hooks);
-        result.interrupted = r.interrupted;
-        db::Batch totals = trial_rows(tr, r);
-        append(totals, std::move(late));
-        db::Batch copy = totals;
-        writer.submit(std::move(totals));
-        copy.stacks.insert(copy.stacks.end(), sampled.begin(), sampled.end());
-        append(result.run.rows, std::move(copy));
-        if (auto err = writer.error()) result.error = *err;
-    }
+    const int tr = static_cast<int>(trial);
+    std::optional<PerfCounters> counters;
+    std::optional<PerfSampler> sampler;
+    Engine* engine = nullptr;
+    EngineSnapshot prev;
+    int seq = 0;
+    int64_t trace_seq = 0;
+    std::optional<Symbolizer> sym;      // made once the worker runs (its libraries loaded)
+    // Stacks stored with the intervals; the printout gets them too.
+    std::vector<db::StackRow> sampled;
+    // The samples since the last call, symbolized, as interval `at`'s.
+    auto take_stacks = [&](int at, db::Batch& into) {
+        if (!sampler || !sampler->ok()) return;
+        sampler->drain();
+        if (!sym) sym.emplace();
+        for (auto& row : sym->stacks(tr, sampler->event(), sampler->take())) {
+            row.seq = at;
+            into.stacks.push_back(std::move(row));
+        }
+    };
+    uint64_t trial_tsc = 0;
+    auto drain_traces = [&](db::Batch& into) {
+        engine->drain_traces([&](const PacketTrace& t) {
+            into.traces.push_back(trace_row(*engine, tr, trace_seq++, trial_tsc, t));
+        });
+    };
+    RunHooks hooks;
+    hooks.interval_s = cs.interval_s;
+    hooks.started = [&](Engine& e) {
+        engine = &e;
+        trial_tsc = rte_rdtsc();
+        prev = e.snapshot(false);
+        const int tid = e.worker_tid();
+        if (!cs.perf_events.empty()) counters.emplace(cs.perf_events, tid);
+        if (cs.sample_hz) sampler.emplace(cs.sample_event, cs.sample_hz, tid);
+        if (cs.traces_per_s && e.config().call_histograms) e.set_trace_rate(cs.traces_per_s);
+    };
+    hooks.interval = [&](double t, const EngineSnapshot& s) {
+        const int at = seq++;
+        db::Batch b = interval_rows(tr, at, t, prev, s);
+        prev = s;
+        drain_traces(b);
+        take_stacks(at, b);  // per interval: a time range has its own flame graph
+        sampled.insert(sampled.end(), b.stacks.begin(), b.stacks.end());
+        writer.submit(std::move(b));
+        if (auto err = writer.error()) {
+            result.error = *err;
+            return false;
+        }
+        if (opt.progress)
+            opt.progress({trial + 1, cs.trials, t, sc.engine.duration_s, s.ledger.received,
+                          writer.rows_written(), cell + 1, cells});
+        return true;
+    };
+    db::Batch late;  // what only the end of a trial gives
+    hooks.stopped = [&](Engine&) {
+        drain_traces(late);
+        if (counters) late.perf = counters->read(tr);
+        const std::string key = "trial" + std::to_string(trial) + ".samples";
+        if (sampler && sampler->ok()) {
+            take_stacks(std::max(0, seq - 1), late);  // the tail goes with the last interval
+            late.facts.emplace_back(key, std::to_string(sampler->samples()) + " of " +
+                                             sampler->event() + " (" +
+                                             std::to_string(sampler->lost()) + " lost)");
+        } else if (sampler) {
+            late.facts.emplace_back(key, "none: " + sampler->event() + ": " + sampler->note());
+        }
+        counters.reset();
+        sampler.reset();
+    };
+    RunResult r = run_engine(sc.engine, hooks);
+    result.interrupted = r.interrupted;
+    db::Batch totals = trial_rows(tr, r);
+    append(totals, std::move(late));
+    db::Batch copy = totals;
+    writer.submit(std::move(totals));
+    copy.stacks.insert(copy.stacks.end(), sampled.begin(), sampled.end());
+    append(result.run.rows, std::move(copy));
+    if (auto err = writer.error()) result.error = *err;
 }
 
 std::string default_label(const Scenario& sc, const RecordOptions& opt) {

@@ -65,7 +65,7 @@ RunResult run_engine(EngineConfig cfg, const RunHooks& hooks) {
                 std::min<steady_clock::duration>(when - steady_clock::now(), milliseconds(50)));
     };
     for (auto next = t0 + interval;; next += interval) {
-        if (!warm && warm_at < next) {
+        if (!warm && warm_at <= next) {
             sleep_until(warm_at);
             if (!g_interrupted) {
                 result.window_start = engine.snapshot(false);
@@ -74,10 +74,6 @@ RunResult run_engine(EngineConfig cfg, const RunHooks& hooks) {
         }
         sleep_until(next);
         const double elapsed = duration<double>(steady_clock::now() - t0).count();
-        if (!warm && elapsed >= cfg.duration_s * 0.2) {
-            result.window_start = engine.snapshot(false);
-            warm = true;
-        }
         if (g_interrupted) break;
         const bool last = elapsed >= cfg.duration_s;
         if (last) result.window_end = engine.snapshot(false);

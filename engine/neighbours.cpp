@@ -46,7 +46,6 @@ NeighbourTable::Entry* NeighbourTable::create(const uint8_t* addr, uint16_t port
     e.deadline = now;
     pending_.push_back(static_cast<uint32_t>(pos));
     next_due_ = std::min(next_due_, now);
-    ++used_;
     return &e;
 }
 
@@ -70,8 +69,7 @@ void NeighbourTable::learn(const uint8_t* addr, uint16_t port, const rte_ether_a
         e = &entries_[static_cast<uint32_t>(pos)];
         *e = Entry{};
         memcpy(e->addr.data(), addr, 16);
-        ++used_;
-    }
+        }
     e->mac = mac;
     e->port = port;
     if (!e->reachable) {
@@ -92,7 +90,6 @@ void NeighbourTable::erase(uint32_t index) {
         *it = pending_.back();
         pending_.pop_back();
     }
-    --used_;
 }
 
 }  // namespace pathscope::engine

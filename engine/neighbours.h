@@ -85,7 +85,6 @@ class NeighbourTable {
             e.held = 0;
         }
     }
-    unsigned size() const { return static_cast<unsigned>(used_); }
 
   private:
     void erase(uint32_t index);
@@ -96,7 +95,6 @@ class NeighbourTable {
     unsigned hold_, probes_;
     uint64_t retrans_;
     uint64_t next_due_ = UINT64_MAX;
-    size_t used_ = 0;
 };
 
 }  // namespace pathscope::engine

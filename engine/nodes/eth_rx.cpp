@@ -28,7 +28,6 @@ uint16_t eth_rx_process(rte_graph* graph, rte_node* node, void**, uint16_t) {
                 pm->rx_tsc = now;
                 pm->rx_port = port_id;
                 pm->fate = Fate::forward;
-                pm->tx_queue = 0;
                 bytes += rte_pktmbuf_pkt_len(to[i]);
             }
             qc.packets.add(n);

@@ -79,7 +79,8 @@ rte_mbuf* make_solicitation(EngineContext& ctx, uint16_t port_id, const uint8_t*
     constexpr uint16_t kIcmpLen = 32;  // NS header, target, source link-layer address option
     auto* eth = reinterpret_cast<rte_ether_hdr*>(
         rte_pktmbuf_append(m, kL3Offset + sizeof(rte_ipv6_hdr) + kIcmpLen));
-    // Solicited-node multicast group ff02::1:ffXX:XXXX and its MAC 33:33:ff:XX:XX:XX.
+    // The target's solicited-node group (ff02::1:ff00:0/104 with the target's
+    // last 24 bits) and that group's multicast MAC (33:33 and its last 32 bits).
     uint8_t group[16] = {0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0xff};
     memcpy(group + 13, target + 13, 3);
     const uint8_t mac[6] = {0x33, 0x33, 0xff, target[13], target[14], target[15]};

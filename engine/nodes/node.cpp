@@ -112,6 +112,7 @@ void reply_ethernet(EngineContext& ctx, rte_mbuf* m) {
     eth->dst_addr = eth->src_addr;
     eth->src_addr = ctx.ports[pm->rx_port].mac;
     pm->tx_port = pm->rx_port;
+    pm->tx_queue = 0;  // replies made in place skip txq_select
     pm->fate = Fate::reply;
 }
 
