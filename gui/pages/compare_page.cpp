@@ -69,9 +69,11 @@ void ComparePage::set_report(std::shared_ptr<const analysis::Report> report) {
                         .arg(r.options.confidence)
                         .arg(warnings));
     verdicts_->set_verdicts(r.verdicts);
-    flame_->set_diff(std::make_shared<analysis::FlameDiff>(r.stages), true, tr("cycles/rx pkt"),
-                     tr("Stage cycles per received packet, candidate against base: red grew, "
-                        "blue shrank, grey within noise (%1)")
+    flame_->set_diff(std::make_shared<analysis::FlameDiff>(r.stages), true,
+                     r.transmit ? tr("cycles/tx pkt") : tr("cycles/rx pkt"),
+                     tr("Stage cycles per %1, candidate against base: red grew, blue shrank, "
+                        "grey within noise (%2)")
+                         .arg(QString::fromStdString(r.per_packet))
                          .arg(QString::fromStdString(r.stages.method)));
     const QSignalBlocker block(stage_);
     stage_->clear();
