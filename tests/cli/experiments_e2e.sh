@@ -27,11 +27,29 @@ cat "$D/cmp.txt"
 [ "$(grep -c "^socket.bind=" "$D/cmp.txt")" -eq 4 ] || fail "not four bind x connect cells"
 [ "$(grep -c "udp6_output (cyc/tx pkt)" "$D/cmp.txt")" -eq 4 ] || fail "udp6_output is not in every cell"
 # Connected sockets: the cached route saves a FIB lookup per datagram, so
-# udp6_output costs more with route_cache=off: "worse", in both bind rows.
+# udp6_output costs more with route_cache=off. Three trials on a shared VM
+# do not always prove it (one disturbed trial widens the interval), so the
+# verdict must be "worse" or "no difference", never "better"; the JSON check
+# below wants the mean change above 5%.
 for b in false true; do
-  grep -A1 "^socket.bind=$b socket.connect=true " "$D/cmp.txt" | grep "udp6_output" | grep -q "worse$" \
-    || fail "bind=$b connect=true: route_cache=off is not worse for udp6_output"
+  grep -A1 "^socket.bind=$b socket.connect=true " "$D/cmp.txt" | grep "udp6_output" \
+    | grep -Eq "(worse|no difference)$" \
+    || fail "bind=$b connect=true: route_cache=off has no worse-or-equal verdict for udp6_output"
 done
+# What the switch does, exactly: a connected socket with the cache on does
+# no FIB lookup per datagram; every other cell does one.
+for id in 1 2 3 4 5 6 7 8; do
+  "$P" show "$id" --db "$DB" --no-histograms > "$D/show.txt"
+  cell=$(sed -n 's/^experiment .*, cell //p' "$D/show.txt")
+  lookups=$(awk '/lookups\/send/ && /^trial/ { f = 1; next } f && /^[0-9]/ { print $7 } /^tx rate =/ { f = 0 }' \
+            "$D/show.txt" | sort -u)
+  case "$cell" in
+    *route_cache=on*connect=true*) want=0.000 ;;
+    *) want=1.000 ;;
+  esac
+  [ "$lookups" = "$want" ] || fail "run $id ($cell): lookups/send '$lookups', expected $want"
+done
+echo "lookups/send: 0.000 for connected sockets with the cache on, 1.000 in the other cells"
 "$P" compare --db "$DB" --experiment "$EXP" --by engine.route_cache --metric udp6_output --format json -o "$D/cmp.json"
 "$PY" - "$D/cmp.json" <<'PY'
 import json, sys
@@ -43,10 +61,10 @@ for row in doc["rows"]:
     assert m["name"] == "udp6_output" and m["baseline"]["n"] == 3
     off = m["against"][0]
     if "connect=true" in row["cell"]:
-        assert off["verdict"] == "worse" and off["change_percent"] > 5, row
+        assert off["verdict"] in ("worse", "no difference") and off["change_percent"] > 5, row
     else:  # every datagram is looked up either way: the same work, within noise
         assert off["verdict"] == "no difference" or abs(off["change_percent"]) < 10, row
-print("json: 4 cells, connected ones worse without the route cache")
+print("json: 4 cells, connected ones costlier without the route cache")
 PY
 for f in md html; do "$P" compare --db "$DB" --experiment "$EXP" --by socket.bind --format $f -o "$D/cmp.$f"; done
 grep -q "^| socket.connect=false engine.route_cache=on\|^| engine.route_cache=on socket.connect=false" "$D/cmp.md" || fail "markdown rows"
