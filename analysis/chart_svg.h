@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/histogram.h"
+#include "common/histogram.h"
 
 namespace pathscope::analysis {
 

@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "analysis/ip6_ext.h"
+#include "common/ip6_ext.h"
 
 namespace pathscope::analysis {
 

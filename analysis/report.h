@@ -12,7 +12,7 @@
 
 #include "analysis/compare.h"
 #include "analysis/flame_diff.h"
-#include "analysis/histogram.h"
+#include "common/histogram.h"
 #include "analysis/ministat.h"
 #include "analysis/queue_skew.h"
 #include "analysis/time_series.h"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/histogram.h"
+#include "common/histogram.h"
 #include "analysis/metric_names.h"
 #include "db/records.h"
 

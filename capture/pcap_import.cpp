@@ -16,7 +16,7 @@
 #include "db/schema.h"
 #include "engine/eal.h"
 #include "engine/engine.h"
-#include "analysis/ip6_ext.h"
+#include "common/ip6_ext.h"
 #include "engine/routes.h"
 
 namespace pathscope::capture {

@@ -80,7 +80,7 @@ CREATE TABLE drops (
   packets INTEGER NOT NULL,
   PRIMARY KEY (run_id, trial, path, reason)
 ) WITHOUT ROWID;
--- One log-linear bucket layout everywhere (analysis/histogram.h).
+-- One log-linear bucket layout everywhere (common/histogram.h).
 CREATE TABLE histograms (
   run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
   trial INTEGER NOT NULL, kind TEXT NOT NULL, subject TEXT NOT NULL, unit TEXT NOT NULL,

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "analysis/histogram.h"
+#include "common/histogram.h"
 #include "engine/drop_reason.h"
 
 namespace pathscope::engine {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/histogram.h"
+#include "common/histogram.h"
 #include "engine/drop_reason.h"
 
 namespace pathscope::engine {

@@ -2,7 +2,7 @@
 // against the frame (padding is trimmed, short frames dropped), and a bounded
 // walk of the extension headers in which hop-by-hop may only come first.
 // Fragments are not reassembled (dropped as ip6_fragment).
-#include "analysis/ip6_ext.h"
+#include "common/ip6_ext.h"
 #include "engine/nodes/nodes.h"
 
 namespace pathscope::engine {

@@ -7,7 +7,7 @@
 #include <QWidget>
 #include <vector>
 
-#include "analysis/histogram.h"
+#include "common/histogram.h"
 
 namespace pathscope::gui {
 

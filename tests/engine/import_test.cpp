@@ -13,7 +13,7 @@
 
 #include "capture/pcap_import.h"
 #include "capture/pcap_reader.h"
-#include "analysis/ip6_ext.h"
+#include "common/ip6_ext.h"
 #include "db/queries.h"
 #include "db/schema.h"
 #include "tests/engine/eal_env.h"

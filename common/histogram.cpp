@@ -1,4 +1,4 @@
-#include "analysis/histogram.h"
+#include "common/histogram.h"
 
 #include <algorithm>
 #include <cmath>

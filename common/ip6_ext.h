@@ -1,7 +1,7 @@
 // The IPv6 extension-header walk (RFC 8200 section 4), written once and used
 // by the engine's ip6_input stage, `import pcap`'s summary and the GUI's
 // packet decoder, so all name a packet's upper layer alike. Plain C++ over
-// bytes, header-only: a leaf like the histogram layout, no DPDK.
+// bytes, header-only: a leaf like the histogram layout (common/), no DPDK.
 #pragma once
 
 #include <cstdint>
@@ -57,7 +57,7 @@ inline Ip6ExtWalk walk_ip6_ext(const uint8_t* ip, uint32_t ip_len, uint32_t read
                 }
                 len = next == kIp6Ah ? (static_cast<uint32_t>(ip[off + 1]) + 2) * 4
                                      : (static_cast<uint32_t>(ip[off + 1]) + 1) * 8;
-                if (w.headers + 1u >= kMaxIp6ExtHeaders) {
+                if (w.headers >= kMaxIp6ExtHeaders) {  // this would be the 9th
                     w.stop = Ip6ExtStop::too_many;
                     break;
                 }
