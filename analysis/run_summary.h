@@ -97,10 +97,6 @@ struct FunctionShare {
     double share = 0;  ///< 0..1 of the samples
 };
 
-/// The fact a capture stores with the engine's variant switches, one
-/// "name=value" each ("route_cache=on socket_send=single ...").
-inline constexpr const char* kVariantsFact = "variants";
-
 struct StageHistogram {
     std::string stage;
     Histogram cycles;  ///< cycles per busy call, every trial merged

@@ -58,7 +58,7 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
         t.emit("settings %s\n", s);
     }
     for (const auto& [k, v] : sum.facts)
-        if (k == kVariantsFact) t.emit("variants %s\n", v);
+        if (k == db::kVariantsFact) t.emit("variants %s\n", v);
     if (!info.experiment.empty()) {
         std::string cell = info.cell;
         std::replace(cell.begin(), cell.end(), '\n', ' ');
@@ -196,7 +196,7 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
     if (!sum.facts.empty()) {
         t.emit("\n");
         for (const auto& [k, v] : sum.facts)
-            if (k != kVariantsFact) t.emit("%-28s %s\n", k, v);
+            if (k != db::kVariantsFact) t.emit("%-28s %s\n", k, v);
     }
 
     if (opt.histograms)

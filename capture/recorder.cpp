@@ -130,7 +130,7 @@ class RunRecording {
         : sc_(sc), opt_(opt), writer_(opt.db_path, run_info(sc, opt, label, experiment, cell)) {
         result_.run.info = writer_.run();
         db::Batch variants;
-        variants.facts.emplace_back(analysis::kVariantsFact, describe_variants(sc.engine));
+        variants.facts.emplace_back(db::kVariantsFact, describe_variants(sc.engine));
         result_.run.rows.facts = variants.facts;
         writer_.submit(std::move(variants));
     }

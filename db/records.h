@@ -15,6 +15,9 @@ inline constexpr const char* kCaptureKind = "capture";
 inline constexpr const char* kPcapImportKind = "pcap-import";
 inline constexpr const char* kStageCallCycles = "stage_call_cycles";  ///< histogram kind
 inline constexpr const char* kRxBurstSize = "rx_burst_size";          ///< histogram kind
+/// The fact a capture stores with the engine's variant switches, one
+/// "name=value" each ("route_cache=on socket_send=single ...").
+inline constexpr const char* kVariantsFact = "variants";
 
 /// One capture (or import) run.
 struct RunInfo {

@@ -306,7 +306,7 @@ void MainWindow::loaded() {
     // The variant switches the run ran with, and its cell of an experiment.
     QString variants;
     for (const auto& [k, v] : run.summary.facts)
-        if (k == analysis::kVariantsFact) variants = QString::fromStdString(v);
+        if (k == db::kVariantsFact) variants = QString::fromStdString(v);
     if (!info.experiment.empty())
         variants += QStringLiteral("%1experiment %2, cell %3")
                         .arg(variants.isEmpty() ? "" : " &nbsp; ")

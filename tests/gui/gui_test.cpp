@@ -61,7 +61,7 @@ void add_run(const std::string& path, const std::string& label, uint64_t lookup 
     info.cell = cell;
     db::RunWriter w(path, info);
     db::Batch b;
-    b.facts.emplace_back(analysis::kVariantsFact, "route_cache=on txq_hash=flow");
+    b.facts.emplace_back(db::kVariantsFact, "route_cache=on txq_hash=flow");
     for (int t = 0; t < trials; ++t) {
         const uint64_t jitter = static_cast<uint64_t>(t) * 97;
         db::TrialRow tr;
