@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -66,7 +67,12 @@ std::vector<Verdict> compare_metrics(const std::vector<Metric>& base,
             v.t = student_t(v.base_summary, v.cand_summary, confidence);
             v.possible = v.t.possible;
             v.significant = v.t.significant;
-            v.percent_half_width = v.t.percent_half_width;
+            v.difference = v.t.difference;
+            v.half_width = v.t.half_width;
+            // The verdict's own interval over the base mean: it holds 0
+            // exactly when the verdict finds no difference.
+            v.percent_half_width = mb != 0 ? v.t.half_width * 100 / std::fabs(mb) : 0;
+            v.no_variance = v.t.possible && v.t.pooled_s == 0;
             v.warning = v.t.warning;
         }
         if (!v.possible)
@@ -80,14 +86,47 @@ std::vector<Verdict> compare_metrics(const std::vector<Metric>& base,
     return out;
 }
 
+namespace {
+
+// "center +/-half" with the fewest digits (from `digits` up) at which the
+// printed interval holds 0 exactly when `significant` says it does not:
+// rounding must never make a verdict and its interval disagree.
+std::string interval_text(double center, double half, bool significant, const char* fmt_center,
+                          const char* fmt_half, const char* suffix, int digits) {
+    char c[64], h[64];
+    for (int d = digits; d < digits + 8; ++d) {
+        std::snprintf(c, sizeof c, fmt_center, d, center);
+        std::snprintf(h, sizeof h, fmt_half, d, half);
+        const bool excludes_zero = std::fabs(std::strtod(c, nullptr)) > std::strtod(h, nullptr);
+        if (excludes_zero == significant) break;
+    }
+    return std::string(c) + suffix + " +/-" + h + suffix;
+}
+
+}  // namespace
+
 std::string format_change(const Verdict& v) {
     char buf[64];
     if (v.base_summary.mean == 0) return "n/a";
+    if (v.test == kStudentT && v.no_variance) {
+        std::snprintf(buf, sizeof buf, "%+.1f%% no variance", v.percent);
+        return buf;
+    }
     if (v.test == kStudentT && v.possible)
-        std::snprintf(buf, sizeof buf, "%+.1f%% +/-%.1f%%", v.percent, v.percent_half_width);
-    else
-        std::snprintf(buf, sizeof buf, "%+.1f%%", v.percent);
+        return interval_text(v.percent, v.percent_half_width, v.significant, "%+.*f", "%.*f", "%",
+                             1);
+    std::snprintf(buf, sizeof buf, "%+.1f%%", v.percent);
     return buf;
+}
+
+std::string format_difference(const Verdict& v) {
+    if (v.test != kStudentT || !v.possible) return "";
+    if (v.no_variance) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%+.4g", v.difference);
+        return buf;
+    }
+    return interval_text(v.difference, v.half_width, v.significant, "%+.*g", "%.*g", "", 4);
 }
 
 namespace {
@@ -113,7 +152,7 @@ std::string render_verdicts_text(const std::vector<Verdict>& verdicts, double co
     for (const auto& v : verdicts) {
         if (v.base.group != group) {
             group = v.base.group;
-            std::snprintf(line, sizeof line, "%s%-18s %-10s %9s %9s %-15s %s\n",
+            std::snprintf(line, sizeof line, "%s%-18s %-10s %9s %9s %-17s %s\n",
                           out.empty() ? "" : "\n", group.c_str(), "unit", "base", "cand",
                           "change", "verdict");
             out += line;
@@ -123,7 +162,7 @@ std::string render_verdicts_text(const std::vector<Verdict>& verdicts, double co
         verdict += v.test == kMannWhitneyU ? " U" : " t";
         if (!v.warning.empty()) verdict += "!";
         std::string name = v.base.name.size() > 18 ? v.base.name.substr(0, 17) + "~" : v.base.name;
-        std::snprintf(line, sizeof line, "%-18s %-10s %9s %9s %-15s %s\n", name.c_str(),
+        std::snprintf(line, sizeof line, "%-18s %-10s %9s %9s %-17s %s\n", name.c_str(),
                       v.base.unit.c_str(), short_number(v.base_summary.mean).c_str(),
                       short_number(v.cand_summary.mean).c_str(), format_change(v).c_str(),
                       verdict.c_str());
@@ -135,10 +174,12 @@ std::string render_verdicts_text(const std::vector<Verdict>& verdicts, double co
     const Verdict& first = verdicts.front();
     std::snprintf(line, sizeof line,
                   "\nN = %zu vs %zu trials; means shown; verdicts at %.1f%% confidence.\n"
-                  "t: Student's t with pooled variance, change +/- its interval (ministat's)\n"
-                  "U: Mann-Whitney U, two-sided, for the skewed per-call cycle percentiles\n"
-                  "no diff: no difference proven; !: see the note below\n",
-                  first.base.values.size(), first.cand.values.size(), confidence);
+                  "change: cand - base over the base mean; t: Student's t with pooled\n"
+                  "variance, +/- the interval the verdict was made from (no difference\n"
+                  "when it holds 0); U: Mann-Whitney U, two-sided, for the skewed per-call\n"
+                  "cycle percentiles; no diff: no difference proven%s\n",
+                  first.base.values.size(), first.cand.values.size(), confidence,
+                  warnings.empty() ? "" : "; !: see the note below");
     out += line;
     for (const auto& n : notes) out += n + "\n";
     for (const auto& w : warnings) out += "! " + w + "\n";

@@ -19,8 +19,14 @@ struct Verdict {
     UTest u;           ///< when test is Mann-Whitney U
     bool possible = false;
     bool significant = false;
-    double percent = 0;             ///< (cand - base) / base, in %
-    double percent_half_width = 0;  ///< Student's t only
+    double percent = 0;  ///< (cand - base) / base, in %
+    /// Student's t only: the interval the verdict was made from,
+    /// difference +/- half_width (the data's unit), and the same interval
+    /// as a percentage of the base mean (not ministat's relative interval,
+    /// which `stats` prints: that one can disagree with the verdict).
+    double difference = 0, half_width = 0;
+    double percent_half_width = 0;
+    bool no_variance = false;  ///< every value of both sides the same: no interval
     std::string outcome;            ///< "better", "worse", "no difference", "no test"
     std::string warning;
     std::string note;  ///< how the values were judged, when not as their unit says
@@ -29,8 +35,14 @@ struct Verdict {
 std::vector<Verdict> compare_metrics(const std::vector<Metric>& base,
                                      const std::vector<Metric>& cand, double confidence);
 
-/// "+5.1% ± 1.2%", "-0.3%", "n/a"
+/// The change as a percentage of the base mean: "+5.1% +/-1.2%" (Student's
+/// t: the verdict's interval, with as many decimals as it takes for the
+/// printed interval to hold 0 exactly when the verdict says no difference),
+/// "+5.0% no variance", "-0.3%" (Mann-Whitney U), "n/a".
 std::string format_change(const Verdict& v);
+/// The same interval in the data's unit: "+0.123 +/-0.045", or "" when the
+/// verdict has none.
+std::string format_difference(const Verdict& v);
 /// The verdict table for a terminal or a mailing list: fits in 80 columns.
 std::string render_verdicts_text(const std::vector<Verdict>& verdicts, double confidence);
 

@@ -201,8 +201,8 @@ std::string render_experiment_text(const ExperimentComparison& e) {
 }
 
 std::string render_experiment_markdown(const ExperimentComparison& e) {
-    return "## " + title(e) + "\n\n" + markdown_table(experiment_table(e)) + "\n" +
-           method_note(e) + "\n";
+    return "## " + markdown_text(title(e)) + "\n\n" + markdown_table(experiment_table(e)) + "\n" +
+           markdown_text(method_note(e)) + "\n";
 }
 
 std::string render_experiment_html(const ExperimentComparison& e) {

@@ -20,14 +20,11 @@ struct NoiseRule {
     double whole;  ///< the larger of the two roots' means
 
     NoiseRule(const FlameTree& base, const FlameTree& cand, const DiffOptions& o)
-        : opt(o), by_trials(base.trials() >= 2 && cand.trials() >= 2) {
+        : opt(o),
+          by_trials(base.counted_trials().size() >= 2 && cand.counted_trials().size() >= 2) {
         whole = std::max(mean_total(base), mean_total(cand));
     }
-    static double mean_total(const FlameTree& t) {
-        double sum = 0;
-        for (int k = 0; k < t.trials(); ++k) sum += t.scaled_total(0, k);
-        return sum / t.trials();
-    }
+    static double mean_total(const FlameTree& t) { return t.mean_scaled_total(0); }
     bool operator()(const Summary& b, const Summary& c) const {
         if (by_trials) return !student_t(b, c, opt.confidence).significant;
         const double delta = std::fabs(c.mean - b.mean);
@@ -41,10 +38,11 @@ struct Differ {
     NoiseRule noise;
     FlameDiff out;
 
+    // The node's per-trial values over the counted trials: their mean is
+    // the run's figure (FlameTree::mean_scaled_total).
     std::vector<double> values(const FlameTree& t, int node) const {
-        std::vector<double> v(static_cast<size_t>(t.trials()), 0.0);
-        if (node >= 0)
-            for (int k = 0; k < t.trials(); ++k) v[k] = t.scaled_total(node, k);
+        std::vector<double> v;
+        for (int k : t.counted_trials()) v.push_back(node >= 0 ? t.scaled_total(node, k) : 0.0);
         return v;
     }
 
@@ -119,17 +117,18 @@ std::vector<SelfShare> hottest_functions(const FlameTree& base, const FlameTree&
     const FlameTree* trees[2] = {&base, &cand};
     for (int side = 0; side < 2; ++side) {
         const FlameTree& t = *trees[side];
+        const std::vector<int> counted = t.counted_trials();
         for (size_t i = 1; i < t.size(); ++i) {
             auto& v = per_name[t.name(i)][side];
-            v.resize(static_cast<size_t>(t.trials()), 0.0);
-            for (int k = 0; k < t.trials(); ++k) v[k] += t.scaled_self(i, k);
+            v.resize(counted.size(), 0.0);
+            for (size_t k = 0; k < counted.size(); ++k) v[k] += t.scaled_self(i, counted[k]);
         }
     }
     const NoiseRule noise(base, cand, opt);
     std::vector<SelfShare> out;
     for (auto& [name, sides] : per_name) {
         for (int side = 0; side < 2; ++side)
-            sides[side].resize(static_cast<size_t>(trees[side]->trials()), 0.0);
+            sides[side].resize(trees[side]->counted_trials().size(), 0.0);
         const Summary b = summarize(sides[0]), c = summarize(sides[1]);
         SelfShare s{name, b.mean, c.mean, true};
         if (s.base == 0 && s.cand == 0) continue;

@@ -15,7 +15,8 @@
 namespace pathscope::analysis {
 
 FlameTree::FlameTree(int trials, std::string unit)
-    : trials_(std::max(1, trials)), unit_(std::move(unit)), scale_(trials_, 1.0) {
+    : trials_(std::max(1, trials)), unit_(std::move(unit)), scale_(trials_, 1.0),
+      counted_(trials_, true) {
     nodes_.push_back(Node{intern("all"), -1, {}});
     self_.assign(trials_, 0.0);
 }
@@ -49,7 +50,37 @@ void FlameTree::add(const std::vector<std::string>& frames, double weight, int t
 }
 
 void FlameTree::set_trial_scale(int trial, double divisor) {
-    if (trial >= 0 && trial < trials_ && divisor > 0) scale_[trial] = divisor;
+    if (trial >= 0 && trial < trials_ && divisor >= 0) scale_[trial] = divisor;
+}
+
+void FlameTree::exclude_trial(int trial) {
+    if (trial >= 0 && trial < trials_) counted_[trial] = false;
+}
+
+std::vector<int> FlameTree::counted_trials() const {
+    std::vector<int> out;
+    for (int t = 0; t < trials_; ++t)
+        if (counted_[t]) out.push_back(t);
+    return out;
+}
+
+double FlameTree::mean_scaled_total(size_t i) const {
+    const std::vector<int> trials = counted_trials();
+    double s = 0;
+    for (int t : trials) s += scaled_total(i, t);
+    return trials.empty() ? 0 : s / static_cast<double>(trials.size());
+}
+
+double FlameTree::mean_scaled_self(size_t i) const {
+    const std::vector<int> trials = counted_trials();
+    double s = 0;
+    for (int t : trials) s += scaled_self(i, t);
+    return trials.empty() ? 0 : s / static_cast<double>(trials.size());
+}
+
+double FlameTree::export_self(size_t i) const {
+    const double whole = mean_scaled_total(0);
+    return whole > 0 ? mean_scaled_self(i) / whole * total(0) : 0;
 }
 
 int FlameTree::child(size_t node, const std::string& name) const {
@@ -85,7 +116,7 @@ double FlameTree::self(size_t i) const {
 
 double FlameTree::scaled_total(size_t i, int trial) const {
     refresh();
-    return total_[i * trials_ + trial] / scale_[trial];
+    return scale_[trial] > 0 ? total_[i * trials_ + trial] / scale_[trial] : 0;
 }
 
 std::string FlameTree::path(size_t i) const {
@@ -99,10 +130,20 @@ std::string FlameTree::path(size_t i) const {
     return out;
 }
 
+namespace {
+
+// Export weights to 1/100 of a unit: exact for one trial's integer counts,
+// and enough to keep every share of a multi-trial run.
+double export_weight(const FlameTree& tree, size_t i) {
+    return std::round(tree.export_self(i) * 100) / 100;
+}
+
+}  // namespace
+
 std::string to_folded(const FlameTree& tree) {
     std::vector<std::string> lines;
     for (size_t i = 1; i < tree.size(); ++i) {
-        const double w = tree.self(i);
+        const double w = export_weight(tree, i);
         if (w != 0) lines.push_back(tree.path(i) + " " + shortest_number(w));
     }
     std::sort(lines.begin(), lines.end());
@@ -127,7 +168,7 @@ std::string to_speedscope(const std::vector<NamedTree>& profiles, const std::str
             if (fresh) frames.push_back({{"name", t.name(i)}});
             stack_of[i] = stack_of[static_cast<size_t>(t.parent(i))];
             stack_of[i].push_back(it->second);
-            const double w = t.self(i);
+            const double w = export_weight(t, i);
             if (w <= 0) continue;
             samples.push_back(stack_of[i]);
             weights.push_back(w);

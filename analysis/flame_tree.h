@@ -22,8 +22,15 @@ class FlameTree {
     /// Adds `weight` to the stack `frames` (root first) in `trial`.
     void add(const std::vector<std::string>& frames, double weight, int trial = 0);
     /// What a trial's weights are divided by when trials are compared
-    /// (its packets, or its total samples); 1 by default.
+    /// (its packets, or its total samples); 1 by default. A trial whose
+    /// divisor is 0 (nothing received) scales to 0, as its per-trial
+    /// metric does.
     void set_trial_scale(int trial, double divisor);
+    /// Leaves a trial out of the run's figures (a time range it has no
+    /// interval in).
+    void exclude_trial(int trial);
+    /// The trials the run's figures are the mean of.
+    std::vector<int> counted_trials() const;
 
     /// Node 0 is the root (named "all"); a child's index is above its parent's.
     size_t size() const { return nodes_.size(); }
@@ -40,8 +47,18 @@ class FlameTree {
     double scaled_total(size_t i, int trial) const;
     /// A trial's own weight for the node, divided by the trial's scale.
     double scaled_self(size_t i, int trial) const {
-        return self_[i * trials_ + trial] / scale_[trial];
+        return scale_[trial] > 0 ? self_[i * trials_ + trial] / scale_[trial] : 0;
     }
+    /// The run's figure for a node: the mean over the counted trials of its
+    /// scaled total (or self) weight, the per-trial statistic the
+    /// comparisons test (analysis::run_figure). Shares are ratios of these.
+    double mean_scaled_total(size_t i) const;
+    double mean_scaled_self(size_t i) const;
+    /// A node's own weight for an export (folded, speedscope): its share of
+    /// the run by mean_scaled_self, times the whole tree's raw weight, so
+    /// the file keeps its unit and total (samples, cycles) and every share
+    /// in it is the run's figure. For one trial it is self(i) exactly.
+    double export_self(size_t i) const;
     /// "a;b;c" from the root's first child down to node i.
     std::string path(size_t i) const;
 
@@ -62,11 +79,13 @@ class FlameTree {
     std::unordered_map<uint64_t, int> child_of_;  // (parent << 32 | name) -> node
     std::vector<double> self_;                   // node * trials + trial
     std::vector<double> scale_;
+    std::vector<bool> counted_;
     mutable std::vector<double> total_;  // node * trials + trial, rebuilt on demand
     mutable bool stale_ = true;
 };
 
-/// Every stack with weight of its own, sorted, weights summed over trials.
+/// Every stack with weight of its own, sorted, weighed by export_self (for
+/// one trial: its weight; for several: each trial counts alike).
 std::string to_folded(const FlameTree& tree);
 
 /// speedscope's file format (sampled profiles, shared frames), one profile

@@ -73,13 +73,6 @@ std::string configuration(const db::RunInfo& r) {
     return s;
 }
 
-const Metric* find_metric(const std::vector<Metric>& metrics, const std::string& group,
-                          const std::string& name) {
-    for (const auto& m : metrics)
-        if (m.group == group && m.name == name) return &m;
-    return nullptr;
-}
-
 }  // namespace
 
 Report build_report(const db::RunData& base, const db::RunData* cand, const ReportOptions& opt) {

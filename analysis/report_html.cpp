@@ -137,7 +137,7 @@ std::string render_report_html(const Report& r) {
              pre(diff.empty() ? "(none: same scenario and settings)\n" : diff);
     }
     o += std::string("<h2>") + (r.has_cand ? "Verdicts" : "Measurements") + "</h2>\n" +
-         html_table(verdict_table(r), 6);
+         html_table(verdict_table(r), 7);
     for (const auto& n : verdict_notes(r)) o += "<p>" + xml_escape(n) + "</p>\n";
     for (const auto& plot : r.ministat_plots)
         o += "<h2>" + xml_escape(plot.title) + "</h2>\n" + pre(plot.text);

@@ -62,7 +62,9 @@ ordered_json verdict(const Verdict& v) {
     if (v.test == kStudentT) {
         o["difference"] = v.t.difference;
         o["half_width"] = v.t.half_width;
-        o["change_percent_half_width"] = v.t.percent_half_width;
+        o["change_percent_half_width"] = v.percent_half_width;
+        o["ministat_percent_half_width"] = v.t.percent_half_width;
+        o["no_variance"] = v.no_variance;
         o["pooled_s"] = v.t.pooled_s;
     } else {
         o["u"] = v.u.u;

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <set>
 
+#include <fmt/format.h>
+
 namespace pathscope::analysis {
 
 namespace {
@@ -52,10 +54,10 @@ Table verdict_table(const Report& r) {
         }
         return t;
     }
-    t.header = {"group", "metric", "unit", "base", "cand", "change", "verdict", "test"};
+    t.header = {"group", "metric", "unit", "base", "cand", "difference", "change", "verdict", "test"};
     for (const auto& v : r.verdicts)
         t.rows.push_back({v.base.group, v.base.name, v.base.unit, value(v.base_summary.mean),
-                          value(v.cand_summary.mean), format_change(v),
+                          value(v.cand_summary.mean), format_difference(v), format_change(v),
                           v.outcome + (v.warning.empty() ? "" : " (!)"), v.test});
     return t;
 }
@@ -63,14 +65,13 @@ Table verdict_table(const Report& r) {
 std::vector<std::string> verdict_notes(const Report& r) {
     std::vector<std::string> notes;
     if (!r.has_cand || r.verdicts.empty()) return notes;
-    char buf[256];
-    std::snprintf(buf, sizeof buf,
-                  "N = %zu vs %zu trials; means shown; verdicts at %.1f%% confidence. Student's "
-                  "t uses pooled variance and gives the change +/- its interval as ministat "
-                  "does; Mann-Whitney U (two-sided) judges the skewed per-call percentiles.",
-                  r.verdicts.front().base.values.size(), r.verdicts.front().cand.values.size(),
-                  r.options.confidence);
-    notes.push_back(buf);
+    notes.push_back(fmt::format(
+        "N = {} vs {} trials; means shown; verdicts at {:.1f}% confidence. Student's t uses "
+        "pooled variance: difference is cand - base +/- the interval the verdict was made "
+        "from, and change is the same interval over the base mean (no difference when it "
+        "holds 0); Mann-Whitney U (two-sided) judges the skewed per-call percentiles.",
+        r.verdicts.front().base.values.size(), r.verdicts.front().cand.values.size(),
+        r.options.confidence));
     std::set<std::string> seen;
     for (const auto& v : r.verdicts)
         if (!v.warning.empty() && seen.insert(v.warning).second) notes.push_back("(!) " + v.warning);

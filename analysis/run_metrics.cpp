@@ -4,6 +4,7 @@
 #include <map>
 
 #include "analysis/run_summary.h"
+#include "analysis/stats.h"
 
 namespace pathscope::analysis {
 
@@ -62,7 +63,7 @@ std::vector<Metric> run_metrics(const db::RunData& run) {
     // up to "all stages", and idle polling is never charged to packets.
     const std::vector<db::StageRow> stages = trial_stage_totals(run, trials);
     std::vector<double> all_cycles(static_cast<size_t>(trials), 0.0);
-    for (const auto& s : stages) all_cycles[s.trial] += static_cast<double>(s.cycles - s.idle_cycles);
+    for (const auto& s : stages) all_cycles[s.trial] += static_cast<double>(busy_cycles(s));
     if (!stages.empty())
         for (int t = 0; t < trials; ++t)
             m.get(kStageCycles, kAllStages, basis.unit, false, false).values[t] =
@@ -72,10 +73,10 @@ std::vector<Metric> run_metrics(const db::RunData& run) {
     for (const auto& s : stages) {
         ord.emplace(s.stage, s.ord);
         packets_per_call[{s.stage, s.trial}] =
-            ratio(static_cast<double>(s.packets), static_cast<double>(s.calls - s.idle_calls));
+            ratio(static_cast<double>(s.packets), static_cast<double>(busy_calls(s)));
         if (s.packets > 0)
             m.get(kStageCycles, s.stage, basis.unit, false, false).values[s.trial] =
-                ratio(static_cast<double>(s.cycles - s.idle_cycles), received[s.trial]);
+                ratio(static_cast<double>(busy_cycles(s)), received[s.trial]);
     }
     // Per-call cycle distributions (busy calls): their median and tail per
     // trial, in graph order, each with the trial's packets per call so that
@@ -99,13 +100,28 @@ std::vector<Metric> run_metrics(const db::RunData& run) {
     }
     for (const auto& p : run.rows.perf) {
         if (!p.supported || p.trial >= trials) continue;
-        std::string name = p.event;
-        if (name.rfind("perf::", 0) == 0) name = name.substr(6);
+        const std::string name = perf_metric_name(p.event);
         const bool ns = name == "task-clock" || name == "cpu-clock";
         m.get(kPerfGroup, name, ns ? "ns/pkt" : "per pkt", false, false).values[p.trial] =
             ratio(static_cast<double>(p.value), received[p.trial]);
     }
     return m.list;
+}
+
+std::string perf_metric_name(const std::string& event) {
+    return event.rfind("perf::", 0) == 0 ? event.substr(6) : event;
+}
+
+RunFigure run_figure(const std::vector<double>& per_trial) {
+    const Summary s = summarize(per_trial);
+    return {s.mean, s.stddev, s.n};
+}
+
+const Metric* find_metric(const std::vector<Metric>& metrics, const std::string& group,
+                          const std::string& name) {
+    for (const auto& m : metrics)
+        if (m.group == group && m.name == name) return &m;
+    return nullptr;
 }
 
 FlameTree stage_tree(const db::RunData& run) {
@@ -115,8 +131,7 @@ FlameTree stage_tree(const db::RunData& run) {
     for (const auto& t : run.rows.trials)
         tree.set_trial_scale(t.trial, static_cast<double>(basis.packets(t)));
     for (const auto& s : trial_stage_totals(run, trials))
-        if (s.cycles > s.idle_cycles)
-            tree.add({s.stage}, static_cast<double>(s.cycles - s.idle_cycles), s.trial);
+        if (busy_cycles(s)) tree.add({s.stage}, static_cast<double>(busy_cycles(s)), s.trial);
     return tree;
 }
 
@@ -144,7 +159,10 @@ FlameTree stack_tree(const db::RunData& run, const std::string& event) {
         tree.add(frames, static_cast<double>(s.weight), s.trial);
         per_trial[s.trial] += static_cast<double>(s.weight);
     }
-    for (int t = 0; t < trials; ++t) tree.set_trial_scale(t, per_trial[t]);
+    for (int t = 0; t < trials; ++t) {
+        tree.set_trial_scale(t, per_trial[t]);
+        if (per_trial[t] == 0) tree.exclude_trial(t);  // sampling was off, or failed
+    }
     return tree;
 }
 

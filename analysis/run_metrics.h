@@ -26,6 +26,24 @@ struct Metric {
 
 std::vector<Metric> run_metrics(const db::RunData& run);
 
+/// A run's figure from its per-trial values: their mean, the statistic the
+/// comparisons test, with the trials' spread (sample standard deviation).
+/// `show`, `run`, the reports, the exports and the GUI form every run
+/// figure of a per-trial metric this way; a pooled figure (all trials'
+/// counters summed, then divided) is another quantity with another name.
+struct RunFigure {
+    double mean = 0, stddev = 0;
+    size_t trials = 0;
+};
+RunFigure run_figure(const std::vector<double>& per_trial);
+
+/// The name of a perf event's metric ("perf::cpu-clock" -> "cpu-clock").
+std::string perf_metric_name(const std::string& event);
+
+/// The metric named (group, name) in `metrics`, or nullptr.
+const Metric* find_metric(const std::vector<Metric>& metrics, const std::string& group,
+                          const std::string& name);
+
 /// Stages as children of the root, weighted by their exact busy cycles; each
 /// trial is scaled by its received packets, so compared values are cycles
 /// per received packet (they add up to the run's cycles per packet).
@@ -33,7 +51,7 @@ FlameTree stage_tree(const db::RunData& run);
 
 /// The run's sampled call stacks of `event` ("" picks the event with the
 /// most samples), each trial scaled by its sample count (compared values are
-/// shares of the samples).
+/// shares of the samples); trials without samples are not counted.
 FlameTree stack_tree(const db::RunData& run, const std::string& event = "");
 /// The event stack_tree("") picks, or "" when the run has no stacks.
 std::string main_stack_event(const db::RunData& run);

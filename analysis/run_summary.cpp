@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/flame_diff.h"
 #include "analysis/text_builder.h"
 #include "analysis/time_series.h"
 
@@ -113,7 +114,7 @@ WorkerLoad worker_load(const db::RunData& run) {
     }
     w.measured = w.walks > 0;
     for (const auto& st : trial_stage_totals(run)) {
-        w.busy_cycles += st.cycles - st.idle_cycles;
+        w.busy_cycles += busy_cycles(st);
         w.idle_cycles += st.idle_cycles;
     }
     return w;
@@ -166,12 +167,22 @@ RunSummary summarize_run(const db::RunData& run, const SummaryOptions& opt) {
             [](StageLine& a, const StageLine& b) { a.add_counts(b); });
     }
     s.all.name = kAllStages;
+    // Cycles per path packet: the run's figure of the per-trial metric that
+    // `compare` tests (one definition, run_metrics), never a pooled ratio.
+    const std::vector<Metric> metrics = run_metrics(run);
+    auto figure = [&](StageLine& line) {
+        if (const Metric* m = find_metric(metrics, kStageCycles, line.name)) {
+            const RunFigure f = run_figure(m->values);
+            line.cycles_per_path_packet = f.mean;
+            line.cycles_per_path_packet_sd = f.stddev;
+        }
+    };
     for (auto& st : s.stages) {
         st.drops = stage_drops[st.name];
-        st.cycles_per_path_packet = ratio(st.busy_cycles(), s.basis.packets(s.total));
+        figure(st);
         s.all.add_counts(st);
-        s.all.cycles_per_path_packet += st.cycles_per_path_packet;
     }
+    figure(s.all);
     s.all.packets = s.basis.packets(s.total);  // the path's packets
 
     {
@@ -229,24 +240,21 @@ RunSummary summarize_run(const db::RunData& run, const SummaryOptions& opt) {
             l.value += p.value;
         }
         for (auto& [name, l] : perf) {
-            l.per_packet = ratio(l.value, s.basis.packets(s.total));
+            if (const Metric* m = find_metric(metrics, kPerfGroup, perf_metric_name(name)))
+                l.per_packet = run_figure(m->values).mean;
             s.perf.push_back(l);
         }
     }
 
-    {
-        std::map<std::string, uint64_t> self;
-        for (const auto& st : rows.stacks) {
-            if (st.frames.empty()) continue;
-            self[st.frames.back().symbol] += st.weight;
-            s.stack_samples += st.weight;
-            s.stack_event = st.event;
-        }
-        for (const auto& [name, w] : self)
-            s.hottest.push_back({name, ratio(w, s.stack_samples)});
-        std::stable_sort(s.hottest.begin(), s.hottest.end(),
-                         [](const auto& a, const auto& b) { return a.share > b.share; });
-        if (s.hottest.size() > opt.top_functions) s.hottest.resize(opt.top_functions);
+    // The hottest functions: each one's self share, as the reports and the
+    // flame graphs form it (the mean of the trials' shares of one event).
+    s.stack_event = main_stack_event(run);
+    if (!s.stack_event.empty()) {
+        for (const auto& st : rows.stacks)
+            if (st.event == s.stack_event) s.stack_samples += st.weight;
+        const FlameTree tree = stack_tree(run, s.stack_event);
+        for (const SelfShare& f : hottest_functions(tree, tree, opt.top_functions))
+            s.hottest.push_back({f.name, f.base});
     }
     s.traces = rows.traces.size();
     s.facts = rows.facts;

@@ -12,6 +12,7 @@
 
 #include "common/histogram.h"
 #include "analysis/metric_names.h"
+#include "analysis/run_metrics.h"
 #include "db/records.h"
 
 namespace pathscope::analysis {
@@ -19,6 +20,14 @@ namespace pathscope::analysis {
 using db::kPcapImportKind;
 using db::kRxBurstSize;
 using db::kStageCallCycles;
+
+/// A stored stage row's busy part: its calls or cycles less the idle ones.
+/// Stores written before the engine read both as one snapshot hold a few
+/// interval rows whose idle part exceeds the whole by a call; those count
+/// as 0, never as a wrapped-around 2^64.
+inline uint64_t busy_part(uint64_t whole, uint64_t idle) { return whole > idle ? whole - idle : 0; }
+inline uint64_t busy_cycles(const db::StageRow& r) { return busy_part(r.cycles, r.idle_cycles); }
+inline uint64_t busy_calls(const db::StageRow& r) { return busy_part(r.calls, r.idle_calls); }
 
 /// One stage's totals over every trial. Calls, packets and cycles are the
 /// graph library's counters; idle calls handled no packet (a source stage
@@ -38,16 +47,19 @@ struct StageLine {
         idle_cycles += o.idle_cycles;
         drops += o.drops;
     }
-    uint64_t busy_calls() const { return calls - idle_calls; }
-    uint64_t busy_cycles() const { return cycles - idle_cycles; }
+    uint64_t busy_calls() const { return busy_part(calls, idle_calls); }
+    uint64_t busy_cycles() const { return busy_part(cycles, idle_cycles); }
     double packets_per_call() const;   ///< per busy call
     double cycles_per_call() const;    ///< per busy call
     double cycles_per_packet() const;  ///< busy cycles over this stage's own packets
     double idle_share() const;         ///< idle cycles over all of the stage's cycles
     /// Busy cycles over the run's path packets (received ones, or for a
-    /// transmit-only run the datagrams its sockets sent: see PacketBasis):
-    /// these add up, stage by stage, to the whole path's cycles per packet.
+    /// transmit-only run the datagrams its sockets sent: see PacketBasis),
+    /// the run's figure of the per-trial ratios (run_figure: their mean, the
+    /// value `compare` tests): these add up, stage by stage, to the whole
+    /// path's cycles per packet.
     double cycles_per_path_packet = 0;
+    double cycles_per_path_packet_sd = 0;  ///< the trials' spread of it
 };
 
 /// How busy the worker lcore was: a starved worker mostly polls empty
@@ -88,13 +100,13 @@ struct PerfLine {
     bool supported = false;
     uint64_t value = 0;
     std::string unit;         ///< "ns" for the clock events, else "events"
-    double per_packet = 0;    ///< over the path's packets (PacketBasis)
+    double per_packet = 0;    ///< over the path's packets (PacketBasis): the run's figure
     std::string note;         ///< why unsupported
 };
 
 struct FunctionShare {
     std::string name;
-    double share = 0;  ///< 0..1 of the samples
+    double share = 0;  ///< 0..1 of the samples: the mean of the trials' shares
 };
 
 struct StageHistogram {
@@ -125,8 +137,8 @@ struct RunSummary {
     std::vector<DropLine> drops;    ///< by reason, then path
     std::vector<QueueLine> queues;  ///< by port, direction, queue
     std::vector<PerfLine> perf;     ///< by event name
-    std::string stack_event;
-    uint64_t stack_samples = 0;
+    std::string stack_event;             ///< the sampled event shown (main_stack_event)
+    uint64_t stack_samples = 0;          ///< its samples, every trial
     std::vector<FunctionShare> hottest;  ///< self share, most first
     size_t traces = 0;
     std::vector<std::pair<std::string, std::string>> facts;

@@ -20,16 +20,17 @@ double ratio(uint64_t a, uint64_t b) {
 
 }  // namespace
 
-std::string format_rate(double pps) {
-    char buf[32];
-    if (pps >= 1e5)
-        std::snprintf(buf, sizeof buf, "%.3f Mpps", pps / 1e6);
-    else if (pps >= 1e3)
-        std::snprintf(buf, sizeof buf, "%.1f kpps", pps / 1e3);
-    else
-        std::snprintf(buf, sizeof buf, "%.0f pps", pps);
-    return buf;
+RateUnit rate_unit(double largest_pps) {
+    if (largest_pps >= 1e5) return {"Mpps", 1e6, 3};
+    if (largest_pps >= 1e3) return {"kpps", 1e3, 1};
+    return {"pps", 1, 0};
 }
+
+std::string format_rate(double pps, const RateUnit& unit) {
+    return fmt::format("{:.{}f} {}", pps / unit.per, unit.decimals, unit.name);
+}
+
+std::string format_rate(double pps) { return format_rate(pps, rate_unit(pps)); }
 
 std::string render_run(const db::RunData& run, const RunViewOptions& opt) {
     SummaryOptions so;
@@ -72,9 +73,12 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
     if (!sum.trials.empty() && !import && sum.total.sends) {
         t.emit("\n%-6s %9s %14s %14s %16s %14s %14s\n", "trial", "window s", "tx in window",
                "tx rate", "sends whole trial", "lookups/send", "src sel/send");
+        double top = 0;
+        for (const auto& tr : sum.trials) top = std::max(top, tr.sent_pps);
+        const RateUnit unit = rate_unit(top);
         for (const auto& tr : sum.trials)
             t.emit("%-6d %9.2f %14llu %14s %16llu %14.3f %14.3f\n", tr.trial, tr.seconds,
-                   static_cast<ull>(tr.window_sent), format_rate(tr.sent_pps),
+                   static_cast<ull>(tr.window_sent), format_rate(tr.sent_pps, unit),
                    static_cast<ull>(tr.sends), ratio(tr.route_lookups, tr.sends),
                    ratio(tr.source_selections, tr.sends));
         t.emit(
@@ -84,20 +88,25 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
     if (!sum.trials.empty() && !import && (sum.total.received || !sum.total.sends)) {
         t.emit("\n%-6s %9s %14s %14s %14s %14s %16s\n", "trial", "window s", "rx in window",
                "rx rate", "forwarded", "delivered", "rx whole trial");
+        double top = 0;
+        for (const auto& tr : sum.trials) top = std::max(top, tr.rx_pps);
+        const RateUnit unit = rate_unit(top);  // forwarded and delivered are parts of rx
         for (const auto& tr : sum.trials)
             t.emit("%-6d %9.2f %14llu %14s %14s %14s %16llu\n", tr.trial, tr.seconds,
-                   static_cast<ull>(tr.window_received), format_rate(tr.rx_pps),
-                   format_rate(tr.forwarded_pps), format_rate(tr.delivered_pps),
+                   static_cast<ull>(tr.window_received), format_rate(tr.rx_pps, unit),
+                   format_rate(tr.forwarded_pps, unit), format_rate(tr.delivered_pps, unit),
                    static_cast<ull>(tr.received));
         t.emit(
             "rates are over each trial's steady window (from 20%% in to its end): rx rate = "
             "rx in window / window s\n");
     }
-    if (sum.rates && (sum.total.received || sum.basis.transmit))
+    if (sum.rates && (sum.total.received || sum.basis.transmit)) {
+        const RateUnit unit = rate_unit(sum.rates->max);
         t.emit("\n%zu intervals of %.2f s: %s rate min %s, median %s, max %s\n",
                sum.rates->count, sum.rates->interval_s,
-               sum.basis.transmit ? "transmit" : "receive", format_rate(sum.rates->min),
-               format_rate(sum.rates->median), format_rate(sum.rates->max));
+               sum.basis.transmit ? "transmit" : "receive", format_rate(sum.rates->min, unit),
+               format_rate(sum.rates->median, unit), format_rate(sum.rates->max, unit));
+    }
 
     if (!sum.stages.empty()) {
         const WorkerLoad& w = sum.worker;
@@ -129,11 +138,14 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
         t.emit(
             "busy calls handled at least one packet; pkts/call, cycles/call and cycles/pkt (over\n"
             "the stage's own packets) count busy calls only. Idle calls polled an empty queue:\n"
-            "their cycles are the idle %%. %s: busy cycles over the %s;\n"
+            "their cycles are the idle %%. %s: each trial's busy cycles over its %s,\n"
+            "averaged over the %zu trial%s (the value compare tests; all stages: sd %.1f);\n"
             "its rows add up to \"all stages\".\n",
             sum.basis.unit,
             sum.basis.transmit ? "datagrams sockets sent (nothing was received)"
-                               : "received packets");
+                               : "received packets",
+            sum.trials.size(), sum.trials.size() == 1 ? "" : "s",
+            sum.all.cycles_per_path_packet_sd);
     }
 
     if (!sum.trials.empty()) {
@@ -186,7 +198,8 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
     }
 
     if (!sum.hottest.empty() && opt.top_frames) {
-        t.emit("\nhottest functions (self), %llu %s of %s:\n", static_cast<ull>(sum.stack_samples),
+        t.emit("\nhottest functions (self share, the mean of the trials' shares), %llu %s of %s:\n",
+               static_cast<ull>(sum.stack_samples),
                sum.stack_event == "samples" ? "samples" : sum.stack_event + " samples",
                import ? "the profile" : "the worker");
         for (const auto& f : sum.hottest) t.emit("  %6.2f%%  %s\n", 100.0 * f.share, f.name);

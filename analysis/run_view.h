@@ -20,7 +20,16 @@ std::string render_run(const RunSummary& summary, const RunViewOptions& opt = {}
 /// summarize_run, then render.
 std::string render_run(const db::RunData& run, const RunViewOptions& opt = {});
 
-/// "12.345 Mpps", "12.3 kpps" or "12 pps".
+/// The unit of a column of packet rates, chosen by its largest value, so
+/// that every row of the column reads in one unit.
+struct RateUnit {
+    const char* name = "pps";
+    double per = 1;    ///< packets per second in one unit
+    int decimals = 0;
+};
+RateUnit rate_unit(double largest_pps);
+/// "12.345 Mpps", "12.3 kpps" or "12 pps": in `unit`, or in the value's own.
+std::string format_rate(double pps, const RateUnit& unit);
 std::string format_rate(double pps);
 
 

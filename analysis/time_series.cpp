@@ -1,5 +1,6 @@
 #include "analysis/time_series.h"
 
+#include <algorithm>
 #include <map>
 
 #include "analysis/run_summary.h"
@@ -36,7 +37,7 @@ TimeSeries time_series(const db::RunData& run) {
     const bool transmit = packet_basis(run.rows.trials).transmit;
     std::map<std::pair<int, int>, double> busy;
     for (const auto& s : run.rows.stages)
-        if (s.seq >= 0) busy[{s.trial, s.seq}] += static_cast<double>(s.cycles - s.idle_cycles);
+        if (s.seq >= 0) busy[{s.trial, s.seq}] += static_cast<double>(busy_cycles(s));
     for (const auto& iv : run.rows.intervals) {
         const auto [t0, t1] = at.at({iv.trial, iv.seq});
         const double dt = t1 - t0;
@@ -57,44 +58,75 @@ TimeSeries time_series(const db::RunData& run) {
     return ts;
 }
 
+namespace {
+
+// The trials a time range holds whole intervals of: the others are left out
+// of the range's figures (FlameTree::exclude_trial).
+struct RangeTrials {
+    std::map<std::pair<int, int>, std::pair<double, double>> at;
+    double t0, t1;
+    std::vector<double> packets;  ///< per trial, in the range
+    std::vector<bool> present;
+    int intervals = 0;
+
+    RangeTrials(const db::RunData& run, double from, double to) : at(axis(run, nullptr)), t0(from), t1(to) {
+        int trials = 0;
+        for (const auto& t : run.rows.trials) trials = std::max(trials, t.trial + 1);
+        for (const auto& iv : run.rows.intervals) trials = std::max(trials, iv.trial + 1);
+        packets.assign(static_cast<size_t>(std::max(trials, 1)), 0.0);
+        present.assign(packets.size(), false);
+        const bool transmit = packet_basis(run.rows.trials).transmit;
+        for (const auto& iv : run.rows.intervals)
+            if (holds(iv.trial, iv.seq)) {
+                packets[iv.trial] += static_cast<double>(transmit ? iv.sent : iv.received);
+                present[iv.trial] = true;
+                ++intervals;
+            }
+    }
+    bool holds(int trial, int seq) const {
+        const auto it = at.find({trial, seq});
+        return it != at.end() && it->second.first >= t0 && it->second.second <= t1 + 1e-9;
+    }
+    int trials() const { return static_cast<int>(packets.size()); }
+    void leave_out_absent(FlameTree& tree) const {
+        for (int t = 0; t < trials(); ++t)
+            if (!present[t]) tree.exclude_trial(t);
+    }
+};
+
+}  // namespace
+
 FlameTree stage_tree_in_range(const db::RunData& run, double t0, double t1, int* intervals) {
-    const auto at = axis(run, nullptr);
-    const bool transmit = packet_basis(run.rows.trials).transmit;
-    FlameTree tree(1, "cycles");
-    double received = 0;
-    int n = 0;
-    for (const auto& iv : run.rows.intervals) {
-        const auto [a, b] = at.at({iv.trial, iv.seq});
-        if (a >= t0 && b <= t1 + 1e-9) {
-            received += static_cast<double>(transmit ? iv.sent : iv.received);
-            ++n;
-        }
-    }
-    for (const auto& s : run.rows.stages) {
-        if (s.seq < 0) continue;
-        const auto it = at.find({s.trial, s.seq});
-        if (it == at.end() || it->second.first < t0 || it->second.second > t1 + 1e-9) continue;
-        if (s.cycles > s.idle_cycles)
-            tree.add({s.stage}, static_cast<double>(s.cycles - s.idle_cycles));
-    }
-    tree.set_trial_scale(0, received > 0 ? received : 1);
-    if (intervals) *intervals = n;
+    const RangeTrials range(run, t0, t1);
+    // Per trial, as stage_tree forms the whole run's figures: over the whole
+    // run the two trees are the same.
+    FlameTree tree(range.trials(), "cycles");
+    for (const auto& s : run.rows.stages)
+        if (s.seq >= 0 && range.holds(s.trial, s.seq) && busy_cycles(s))
+            tree.add({s.stage}, static_cast<double>(busy_cycles(s)), s.trial);
+    for (int t = 0; t < range.trials(); ++t) tree.set_trial_scale(t, range.packets[t]);
+    range.leave_out_absent(tree);
+    if (intervals) *intervals = range.intervals;
     return tree;
 }
 
 FlameTree stack_tree_in_range(const db::RunData& run, const std::string& event, double t0,
                               double t1) {
-    const auto at = axis(run, nullptr);
-    FlameTree tree(1, "samples");
+    const RangeTrials range(run, t0, t1);
+    FlameTree tree(range.trials(), "samples");
+    std::vector<double> samples(static_cast<size_t>(range.trials()), 0.0);
     std::vector<std::string> frames;
     for (const auto& s : run.rows.stacks) {
-        if (s.seq < 0 || s.event != event) continue;
-        const auto it = at.find({s.trial, s.seq});
-        if (it == at.end() || it->second.first < t0 || it->second.second > t1 + 1e-9) continue;
+        if (s.seq < 0 || s.event != event || !range.holds(s.trial, s.seq)) continue;
         frames.clear();
         for (const auto& f : s.frames)
             frames.push_back(frame_name(f));
-        tree.add(frames, static_cast<double>(s.weight));
+        tree.add(frames, static_cast<double>(s.weight), s.trial);
+        samples[s.trial] += static_cast<double>(s.weight);
+    }
+    for (int t = 0; t < range.trials(); ++t) {
+        tree.set_trial_scale(t, samples[t]);
+        if (samples[t] == 0) tree.exclude_trial(t);
     }
     return tree;
 }

@@ -29,15 +29,18 @@ struct TimeSeries {
 TimeSeries time_series(const db::RunData& run);
 
 /// The stage tree of the intervals that lie within [t0, t1) on the run's
-/// axis: busy cycles, scaled by the path's packets in them (so values are
-/// cycles per received packet, or sent datagram, of that range). `intervals`, when given,
-/// receives how many intervals the range holds.
+/// axis: busy cycles per trial, each trial scaled by the path's packets it
+/// has in the range (so values are cycles per received packet, or sent
+/// datagram); trials with no interval in the range are left out, and the
+/// range's figures are the mean of its trials', as a whole run's are.
+/// `intervals`, when given, receives how many intervals the range holds.
 FlameTree stage_tree_in_range(const db::RunData& run, double t0, double t1,
                               int* intervals = nullptr);
 
 /// The sampled stacks of `event` taken in the intervals within [t0, t1),
-/// weighted by samples (the tree's total is the range's sample count).
-/// Stacks stored for a whole trial (imports, older stores) are in no range.
+/// per trial, each scaled by its samples in the range (total(0) is the
+/// range's sample count). Stacks stored for a whole trial (imports, older
+/// stores) are in no range.
 FlameTree stack_tree_in_range(const db::RunData& run, const std::string& event, double t0,
                               double t1);
 

@@ -32,6 +32,8 @@ class HistogramRecorder {
         if (v < min_.load(std::memory_order_relaxed)) min_.store(v, std::memory_order_relaxed);
         if (v > max_.load(std::memory_order_relaxed)) max_.store(v, std::memory_order_relaxed);
     }
+    /// The sum of the values recorded so far (only ever grows).
+    uint64_t sum() const { return sum_.get(); }
     analysis::Histogram snapshot() const {
         std::vector<uint64_t> counts(analysis::kBucketCount);
         for (unsigned i = 0; i < analysis::kBucketCount; ++i) counts[i] = buckets_[i].get();
@@ -74,10 +76,12 @@ struct alignas(64) SendPathCounters {
 };
 
 /// Calls of a stage that handled no packet (a source stage polling an empty
-/// queue), kept apart so that cycles per packet count busy calls only.
+/// queue), kept apart so that cycles per packet count busy calls only; and
+/// the busy calls (their cycles are the per-call histogram's sum).
 struct alignas(64) IdleCounters {
     Counter calls;
     Counter cycles;
+    Counter busy_calls;
 };
 
 /// Graph walks of the worker, and those in which no stage handled a packet.

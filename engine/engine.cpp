@@ -346,6 +346,7 @@ void Engine::walk() {
         node->total_objs += rc;
         if (likely(rc)) {
             hist[node->id].record(cycles);
+            idle[node->id].busy_calls.add();
         } else {
             idle[node->id].calls.add();
             idle[node->id].cycles.add(cycles);
@@ -416,6 +417,7 @@ void Engine::walk_traced(uint64_t now) {
         node->total_objs += rc;
         if (rc) {
             hist[node->id].record(cycles);
+            idle[node->id].busy_calls.add();
         } else {
             idle[node->id].calls.add();
             idle[node->id].cycles.add(cycles);
@@ -573,11 +575,24 @@ EngineSnapshot Engine::snapshot(bool histograms) const {
         const rte_node* n = rte_graph_node_get(graph_id_, id);
         StageSnapshot st;
         st.name = rte_node_id_to_name(id);
-        st.calls = __atomic_load_n(&n->total_calls, __ATOMIC_RELAXED);
         st.packets = __atomic_load_n(&n->total_objs, __ATOMIC_RELAXED);
-        st.cycles = __atomic_load_n(&n->total_cycles, __ATOMIC_RELAXED);
         st.idle_calls = idle_[id].calls.get();
         st.idle_cycles = idle_[id].cycles.get();
+        if (cfg_.call_histograms) {
+            // Our walk counts each call once, as busy or idle (busy cycles: the
+            // per-call histogram's sum),
+            // from the same rdtsc pair as the graph library's totals. Totals
+            // summed from these two only-growing parts never hold less than
+            // their idle part, and their deltas never run backwards; the graph
+            // library's totals, read at another moment than the idle
+            // counters, could (an idle call counted in one and not yet in the
+            // other). They agree once the worker has stopped.
+            st.calls = idle_[id].busy_calls.get() + st.idle_calls;
+            st.cycles = call_cycles_[id].sum() + st.idle_cycles;
+        } else {
+            st.calls = __atomic_load_n(&n->total_calls, __ATOMIC_RELAXED);
+            st.cycles = __atomic_load_n(&n->total_cycles, __ATOMIC_RELAXED);
+        }
         if (histograms) st.cycles_per_call = call_cycles_[id].snapshot();
         s.stages.push_back(std::move(st));
     }

@@ -35,6 +35,7 @@ QVariant VerdictTableModel::data(const QModelIndex& index, int role) const {
             case Unit: return QString::fromStdString(v->base.unit);
             case Base: return QString::number(v->base_summary.mean, 'g', 5);
             case Cand: return QString::number(v->cand_summary.mean, 'g', 5);
+            case Difference: return QString::fromStdString(analysis::format_difference(*v));
             case Change: return QString::fromStdString(analysis::format_change(*v));
             case Verdict: return QString::fromStdString(v->outcome);
             case Test: return QString::fromStdString(v->test);
@@ -61,8 +62,9 @@ QVariant VerdictTableModel::data(const QModelIndex& index, int role) const {
 
 QVariant VerdictTableModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-    static const char* names[] = {"group", "metric", "unit",    "base (mean)", "cand (mean)",
-                                  "change", "verdict", "test", "N"};
+    static const char* names[] = {"group",  "metric",     "unit",    "base (mean)",
+                                  "cand (mean)", "difference", "change", "verdict",
+                                  "test", "N"};
     return section >= 0 && section < ColumnCount ? QString(names[section]) : QVariant();
 }
 

@@ -12,7 +12,7 @@ namespace pathscope::gui {
 class VerdictTableModel : public QAbstractTableModel {
     Q_OBJECT
   public:
-    enum Column { Group, Metric, Unit, Base, Cand, Change, Verdict, Test, N, ColumnCount };
+    enum Column { Group, Metric, Unit, Base, Cand, Difference, Change, Verdict, Test, N, ColumnCount };
     explicit VerdictTableModel(QObject* parent = nullptr);
     void set_verdicts(std::vector<analysis::Verdict> v);
     const analysis::Verdict* verdict(int row) const;

@@ -352,6 +352,49 @@ TEST_F(Accounting, IdlePollsAreCountedApartFromBusyCalls) {
     EXPECT_LT(s.idle_walks, s.walks);
 }
 
+// The control thread snapshots counters while the worker writes them: no
+// snapshot may hold more idle calls or idle cycles than calls or cycles, and
+// no counter may run backwards between two snapshots (an interval row is
+// the difference of two).
+TEST_F(Accounting, SnapshotsTakenWhileTheWorkerRunsAreConsistent) {
+    Engine eng(test::ring_config());
+    GeneratorConfig g;
+    g.port = "wire";
+    g.source_prefix = {test::ip("2001:db8:100::"), 48};
+    g.packets = 0;  // until stopped
+    Generator gen(eng, g, {{test::ip("2001:db8:aaaa::"), 48}});
+    eng.start();
+    gen.start();
+    EngineSnapshot prev = eng.snapshot(false);
+    unsigned snapshots = 0, failures = 0;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(1500);
+    while (std::chrono::steady_clock::now() < deadline && failures < 5) {
+        const EngineSnapshot cur = eng.snapshot(false);
+        ++snapshots;
+        ASSERT_EQ(cur.stages.size(), prev.stages.size());
+        for (size_t i = 0; i < cur.stages.size(); ++i) {
+            const StageSnapshot& c = cur.stages[i];
+            const StageSnapshot& p = prev.stages[i];
+            const bool ok = c.idle_calls <= c.calls && c.idle_cycles <= c.cycles &&
+                            c.calls >= p.calls && c.cycles >= p.cycles &&
+                            c.idle_calls >= p.idle_calls && c.idle_cycles >= p.idle_cycles &&
+                            c.calls - c.idle_calls >= p.calls - p.idle_calls &&
+                            c.cycles - c.idle_cycles >= p.cycles - p.idle_cycles;
+            if (!ok) ++failures;
+            EXPECT_TRUE(ok) << c.name << " after " << snapshots << " snapshots: calls "
+                            << p.calls << " -> " << c.calls << ", idle calls " << p.idle_calls
+                            << " -> " << c.idle_calls << ", cycles " << p.cycles << " -> "
+                            << c.cycles << ", idle cycles " << p.idle_cycles << " -> "
+                            << c.idle_cycles;
+        }
+        prev = cur;
+    }
+    gen.stop();
+    eng.stop();
+    EXPECT_GT(snapshots, 100u);
+    EXPECT_GT(prev.ledger.received, 0u);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {

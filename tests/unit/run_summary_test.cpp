@@ -195,12 +195,40 @@ TEST(Text, AFiveThousandCharacterSymbolIsNeverCut) {
     EXPECT_NE(show.find("  " + symbol + "\n"), std::string::npos);
     EXPECT_NE(show.find("note: note " + symbol + "\n"), std::string::npos);
     const Report r = build_report(run, &run, {});
-    EXPECT_NE(render_report_markdown(r).find(symbol), std::string::npos);
+    EXPECT_NE(render_report_markdown(r).find("ns::f\\<" + std::string(4990, 'x') + "\\>::g"),
+              std::string::npos);
     EXPECT_NE(render_report_html(r).find("ns::f&lt;" + std::string(4990, 'x') + "&gt;::g"),
               std::string::npos);
     const std::string text = render_report_text(r);
     EXPECT_NE(text.find(std::string(30, 'x') + ">::g"), std::string::npos)
         << text.substr(text.find("Hottest"));
+}
+
+// A label is the user's text: in a Markdown report it reads as that text,
+// never as markup that breaks the table or renders as HTML.
+TEST(Markdown, LabelsAndSymbolsAreEscaped) {
+    db::RunData run = starved_run(3);
+    run.info.label = "a|b <script>x</script> *bold* _it_ [link](u) `code` \\ & eth_rx";
+    run.rows.stacks.push_back({0, "cpu-clock", {{"main", ""}, {"rte_fib6_lookup<&>", ""}}, 5});
+    const std::string md = render_report_markdown(build_report(run, nullptr, {}));
+    const std::string want =
+        "a\\|b \\<script\\>x\\</script\\> \\*bold\\* \\_it\\_ \\[link\\](u) \\`code\\` \\\\ "
+        "\\& eth_rx";
+    EXPECT_NE(md.find("# pathscope report: " + want), std::string::npos) << md.substr(0, 200);
+    EXPECT_EQ(md.find("<script>"), std::string::npos) << md.substr(0, 400);
+    EXPECT_NE(md.find("rte_fib6_lookup\\<\\&\\>"), std::string::npos);
+    // The environment table's label row keeps its two columns: no pipe of
+    // the label split it (a table row of two cells has three unescaped pipes).
+    std::istringstream lines(md);
+    int rows = 0;
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("|", 0) != 0 || line.find(want) == std::string::npos) continue;
+        int pipes = 0;
+        for (size_t i = 0; i < line.size(); ++i) pipes += line[i] == '|' && (i == 0 || line[i - 1] != '\\');
+        EXPECT_EQ(pipes, 3) << line;
+        ++rows;
+    }
+    EXPECT_EQ(rows, 1);
 }
 
 // Labels, paths and symbols are bytes from the user's machine: a report or

@@ -1,0 +1,227 @@
+// One number, one meaning: a run's figures are formed from its trials one
+// way (the mean of the per-trial values that the comparisons test), in the
+// summary, the metrics, the flame trees, their exports and a time range
+// spanning the whole run; and a verdict never contradicts the interval
+// printed beside it.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include "analysis/compare.h"
+#include "analysis/flame_diff.h"
+#include "analysis/run_metrics.h"
+#include "analysis/run_summary.h"
+#include "analysis/run_view.h"
+#include "analysis/time_series.h"
+
+using namespace pathscope;
+using namespace pathscope::analysis;
+
+namespace {
+
+// Three trials of two stages, in two intervals each; trial 1 stalled: it
+// received a tenth of the packets and spent twice the cycles, so a pooled
+// ratio and the mean of the trials' ratios differ by far.
+db::RunData run_with_a_stalled_trial() {
+    db::RunData r;
+    r.info.id = 1;
+    r.info.label = "stalled";
+    r.info.interval_seconds = 0.5;
+    for (int t = 0; t < 3; ++t) {
+        const bool stalled = t == 1;
+        const uint64_t received = stalled ? 10'000 : 100'000;
+        db::TrialRow tr;
+        tr.trial = t;
+        tr.seconds = 1;
+        tr.received = tr.forwarded = tr.window_received = received;
+        tr.rx_pps = static_cast<double>(received);
+        r.rows.trials.push_back(tr);
+        const uint64_t rx_cycles = stalled ? 4'000'000 : 2'000'000;
+        const uint64_t lookup_cycles = stalled ? 6'000'000 : 5'000'000 + 1000 * t;
+        for (int seq = 0; seq < 2; ++seq) {
+            r.rows.intervals.push_back(
+                {t, seq, 0.5 * (seq + 1), received / 2, 0, received / 2, 0, 0, 0});
+            r.rows.stages.push_back({t, seq, "eth_rx", 0, 100, received / 2, rx_cycles / 2, 0, 0});
+            r.rows.stages.push_back(
+                {t, seq, "ip6_lookup", 1, 100, received / 2, lookup_cycles / 2, 0, 0});
+            for (int k = 0; k < (stalled ? 3 : 1); ++k)
+                r.rows.stacks.push_back({t, "perf::cpu-clock",
+                                         {{"main", "pathscope"}, {"rte_fib6_lookup", "librte"}},
+                                         10, seq});
+            r.rows.stacks.push_back(
+                {t, "perf::cpu-clock", {{"main", "pathscope"}, {"eth_rx_process", "p"}}, 10, seq});
+        }
+        r.rows.stages.push_back({t, -1, "eth_rx", 0, 200, received, rx_cycles, 0, 0});
+        r.rows.stages.push_back({t, -1, "ip6_lookup", 1, 200, received, lookup_cycles, 0, 0});
+    }
+    return r;
+}
+
+double mean_of_trials(const db::RunData& r, const std::string& stage) {
+    double s = 0;
+    int n = 0;
+    for (const auto& row : r.rows.stages)
+        if (row.seq == -1 && (stage.empty() || row.stage == stage)) {
+            const double rx = static_cast<double>(r.rows.trials[row.trial].received);
+            s += static_cast<double>(row.cycles) / rx;
+        }
+    n = static_cast<int>(r.rows.trials.size());
+    return s / n;
+}
+
+}  // namespace
+
+TEST(OneDefinition, RunCyclesPerPacketIsTheMeanOfItsTrials) {
+    const db::RunData run = run_with_a_stalled_trial();
+    const RunSummary s = summarize_run(run);
+    const std::vector<Metric> metrics = run_metrics(run);
+    const double want_all = mean_of_trials(run, "");
+    // (70 + 1000 + 70.02) / 3 = 380.0; pooled it would be 24,002,000 cycles
+    // over 210,000 packets = 114.3.
+    EXPECT_NEAR(s.all.cycles_per_path_packet, want_all, 1e-9);
+    EXPECT_NEAR(want_all, (70 + 1000 + 70.02) / 3, 1e-9);
+    EXPECT_GT(std::fabs(s.all.cycles_per_path_packet - 24'002'000.0 / 210'000), 200);
+    EXPECT_GT(s.all.cycles_per_path_packet_sd, 100);
+    const Metric* all = find_metric(metrics, kStageCycles, kAllStages);
+    ASSERT_NE(all, nullptr);
+    EXPECT_DOUBLE_EQ(run_figure(all->values).mean, s.all.cycles_per_path_packet);
+    const FlameTree tree = stage_tree(run);
+    EXPECT_NEAR(tree.mean_scaled_total(0), want_all, 1e-9);
+    for (const auto& st : s.stages) {
+        EXPECT_NEAR(st.cycles_per_path_packet, mean_of_trials(run, st.name), 1e-9) << st.name;
+        const int node = tree.child(0, st.name);
+        ASSERT_GE(node, 0);
+        EXPECT_NEAR(tree.mean_scaled_total(static_cast<size_t>(node)), st.cycles_per_path_packet,
+                    1e-9);
+        // The flame graph's model (a tree diffed with itself) shows the same value.
+        const FlameDiff d = diff_trees(tree, tree);
+        for (const auto& n : d.nodes) {
+            if (n.name == st.name) {
+                EXPECT_NEAR(n.base, st.cycles_per_path_packet, 1e-9);
+            }
+        }
+    }
+}
+
+TEST(OneDefinition, TheWholeRunAsATimeRangeIsTheRun) {
+    const db::RunData run = run_with_a_stalled_trial();
+    const FlameTree whole = stage_tree(run);
+    int intervals = 0;
+    const FlameTree range = stage_tree_in_range(run, 0, 1e9, &intervals);
+    EXPECT_EQ(intervals, 6);
+    EXPECT_NEAR(range.mean_scaled_total(0), whole.mean_scaled_total(0), 1e-9);
+    for (const char* stage : {"eth_rx", "ip6_lookup"})
+        EXPECT_NEAR(range.mean_scaled_total(static_cast<size_t>(range.child(0, stage))),
+                    whole.mean_scaled_total(static_cast<size_t>(whole.child(0, stage))), 1e-9);
+    // Sampled stacks alike: the range's shares are the run's.
+    const FlameTree stacks = stack_tree(run), stacks_range = stack_tree_in_range(run, "perf::cpu-clock", 0, 1e9);
+    const int main_whole = stacks.child(0, "main"), main_range = stacks_range.child(0, "main");
+    const int fib_whole = stacks.child(static_cast<size_t>(main_whole), "rte_fib6_lookup");
+    const int fib_range = stacks_range.child(static_cast<size_t>(main_range), "rte_fib6_lookup");
+    EXPECT_NEAR(stacks.mean_scaled_total(static_cast<size_t>(fib_whole)),
+                stacks_range.mean_scaled_total(static_cast<size_t>(fib_range)), 1e-12);
+    // A range inside trial 1 alone holds only that trial.
+    const FlameTree second = stage_tree_in_range(run, 1.0, 2.0);
+    EXPECT_EQ(second.counted_trials(), std::vector<int>{1});
+    EXPECT_NEAR(second.mean_scaled_total(0), 1000.0, 1e-9);  // 10,000,000 cycles / 10,000
+}
+
+TEST(OneDefinition, HottestFunctionsAndExportsUseTheTrialsMeanShare) {
+    const db::RunData run = run_with_a_stalled_trial();
+    const RunSummary s = summarize_run(run);
+    // Trials 0 and 2: rte_fib6_lookup has 1/2 of the samples; trial 1: 3/4.
+    ASSERT_FALSE(s.hottest.empty());
+    EXPECT_EQ(s.hottest[0].name, "rte_fib6_lookup");
+    EXPECT_NEAR(s.hottest[0].share, (0.5 + 0.75 + 0.5) / 3, 1e-12);
+    EXPECT_EQ(s.stack_event, "perf::cpu-clock");
+    EXPECT_EQ(s.stack_samples, 160u);
+    const std::string text = render_run(s);
+    EXPECT_NE(text.find(" 58.33%  rte_fib6_lookup"), std::string::npos) << text;
+    // The folded export keeps the samples' total and weighs the trials alike.
+    const std::string folded = to_folded(stack_tree(run));
+    EXPECT_NE(folded.find("main;rte_fib6_lookup 93.33\n"), std::string::npos) << folded;
+    EXPECT_NE(folded.find("main;eth_rx_process 66.67\n"), std::string::npos) << folded;
+    // One trial's export is its plain sample counts.
+    db::RunData one = run;
+    one.rows.trials.resize(1);
+    EXPECT_NE(to_folded(stack_tree(one)).find("main;rte_fib6_lookup 20\n"), std::string::npos);
+}
+
+// Generated pairs of samples, from identical to far apart: the printed
+// interval (as a percentage and in the data's unit) holds 0 exactly when
+// the verdict is "no difference".
+TEST(Verdicts, NeverContradictTheirPrintedInterval) {
+    std::mt19937 rng(20261201);
+    std::normal_distribution<double> noise(0, 1);
+    unsigned checked = 0, significant = 0;
+    for (int pair = 0; pair < 4000; ++pair) {
+        const size_t nb = 2 + rng() % 8, nc = 2 + rng() % 8;
+        const double base_mean = 1 + static_cast<double>(rng() % 1000000) / 7.0;
+        const double spread = base_mean * std::pow(10.0, -static_cast<double>(rng() % 5));
+        const double shift = spread * (static_cast<double>(rng() % 400) / 100.0 - 2.0);
+        Metric b{kThroughput, kRxRate, "Mpps", true, false, {}, {}}, c = b;
+        for (size_t i = 0; i < nb; ++i) b.values.push_back(base_mean + spread * noise(rng));
+        for (size_t i = 0; i < nc; ++i) c.values.push_back(base_mean + shift + spread * noise(rng));
+        const Verdict v = compare_metrics({b}, {c}, 95).at(0);
+        ASSERT_TRUE(v.possible);
+        for (const std::string& printed : {format_change(v), format_difference(v)}) {
+            const size_t pm = printed.find(" +/-");
+            ASSERT_NE(pm, std::string::npos) << printed;
+            const double center = std::strtod(printed.c_str(), nullptr);
+            const double half = std::strtod(printed.c_str() + pm + 4, nullptr);
+            const bool holds_zero = std::fabs(center) <= half;
+            EXPECT_EQ(holds_zero, v.outcome == "no difference")
+                << printed << " beside " << v.outcome;
+        }
+        ++checked;
+        significant += v.significant;
+    }
+    EXPECT_EQ(checked, 4000u);
+    EXPECT_GT(significant, 400u);
+    EXPECT_LT(significant, 3600u);
+}
+
+TEST(Verdicts, ZeroVarianceSaysSoInsteadOfAZeroInterval) {
+    Metric b{kPerfGroup, "page-faults", "per pkt", false, false, {2, 2, 2}, {}}, c = b;
+    c.values = {1, 1, 1};
+    Verdict v = compare_metrics({b}, {c}, 95).at(0);
+    EXPECT_TRUE(v.no_variance);
+    EXPECT_EQ(format_change(v), "-50.0% no variance");
+    EXPECT_EQ(v.outcome, "better");
+    c.values = {2, 2, 2};
+    v = compare_metrics({b}, {c}, 95).at(0);
+    EXPECT_EQ(format_change(v), "+0.0% no variance");
+    EXPECT_EQ(v.outcome, "no difference");
+    // Variance on one side only: an interval again, which holds 0 here:
+    // t(4 df) = 2.776, pooled s = sqrt(1.5), sqrt(1/3 + 1/3): +/-2.776 of a base mean of 1.
+    c.values = {0, 0, 0};
+    b.values = {3, 0, 0};
+    v = compare_metrics({b}, {c}, 95).at(0);
+    EXPECT_FALSE(v.no_variance);
+    EXPECT_EQ(v.outcome, "no difference");
+    EXPECT_EQ(format_change(v), "-100.0% +/-277.6%");
+}
+
+TEST(Verdicts, TheTextTableExplainsOnlyTheMarksItUses) {
+    Metric b{kThroughput, kRxRate, "Mpps", true, false, {1, 2, 3, 4}, {}}, c = b;
+    c.values = {5, 6, 7, 8};
+    const std::string text = render_verdicts_text(compare_metrics({b}, {c}, 95), 95);
+    EXPECT_EQ(text.find("!"), std::string::npos) << text;
+    c.values = {5, 6};
+    const std::string warned = render_verdicts_text(compare_metrics({b}, {c}, 95), 95);
+    EXPECT_NE(warned.find("!: see the note below"), std::string::npos) << warned;
+    EXPECT_NE(warned.find("\n! "), std::string::npos) << warned;
+}
+
+TEST(Text, ARateColumnReadsInOneUnit) {
+    db::RunData r = run_with_a_stalled_trial();
+    r.rows.trials[1].rx_pps = 5000;  // kpps on its own
+    r.rows.trials[1].forwarded_pps = 5000;
+    const std::string text = render_run(r);
+    EXPECT_EQ(text.find("kpps"), std::string::npos) << text;
+    EXPECT_NE(text.find("0.005 Mpps"), std::string::npos) << text;
+}
