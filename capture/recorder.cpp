@@ -10,6 +10,7 @@
 
 #include "analysis/run_summary.h"
 #include "capture/perf_events.h"
+#include "capture/run.h"
 #include "capture/snapshot_rows.h"
 #include "capture/symbolize.h"
 #include "db/schema.h"
@@ -122,71 +123,98 @@ db::RunInfo machine_run_info() {
 namespace {
 
 /// One run being recorded: its writer, and its trials one at a time (a
-/// matrix interleaves the trials of its cells).
+/// matrix interleaves the trials of its cells). The run is created in the
+/// store only once its first trial's engine is set up, so that a scenario
+/// the device or the memory refuses leaves no run behind.
 class RunRecording {
   public:
-    RunRecording(const Scenario& sc, const RecordOptions& opt, const std::string& label,
-                 const std::string& experiment, const std::string& cell)
-        : sc_(sc), opt_(opt), writer_(opt.db_path, run_info(sc, opt, label, experiment, cell)) {
-        result_.run.info = writer_.run();
-        db::Batch variants;
-        variants.facts.emplace_back(db::kVariantsFact, describe_variants(sc.engine));
-        result_.run.rows.facts = variants.facts;
-        writer_.submit(std::move(variants));
+    RunRecording(const Scenario& sc, const RecordOptions& opt, std::string label,
+                 std::string experiment, std::string cell)
+        : sc_(sc),
+          opt_(opt),
+          label_(std::move(label)),
+          experiment_(std::move(experiment)),
+          cell_(std::move(cell)) {}
+
+    bool created() const { return writer_.has_value(); }
+    bool stopped() const {
+        return result_.stop_signal || !result_.error.empty() || !result_.setup_error.empty();
     }
 
-    bool stopped() const { return result_.interrupted || !result_.error.empty(); }
-
     /// Runs and records trial `trial`; `progress` gets the cell's place.
+    /// Throws what stopped the first trial's setup (nothing is stored then).
     void trial(unsigned trial, unsigned cell, unsigned cells);
 
+    /// Ends the run as aborted for `why` (another cell of its experiment
+    /// could not start), unless it ended for a reason of its own.
+    void abort(const std::string& why) {
+        if (result_.setup_error.empty()) result_.setup_error = why;
+    }
+
+    /// Closes the run (when there is one: a stop before the first trial
+    /// started leaves none, and a result with only its stop_signal).
     RecordResult finish() {
+        // A stop that came between two trials, or during a trial's setup.
+        if (!result_.stop_signal && trials_done_ < sc_.capture.trials)
+            result_.stop_signal = StopSignals::received();
+        if (!created()) return std::move(result_);
         if (result_.error.empty()) {
             try {
-                if (result_.interrupted)
-                    writer_.finish("aborted", "stopped by Ctrl-C; every interval before it is kept");
+                if (!result_.setup_error.empty())
+                    writer_->finish("aborted", result_.setup_error);
+                else if (result_.stop_signal)
+                    writer_->finish("aborted", "stopped by " + stop_name(result_.stop_signal) +
+                                                   "; every interval before it is kept");
                 else
-                    writer_.finish("complete");
+                    writer_->finish("complete");
             } catch (const std::exception& e) {
                 result_.error = e.what();
             }
         }
-        result_.run.info.status =
-            result_.error.empty() && !result_.interrupted ? "complete" : "aborted";
+        result_.run.info.status = stopped() ? "aborted" : "complete";
         result_.run.info.ended_at = db::utc_now();
         return std::move(result_);
     }
 
   private:
-    static db::RunInfo run_info(const Scenario& sc, const RecordOptions& opt,
-                                const std::string& label, const std::string& experiment,
-                                const std::string& cell) {
-        const CaptureSettings& cs = sc.capture;
+    void create() {
+        writer_.emplace(opt_.db_path, run_info());
+        result_.run.info = writer_->run();
+        db::Batch variants;
+        variants.facts.emplace_back(db::kVariantsFact, describe_variants(sc_.engine));
+        result_.run.rows.facts = variants.facts;
+        writer_->submit(std::move(variants));
+    }
+
+    db::RunInfo run_info() const {
+        const CaptureSettings& cs = sc_.capture;
         db::RunInfo info = machine_run_info();
-        info.label = label;
-        info.scenario_path = opt.scenario_path;
-        info.scenario_text = sc.text;
-        info.settings = join_lines(sc.overrides);
+        info.label = label_;
+        info.scenario_path = opt_.scenario_path;
+        info.scenario_text = sc_.text;
+        info.settings = join_lines(sc_.overrides);
         info.trials = static_cast<int>(cs.trials);
-        info.trial_seconds = sc.engine.duration_s;
+        info.trial_seconds = sc_.engine.duration_s;
         info.interval_seconds = cs.interval_s;
         info.pmu = probe_pmu(cs.perf_events);
-        info.experiment = experiment;
-        info.cell = cell;
+        info.experiment = experiment_;
+        info.cell = cell_;
         return info;
     }
 
     const Scenario& sc_;
     const RecordOptions& opt_;
-    db::RunWriter writer_;
+    std::string label_, experiment_, cell_;
+    std::optional<db::RunWriter> writer_;
     RecordResult result_;
+    unsigned trials_done_ = 0;
+    std::string sampling_note_;  // what the last warning said, so it is said once
 };
 
 void RunRecording::trial(unsigned trial, unsigned cell, unsigned cells) {
     const Scenario& sc = sc_;
     const RecordOptions& opt = opt_;
     const CaptureSettings& cs = sc.capture;
-    db::RunWriter& writer = writer_;
     RecordResult& result = result_;
     const int tr = static_cast<int>(trial);
     std::optional<PerfCounters> counters;
@@ -196,8 +224,9 @@ void RunRecording::trial(unsigned trial, unsigned cell, unsigned cells) {
     int seq = 0;
     int64_t trace_seq = 0;
     std::optional<Symbolizer> sym;      // made once the worker runs (its libraries loaded)
-    // Stacks stored with the intervals; the printout gets them too.
+    // Stacks and traces stored with the intervals; the printout gets them too.
     std::vector<db::StackRow> sampled;
+    std::vector<db::PacketTraceRow> traced;
     // The samples since the last call, symbolized, as interval `at`'s.
     auto take_stacks = [&](int at, db::Batch& into) {
         if (!sampler || !sampler->ok()) return;
@@ -216,7 +245,16 @@ void RunRecording::trial(unsigned trial, unsigned cell, unsigned cells) {
     };
     RunHooks hooks;
     hooks.interval_s = cs.interval_s;
+    // A stop that came while the engine was being set up: nothing of this
+    // trial is run or stored (for a first trial, not even the run).
+    struct StoppedBeforeStart {};
+    hooks.prepared = [&](Engine&) {
+        if (StopSignals::received()) throw StoppedBeforeStart{};
+        if (!created()) create();
+    };
+    bool began = false;
     hooks.started = [&](Engine& e) {
+        began = true;
         engine = &e;
         trial_tsc = rte_rdtsc();
         prev = e.snapshot(false);
@@ -232,14 +270,15 @@ void RunRecording::trial(unsigned trial, unsigned cell, unsigned cells) {
         drain_traces(b);
         take_stacks(at, b);  // per interval: a time range has its own flame graph
         sampled.insert(sampled.end(), b.stacks.begin(), b.stacks.end());
-        writer.submit(std::move(b));
-        if (auto err = writer.error()) {
+        traced.insert(traced.end(), b.traces.begin(), b.traces.end());
+        writer_->submit(std::move(b));
+        if (auto err = writer_->error()) {
             result.error = *err;
             return false;
         }
         if (opt.progress)
             opt.progress({trial + 1, cs.trials, t, sc.engine.duration_s, s.ledger.received,
-                          writer.rows_written(), cell + 1, cells});
+                          writer_->rows_written(), cell + 1, cells});
         return true;
     };
     db::Batch late;  // what only the end of a trial gives
@@ -254,19 +293,38 @@ void RunRecording::trial(unsigned trial, unsigned cell, unsigned cells) {
                                              std::to_string(sampler->lost()) + " lost)");
         } else if (sampler) {
             late.facts.emplace_back(key, "none: " + sampler->event() + ": " + sampler->note());
+            if (opt.warning && sampler->note() != sampling_note_)
+                opt.warning("no call stacks from trial " + std::to_string(trial + 1) + ": " +
+                            sampler->event() + " at " + std::to_string(cs.sample_hz) +
+                            " Hz: " + sampler->note() +
+                            " (--set capture.sample_hz=0 runs without sampling)");
+            sampling_note_ = sampler->note();
         }
         counters.reset();
         sampler.reset();
     };
-    RunResult r = run_engine(sc.engine, hooks);
-    result.interrupted = r.interrupted;
+    RunResult r;
+    try {
+        r = run_engine(sc.engine, hooks);
+    } catch (const StoppedBeforeStart&) {
+        result.stop_signal = StopSignals::received();
+        return;
+    } catch (const std::exception& e) {
+        if (!created()) throw;  // the first trial's setup: nothing was stored
+        result.setup_error = "trial " + std::to_string(trial + 1) +
+                             (began ? " failed: " : " could not start: ") + e.what();
+        return;
+    }
+    ++trials_done_;
+    result.stop_signal = r.stop_signal;
     db::Batch totals = trial_rows(tr, r);
     append(totals, std::move(late));
     db::Batch copy = totals;
-    writer.submit(std::move(totals));
+    writer_->submit(std::move(totals));
     copy.stacks.insert(copy.stacks.end(), sampled.begin(), sampled.end());
+    copy.traces.insert(copy.traces.begin(), traced.begin(), traced.end());
     append(result.run.rows, std::move(copy));
-    if (auto err = writer.error()) result.error = *err;
+    if (auto err = writer_->error()) result.error = *err;
 }
 
 std::string default_label(const Scenario& sc, const RecordOptions& opt) {
@@ -276,12 +334,36 @@ std::string default_label(const Scenario& sc, const RecordOptions& opt) {
     return label;
 }
 
+/// The kernel's ceiling on sampling rates (perf_event_max_sample_rate), or
+/// 0 when it cannot be read. It can be lower than the setting's own range,
+/// and the kernel lowers it by itself when samples take too long.
+uint32_t kernel_max_sample_rate() {
+    std::ifstream in("/proc/sys/kernel/perf_event_max_sample_rate");
+    uint32_t hz = 0;
+    in >> hz;
+    return in ? hz : 0;
+}
+
+/// Refuses, before anything is stored, a sampling rate the kernel would refuse.
+void check_sample_rate(const CaptureSettings& cs) {
+    const uint32_t max = kernel_max_sample_rate();
+    if (cs.sample_hz && max && cs.sample_hz > max)
+        throw std::runtime_error(
+            "capture.sample_hz = " + std::to_string(cs.sample_hz) + ": this kernel samples at "
+            "most " + std::to_string(max) + " times a second "
+            "(/proc/sys/kernel/perf_event_max_sample_rate); give " + std::to_string(max) +
+            " or less, or 0 for no call stacks");
+}
+
 }  // namespace
 
 RecordResult record_run(const Scenario& sc, const RecordOptions& opt) {
+    const StopSignals stop_signals;
+    check_sample_rate(sc.capture);
     eal_init(sc.engine.eal_args);
     RunRecording rec(sc, opt, default_label(sc, opt), "", "");
-    for (unsigned trial = 0; trial < sc.capture.trials && !rec.stopped(); ++trial)
+    for (unsigned trial = 0;
+         trial < sc.capture.trials && !rec.stopped() && !StopSignals::received(); ++trial)
         rec.trial(trial, 0, 1);
     return rec.finish();
 }
@@ -289,6 +371,7 @@ RecordResult record_run(const Scenario& sc, const RecordOptions& opt) {
 std::vector<RecordResult> record_matrix(const std::string& scenario_path,
                                         const std::vector<std::string>& overrides,
                                         const RecordOptions& opt) {
+    const StopSignals stop_signals;
     const Scenario base = load_scenario(scenario_path, overrides);
     std::vector<Scenario> cells;
     std::vector<MatrixCell> settings = matrix_cells(base);
@@ -301,6 +384,7 @@ std::vector<RecordResult> record_matrix(const std::string& scenario_path,
             throw ScenarioError("[matrix] cell " + describe_cell(cell) + ": " + e.what());
         }
         cells.back().overrides = overrides;  // the run keeps --set; its cell says the rest
+        check_sample_rate(cells.back().capture);
     }
     eal_init(base.engine.eal_args);
     const std::string experiment = db::new_uuid().substr(0, 12);
@@ -314,15 +398,31 @@ std::vector<RecordResult> record_matrix(const std::string& scenario_path,
     // the experiment falls on every cell alike.
     unsigned trials = 0;
     for (const auto& c : cells) trials = std::max(trials, c.capture.trials);
+    std::string failure;  // a cell that could not start stops the experiment
     bool stop = false;
     for (unsigned t = 0; t < trials && !stop; ++t)
         for (size_t i = 0; i < runs.size() && !stop; ++i) {
             if (t >= cells[i].capture.trials) continue;
-            runs[i]->trial(t, static_cast<unsigned>(i), static_cast<unsigned>(runs.size()));
-            stop = runs[i]->stopped();
+            if (StopSignals::received()) break;
+            try {
+                runs[i]->trial(t, static_cast<unsigned>(i), static_cast<unsigned>(runs.size()));
+            } catch (const std::exception& e) {
+                failure = "cell " + describe_cell(settings[i]) + " could not start: " + e.what();
+                break;
+            }
+            stop = runs[i]->stopped() || StopSignals::received();
         }
+    bool any = false;
+    for (auto& r : runs) {
+        if (!r->created()) continue;
+        any = true;
+        if (!failure.empty()) r->abort("the experiment stopped: " + failure);
+    }
+    if (!any && !failure.empty()) throw std::runtime_error("[matrix] " + failure);
+    // Only the cells that ran have a run; a stop before the first leaves none.
     std::vector<RecordResult> out;
-    for (auto& r : runs) out.push_back(r->finish());
+    for (auto& r : runs)
+        if (r->created()) out.push_back(r->finish());
     return out;
 }
 

@@ -25,24 +25,39 @@ struct RecordOptions {
     std::string label;  ///< default: the scenario's file name and the --set list
     std::string scenario_path;
     std::function<void(const RecordProgress&)> progress;
+    /// What the run goes on without (sampling the kernel refused), said once.
+    std::function<void(const std::string&)> warning;
 };
 
 struct RecordResult {
-    db::RunData run;  ///< what was stored, without the interval rows
-    bool interrupted = false;
-    std::string error;  ///< a store error that ended the run early
+    /// What was stored: the run, its trials' totals, facts, stacks and
+    /// packet traces (the interval rows are not kept here).
+    db::RunData run;
+    int stop_signal = 0;  ///< SIGINT or SIGTERM that stopped it early, or 0
+    std::string error;    ///< a store error that ended the run early
+    /// A later trial (or another cell of the experiment) could not start;
+    /// the run is aborted with this as its note.
+    std::string setup_error;
 };
 
-/// Runs and records `scenario`. Throws on a scenario or store that cannot be
-/// used at all; errors after the run has started end it early and are in
-/// RecordResult::error, with everything committed before kept.
+/// Runs and records `scenario`, SIGINT and SIGTERM stopping it early (see
+/// StopSignals). Throws, before anything is stored, on a scenario or store
+/// that cannot be used at all, a sampling rate above the kernel's limit, or
+/// a first trial whose engine cannot be set up (a device that refuses the
+/// queue count, a pool too small). Errors after the run has started end it
+/// early and are in RecordResult::error or setup_error, with everything
+/// committed before kept. A stop before the first trial started stores
+/// nothing: the result's run has no id then.
 RecordResult record_run(const Scenario& scenario, const RecordOptions& options);
 
 /// Runs every cell of the scenario's [matrix] (each the scenario with the
 /// cell's settings over `overrides`) as its own run, all tagged with one new
 /// experiment id and each with its cell's settings. Trials interleave: trial
 /// 1 of every cell, then trial 2 of every cell, and so on. Throws
-/// ScenarioError naming the cell whose settings do not load.
+/// ScenarioError naming the cell whose settings do not load. A stop
+/// (SIGINT, SIGTERM) ends the experiment: the result holds the cells that
+/// ran. A cell that cannot start ends it too: the cells that ran are
+/// aborted with that reason, or, when none has, it throws.
 std::vector<RecordResult> record_matrix(const std::string& scenario_path,
                                         const std::vector<std::string>& overrides,
                                         const RecordOptions& options);

@@ -15,9 +15,38 @@ namespace pathscope::capture {
 using namespace engine;
 
 namespace {
-std::atomic<bool> g_interrupted{false};
-void on_sigint(int) { g_interrupted = true; }
+std::atomic<int> g_stop_signal{0};
+void on_stop_signal(int sig) {
+    int none = 0;
+    g_stop_signal.compare_exchange_strong(none, sig);  // the first one names the stop
+}
+int g_guards = 0;  // StopSignals alive (control thread only)
+struct sigaction g_old_int, g_old_term;
 }  // namespace
+
+StopSignals::StopSignals() {
+    if (g_guards++) return;
+    g_stop_signal = 0;
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &g_old_int);
+    sigaction(SIGTERM, &sa, &g_old_term);
+}
+
+StopSignals::~StopSignals() {
+    if (--g_guards) return;
+    sigaction(SIGINT, &g_old_int, nullptr);
+    sigaction(SIGTERM, &g_old_term, nullptr);
+}
+
+int StopSignals::received() { return g_stop_signal.load(); }
+
+std::string stop_name(int signal) {
+    if (signal == SIGINT) return "Ctrl-C";
+    if (signal == SIGTERM) return "SIGTERM";
+    return "signal " + std::to_string(signal);
+}
 
 void prepare_workload(EngineConfig& cfg) {
     if (cfg.workload.kind != WorkloadKind::pcap) return;
@@ -33,6 +62,7 @@ void prepare_workload(EngineConfig& cfg) {
 }
 
 RunResult run_engine(EngineConfig cfg, const RunHooks& hooks) {
+    const StopSignals stop_signals;
     prepare_workload(cfg);
     eal_init(cfg.eal_args);
     Engine engine(cfg);
@@ -42,8 +72,8 @@ RunResult run_engine(EngineConfig cfg, const RunHooks& hooks) {
         for (const auto& r : engine.routes()) prefixes.push_back(r.prefix);
         gen = std::make_unique<Generator>(engine, cfg.workload.generator, prefixes);
     }
-    g_interrupted = false;
-    auto old = std::signal(SIGINT, on_sigint);
+    if (hooks.prepared) hooks.prepared(engine);
+    const auto stopped = [] { return StopSignals::received() != 0; };
     const auto t0 = std::chrono::steady_clock::now();
     engine.start();
     if (gen) gen->start();
@@ -58,23 +88,23 @@ RunResult run_engine(EngineConfig cfg, const RunHooks& hooks) {
     // (with 1 s intervals and a 1 s trial there is no tick in between).
     const auto warm_at = t0 + duration_cast<steady_clock::duration>(
                                   duration<double>(cfg.duration_s * 0.2));
-    auto sleep_until = [](steady_clock::time_point when) {
-        // Short steps, so that Ctrl-C is seen quickly even with long intervals.
-        while (steady_clock::now() < when && !g_interrupted)
+    auto sleep_until = [&](steady_clock::time_point when) {
+        // Short steps, so that a stop is seen quickly even with long intervals.
+        while (steady_clock::now() < when && !stopped())
             std::this_thread::sleep_for(
                 std::min<steady_clock::duration>(when - steady_clock::now(), milliseconds(50)));
     };
     for (auto next = t0 + interval;; next += interval) {
         if (!warm && warm_at <= next) {
             sleep_until(warm_at);
-            if (!g_interrupted) {
+            if (!stopped()) {
                 result.window_start = engine.snapshot(false);
                 warm = true;
             }
         }
         sleep_until(next);
         const double elapsed = duration<double>(steady_clock::now() - t0).count();
-        if (g_interrupted) break;
+        if (stopped()) break;
         const bool last = elapsed >= cfg.duration_s;
         if (last) result.window_end = engine.snapshot(false);
         if (hooks.interval &&
@@ -88,8 +118,7 @@ RunResult run_engine(EngineConfig cfg, const RunHooks& hooks) {
     // received to its end, so the ledger balances without a drain.
     engine.stop();
     result.seconds = duration<double>(steady_clock::now() - t0).count();
-    std::signal(SIGINT, old);
-    result.interrupted = g_interrupted;
+    result.stop_signal = StopSignals::received();
     result.snapshot = engine.snapshot();
     result.generated = gen ? gen->generated() : 0;
     result.returned = gen ? gen->returned() : 0;

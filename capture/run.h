@@ -20,8 +20,29 @@ struct RunResult {
     double seconds = 0;            ///< measured wall time the worker ran
     uint64_t generated = 0;        ///< packets the built-in generator produced
     uint64_t returned = 0;         ///< packets the engine sent back to the generator's port
-    bool interrupted = false;      ///< stopped early by Ctrl-C
+    int stop_signal = 0;           ///< SIGINT or SIGTERM that stopped it early, or 0
 };
+
+/// While one lives, SIGINT (Ctrl-C) and SIGTERM (timeout, systemd, CI
+/// runners) ask the run to stop instead of killing the process, so that its
+/// summary is printed and what it recorded is kept. Guards nest: the
+/// outermost one installs the handlers (clearing an earlier stop) and puts
+/// the old ones back; a recorder holds one across all its trials, so a stop
+/// between two trials (or during a trial's setup) is not lost.
+class StopSignals {
+  public:
+    StopSignals();
+    ~StopSignals();
+    StopSignals(const StopSignals&) = delete;
+    StopSignals& operator=(const StopSignals&) = delete;
+
+    /// The signal that asked to stop, or 0; kept after the guards are gone,
+    /// until the next outermost guard.
+    static int received();
+};
+
+/// How a stop is named in notes and printouts: "Ctrl-C", "SIGTERM".
+std::string stop_name(int signal);
 
 /// Turns a pcap workload into its port's net_pcap device (checking the file
 /// first). Throws std::runtime_error on a capture that cannot be replayed.
@@ -30,6 +51,9 @@ void prepare_workload(engine::EngineConfig& cfg);
 /// What a caller can do while a run goes on; every hook runs on the control thread.
 struct RunHooks {
     double interval_s = 0.1;
+    /// After the engine and the workload are set up, before the worker
+    /// starts: what throws here ends the run before it began.
+    std::function<void(engine::Engine&)> prepared;
     /// After the worker started (attach perf_event to engine.worker_tid() here).
     std::function<void(engine::Engine&)> started;
     /// Every interval with the seconds since start and a fresh snapshot;
@@ -40,7 +64,8 @@ struct RunHooks {
 };
 
 /// Runs `cfg` (EAL initialised from cfg.eal_args if it is not yet) for its
-/// duration, or until Ctrl-C or a hook says stop.
+/// duration, or until Ctrl-C, SIGTERM or a hook says stop. Setting up the
+/// engine throws std::runtime_error with the device's or the pool's reason.
 RunResult run_engine(engine::EngineConfig cfg, const RunHooks& hooks = {});
 
 }  // namespace pathscope::capture

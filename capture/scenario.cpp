@@ -1,11 +1,13 @@
 #include "capture/scenario.h"
 
 #include <toml++/toml.h>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 
+#include "engine/frame_builder.h"
 #include "engine/neighbours.h"
 #include "engine/routes.h"
 
@@ -14,6 +16,88 @@ namespace pathscope::capture {
 using namespace engine;
 
 namespace {
+
+/// A numeric setting's range and unit. Ports, next hops, routes and apps
+/// are named by their table ("port.rx_queues"), whichever one they are in.
+struct SettingRange {
+    const char* key;
+    double min, max;
+    const char* unit;
+};
+
+constexpr double kInt64Max = static_cast<double>(std::numeric_limits<int64_t>::max());
+
+/// Every numeric setting, checked here and nowhere else: the file, --set
+/// and the run verb's own options (--duration, --trials) all come through
+/// check_setting, so a value gets the same answer whichever way it came.
+constexpr SettingRange kRanges[] = {
+    {"capture.trials", 1, 1000, "trials"},
+    {"capture.interval", 0.01, 60, "seconds"},
+    // The kernel's own limit (perf_event_max_sample_rate) is checked when
+    // the run starts; this is the most any kernel is asked for.
+    {"capture.sample_hz", 0, 1e6, "samples a second"},
+    {"capture.traces_per_s", 0, 1e6, "traces a second"},
+    {"engine.burst", 1, 256, "packets"},
+    {"engine.duration", 0.01, 86400, "seconds"},
+    {"engine.mbufs", 1024, 1 << 26, "buffers"},
+    {"engine.icmp_errors_per_s", 0, 1e9, "errors a second"},
+    {"engine.ifaddr_churn", 0, 1e6, "changes a second"},
+    {"engine.nd_hold", 0, engine::NeighbourTable::kMaxHold, "packets"},
+    {"engine.nd_probes", 1, 255, "solicitations"},
+    {"engine.nd_retrans", 0.001, 3600, "seconds"},
+    // DPDK's RTE_MAX_QUEUES_PER_PORT; a device may allow fewer, which the
+    // run finds out before it creates a run.
+    {"port.rx_queues", 1, 1024, "queues"},
+    {"port.tx_queues", 1, 1024, "queues"},
+    {"nexthop.id", 1, std::numeric_limits<uint32_t>::max(), ""},
+    {"route.nexthop", 0, std::numeric_limits<uint32_t>::max(), ""},
+    {"routes.nexthop", 0, std::numeric_limits<uint32_t>::max(), ""},
+    {"routes.generate", 0, 10'000'000, "routes"},
+    {"routes.seed", 0, kInt64Max, ""},
+    {"app.port", 1, 65535, ""},
+    {"workload.flows", 1, 1 << 24, "flows"},  // 24 bits of the source MAC
+    // The headers at least; an mbuf's data room (2048 bytes) at most.
+    {"workload.frame_size", engine::kEthLen + engine::kIp6Len + engine::kUdpLen, 2048, "bytes"},
+    {"workload.sink_percent", 0, 100, "%"},
+    {"workload.echo_percent", 0, 100, "%"},
+    {"workload.malformed_percent", 0, 100, "%"},
+    {"workload.packets", 0, kInt64Max, "packets"},
+    {"source.destinations", 1, 4096, "addresses"},
+    {"source.port", 1, 65535, ""},
+    {"source.local_port", 1, 65535, ""},
+    {"source.payload", 0, 1400, "bytes"},
+    {"source.rate", 0, 1e9, "datagrams a second"},
+    {"source.batch", 1, 256, "datagrams"},
+    {"socket.hop_limit", 1, 255, ""},
+    {"socket.traffic_class", 0, 255, ""},
+    {"socket.flow_label", 0, 0xfffff, ""},
+};
+
+const SettingRange* find_range(const std::string& key) {
+    for (const auto& r : kRanges)
+        if (key == r.key) return &r;
+    return nullptr;
+}
+
+/// "64", "0.01", "1e+09", "nan", "inf": a number as a user would type it.
+std::string number_text(double v) {
+    std::ostringstream out;
+    out.precision(15);
+    if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15)
+        out << static_cast<int64_t>(v);
+    else
+        out << v;
+    return out.str();
+}
+
+/// Where a value came from: "FILE:LINE", or "--set KEY=VALUE" for a value
+/// from the command line (set_value parses it with that as its source).
+std::string where(const toml::node& n, const std::string& file) {
+    const auto& src = n.source();
+    if (src.path && src.path->rfind("--set ", 0) == 0) return *src.path;
+    if (src.begin.line == 0) return "--set";  // a table that a --set made on its way
+    return file + ":" + std::to_string(src.begin.line);
+}
 
 /// Walks one TOML table, checking keys and types, with errors that point at
 /// the file, line and dotted key.
@@ -41,6 +125,7 @@ class Section {
     template <typename T>
     void get(const char* k, T& out) const {
         know(k);
+        check_range_fits<T>(k);  // before the key's presence: a missing range shows in every test
         const toml::node* n = t_.get(k);
         if (!n) return;
         if constexpr (std::is_same_v<T, bool>) {
@@ -51,17 +136,32 @@ class Section {
             out = n->as_string()->get();
         } else if constexpr (std::is_same_v<T, double>) {
             if (!n->is_number()) fail(*n, "'" + key(k) + "' must be a number");
-            out = n->is_integer() ? static_cast<double>(n->as_integer()->get())
-                                  : n->as_floating_point()->get();
-            if (out < 0) fail(*n, "'" + key(k) + "' must not be negative");
+            const double v = n->is_integer() ? static_cast<double>(n->as_integer()->get())
+                                             : n->as_floating_point()->get();
+            check(*n, k, v);
+            out = v;
         } else {
             if (!n->is_integer()) fail(*n, "'" + key(k) + "' must be an integer");
             const int64_t v = n->as_integer()->get();
-            if (v < 0 || static_cast<uint64_t>(v) > std::numeric_limits<T>::max())
-                fail(*n, "'" + key(k) + "' must be between 0 and " +
-                             std::to_string(std::numeric_limits<T>::max()));
+            check(*n, k, static_cast<double>(v));
             out = static_cast<T>(v);
         }
+    }
+
+    /// The range check of a numeric key (kRanges), which must fit in `T`.
+    template <typename T>
+    void check_range_fits(const char* k) const {
+        if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+            const SettingRange* r = find_range(key(k));
+            if (!r || r->max > static_cast<double>(std::numeric_limits<T>::max()) ||
+                (std::is_unsigned_v<T> && r->min < 0))
+                throw std::logic_error("scenario: no range (or one too wide) for '" + key(k) +
+                                       "' in kRanges");
+        }
+    }
+    void check(const toml::node& n, const char* k, double v) const {
+        const std::string msg = check_setting(key(k), v);
+        if (!msg.empty()) fail(n, msg);
     }
 
     void get_strings(const char* k, std::vector<std::string>& out) const {
@@ -112,11 +212,7 @@ class Section {
     [[noreturn]] void fail_here(const std::string& msg) const {
         throw ScenarioError(where(t_) + ": " + msg);
     }
-    /// "FILE:LINE", or "--set" for a value that came from the command line.
-    std::string where(const toml::node& n) const {
-        if (n.source().begin.line == 0) return "--set";
-        return file_ + ":" + std::to_string(n.source().begin.line);
-    }
+    std::string where(const toml::node& n) const { return capture::where(n, file_); }
 
     std::string key(const std::string& k) const { return path_.empty() ? k : path_ + "." + k; }
 
@@ -134,23 +230,22 @@ std::string resolve(const std::string& base_dir, const std::string& p) {
 }
 
 /// Stores a --set value under `key`: TOML if it parses as one, otherwise a
-/// bare string. Copies carry no source position, so errors say "--set".
-void set_value(toml::table& t, const std::string& key, const std::string& value) {
+/// bare string. The value is parsed with "--set SETTING" as its source and
+/// moved (a move keeps the source), so its errors name the setting.
+void set_value(toml::table& t, const std::string& key, const std::string& value,
+               const std::string& setting) {
+    const std::string origin = "--set " + setting;
+    toml::table parsed;
     try {
-        toml::table parsed = toml::parse("v = " + value);
-        if (toml::node* n = parsed.get("v")) {
-            n->visit([&](auto&& v) {
-                using T = std::remove_cvref_t<decltype(v)>;
-                if constexpr (toml::is_value<T>)
-                    t.insert_or_assign(key, v.get());
-                else
-                    t.insert_or_assign(key, T(v));
-            });
-            return;
-        }
+        parsed = toml::parse("v = " + value, origin);
     } catch (const toml::parse_error&) {
     }
-    t.insert_or_assign(key, value);
+    if (!parsed.get("v")) {
+        std::ostringstream quoted;
+        quoted << toml::value<std::string>(value);
+        parsed = toml::parse("v = " + quoted.str(), origin);
+    }
+    parsed.get("v")->visit([&](auto&& v) { t.insert_or_assign(key, std::move(v)); });
 }
 
 /// Applies one "a.b.c=value" to `root`, creating tables on the way.
@@ -196,7 +291,7 @@ void apply_override(toml::table& root, const std::string& setting) {
             throw ScenarioError("--set " + setting + ": '" + parts[i] + "' is not a table");
         t = n->as_table();
     }
-    set_value(*t, parts.back(), setting.substr(eq + 1));
+    set_value(*t, parts.back(), setting.substr(eq + 1), setting);
 }
 
 /// Collects the [matrix] table's settings: dotted keys (nested tables, as
@@ -205,14 +300,12 @@ void read_matrix(const toml::table& t, const std::string& file, const std::strin
                  std::vector<MatrixAxis>& out) {
     for (const auto& [k, v] : t) {
         const std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
-        const int line = static_cast<int>(v.source().begin.line);
-        const std::string where = line ? file + ":" + std::to_string(line) : "--set";
         if (v.is_table()) {
             read_matrix(*v.as_table(), file, key, out);
             continue;
         }
         if (!v.is_array() || v.as_array()->empty())
-            throw ScenarioError(where + ": '[matrix] " + key +
+            throw ScenarioError(where(v, file) + ": '[matrix] " + key +
                                 "' must list the values its cells take, like [\"on\", \"off\"]");
         MatrixAxis axis{key, {}};
         for (const auto& e : *v.as_array()) {
@@ -307,10 +400,6 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         s.get("sample_hz", c.sample_hz);
         s.get("traces_per_s", c.traces_per_s);
         s.finish();
-        if (c.trials == 0 || c.trials > 1000)
-            s.fail(*t->get("trials"), "'capture.trials' must be between 1 and 1000");
-        if (c.interval_s < 0.01 || c.interval_s > 60)
-            s.fail(*t->get("interval"), "'capture.interval' must be between 0.01 and 60 seconds");
     }
     if (const auto* t = top.table("engine")) {
         Section s(*t, name, "engine");
@@ -343,11 +432,6 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         s.get("nd_probes", cfg.nd_probes);
         s.get("nd_retrans", cfg.nd_retrans_s);
         s.finish();
-        if (cfg.nd_hold > engine::NeighbourTable::kMaxHold)
-            s.fail(*t->get("nd_hold"), "'engine.nd_hold' must be at most " +
-                                           std::to_string(engine::NeighbourTable::kMaxHold));
-        if (cfg.burst == 0 || cfg.burst > 256)
-            s.fail(*t->get("burst"), "'engine.burst' must be between 1 and 256");
     }
     for (const auto* t : top.tables("port")) {
         Section s(*t, name, "port");
@@ -390,7 +474,7 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         s.get("port", n.port);
         s.get_parsed("mac", n.mac, parse_mac, "a MAC address like 02:00:00:00:00:fe");
         s.finish();
-        if (n.id == 0) s.fail_here("every [[nexthop]] needs an id of 1 or more");
+        if (!t->get("id")) s.fail_here("every [[nexthop]] needs an id of 1 or more");
         known_port(s, *t, n.port, "port");
         cfg.nexthops.push_back(n);
     }
@@ -426,7 +510,7 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
             a.kind = AppKind::echo;
         else
             s.fail(*t->get("kind"), "'app.kind' = \"" + kind + "\": expected \"sink\" or \"echo\"");
-        if (a.port == 0) s.fail_here("every [[app]] needs a UDP port of 1 or more");
+        if (!t->get("port")) s.fail_here("every [[app]] needs a UDP port of 1 or more");
         cfg.apps.push_back(a);
     }
     if (const auto* t = top.table("workload")) {
@@ -458,8 +542,6 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         else
             s.fail(*t->get("kind"),
                    "'workload.kind' = \"" + kind + "\": expected generator, pcap, tap or none");
-        if (cfg.workload.kind == WorkloadKind::generator && g.flows == 0)
-            s.fail_here("'workload.flows' must be 1 or more (the generator's distinct flows)");
         if (g.sink_percent + g.echo_percent + g.malformed_percent > 100)
             s.fail_here("workload percentages add up to more than 100");
         if (cfg.workload.kind == WorkloadKind::generator ||
@@ -486,12 +568,6 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         s.get("batch", src.batch);
         s.finish();
         if (!t->get("destination")) s.fail_here("[source] needs 'destination' (an IPv6 address)");
-        if (src.destinations == 0 || src.destinations > 4096)
-            s.fail_here("'source.destinations' must be between 1 and 4096");
-        if (src.batch == 0 || src.batch > 256)
-            s.fail_here("'source.batch' must be between 1 and 256 datagrams");
-        if (src.payload > 1400) s.fail_here("'source.payload' must be at most 1400 bytes");
-        if (src.dst_port == 0) s.fail_here("'source.port' must be 1 or more");
     }
     if (const auto* t = top.table("socket")) {
         Section s(*t, name, "socket");
@@ -504,13 +580,18 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         s.get("flow_label", src.flow_label);
         s.finish();
         if (!cfg.source.enabled) s.fail_here("[socket] configures the [source] application: add one");
-        if (src.flow_label > 0xfffff) s.fail_here("'socket.flow_label' must fit in 20 bits");
-        if (src.hop_limit == 0) s.fail_here("'socket.hop_limit' must be 1 or more");
         if (src.connect && src.destinations > 1024)
             s.fail_here("a connected source opens a socket per destination: at most 1024");
     }
-    if (cfg.duration_s <= 0) top.fail_here("'engine.duration' must be more than 0 seconds");
     return scenario;
+}
+
+std::string check_setting(const std::string& key, double value) {
+    const SettingRange* r = find_range(key);
+    if (!r) throw std::logic_error("scenario: no range for '" + key + "' in kRanges");
+    if (value >= r->min && value <= r->max) return "";  // false for NaN too
+    return "'" + key + "' must be between " + number_text(r->min) + " and " +
+           number_text(r->max) + (*r->unit ? " " : "") + r->unit + ", not " + number_text(value);
 }
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {

@@ -54,6 +54,14 @@ class ScenarioError : public std::runtime_error {
 /// its name (port.uplink.rx_queues=2). Throws ScenarioError.
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
 
+/// The one range check of a numeric setting, whether it comes from the file,
+/// from --set or from one of run's own options (--duration, --trials): ""
+/// when `value` is in range (finite), else "'engine.duration' must be between
+/// 0.01 and 86400 seconds, not inf". Keys of [[port]], [[nexthop]], [[route]]
+/// and [[app]] are named by their table: "port.rx_queues". Throws
+/// std::logic_error for a key that is not a numeric setting.
+std::string check_setting(const std::string& key, double value);
+
 /// The engine's variant switches as stored with a run and shown in its
 /// header: "route_cache=on socket_send=single ifaddr_sync=rcu txq_hash=flow".
 std::string describe_variants(const engine::EngineConfig& cfg);

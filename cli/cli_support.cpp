@@ -6,19 +6,25 @@
 #include <iostream>
 
 #include "analysis/stats.h"
+#include "capture/scenario.h"
 #include "db/schema.h"
 
 namespace pathscope::cli {
 
-const CLI::Validator kPositiveSeconds(
-    [](std::string& v) -> std::string {
-        char* end = nullptr;
-        const double d = std::strtod(v.c_str(), &end);
-        if (v.empty() || *end || !(d > 0))
-            return "needs a positive number of seconds, not '" + v + "'";
-        return "";
-    },
-    "SECONDS");
+namespace {
+constexpr const char* kDefaultStore = "pathscope.db";
+}  // namespace
+
+CLI::Validator setting_check(const std::string& key, const std::string& type_name) {
+    return CLI::Validator(
+        [key](std::string& v) -> std::string {
+            char* end = nullptr;
+            const double d = std::strtod(v.c_str(), &end);
+            if (v.empty() || *end) return "needs a number, not '" + v + "'";
+            return capture::check_setting(key, d);
+        },
+        type_name);
+}
 
 const CLI::Validator kConfidence(
     [](std::string& v) -> std::string {
@@ -31,9 +37,20 @@ const CLI::Validator kConfidence(
     "PERCENT");
 
 CLI::Option* add_db_option(CLI::App* verb, std::string& path) {
-    path = "pathscope.db";
+    path = kDefaultStore;
     return verb->add_option("--db", path, "the store (default: pathscope.db in this folder)")
         ->type_name("FILE");
+}
+
+std::string db_argument(const std::string& path) {
+    if (path == kDefaultStore) return "";
+    if (!path.empty() &&
+        path.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                               "_./:=@%+-") == std::string::npos)
+        return " --db " + path;
+    std::string quoted = "'";
+    for (char c : path) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return " --db " + quoted + "'";
 }
 
 std::unique_ptr<db::Database> open_existing_store(const std::string& path,

@@ -34,11 +34,19 @@ void add_import_export_verbs(CLI::App& app, Verbs& verbs);
 void add_routes_verb(CLI::App& app, Verbs& verbs);
 
 // Value checks: each names what it wants, so the error says how to fix it.
-extern const CLI::Validator kPositiveSeconds;  ///< "0.5", "2"
-extern const CLI::Validator kConfidence;       ///< 80 90 95 98 99 99.5
+extern const CLI::Validator kConfidence;  ///< 80 90 95 98 99 99.5
+
+/// An option that sets the scenario's numeric `key` (--duration sets
+/// engine.duration): checked by the scenario's own range check, so the
+/// option and --set KEY=VALUE give the same answer.
+CLI::Validator setting_check(const std::string& key, const std::string& type_name);
 
 /// --db FILE, default pathscope.db in the current folder.
 CLI::Option* add_db_option(CLI::App* verb, std::string& path);
+
+/// " --db FILE" (quoted for a shell when it needs to be) for a command that
+/// a verb prints for the user to run next, or "" for the default store.
+std::string db_argument(const std::string& path);
 
 /// Opens an existing store for reading. A read verb never creates one: a
 /// missing file is refused, naming the file and how to make a store.

@@ -9,6 +9,7 @@
 #include "analysis/run_summary.h"
 #include "analysis/run_view.h"
 #include "capture/recorder.h"
+#include "capture/run.h"
 #include "cli/cli_support.h"
 
 namespace pathscope::cli {
@@ -27,6 +28,13 @@ struct RunArgs {
     bool no_histograms = false;
 };
 
+/// The exit status after a stop: 130 after Ctrl-C, 143 after SIGTERM, as a
+/// shell reports a process that those signals killed.
+int stop_status(int signal) { return 128 + signal; }
+
+/// Says on standard error what the run goes on without.
+void warn(const std::string& text) { std::cerr << "pathscope run: " << text << "\n"; }
+
 /// A scenario with a [matrix]: every cell as its own run, trials interleaved.
 int run_matrix(const RunArgs& a, const std::string& scenario_path,
                const std::vector<std::string>& sets, const capture::Scenario& sc) {
@@ -35,6 +43,7 @@ int run_matrix(const RunArgs& a, const std::string& scenario_path,
     opt.db_path = a.db;
     opt.label = a.label;
     opt.scenario_path = scenario_path;
+    opt.warning = warn;
     const bool tty = isatty(STDERR_FILENO);
     std::fprintf(stderr,
                  "pathscope run: %s, a matrix of %zu cells x %u trial(s) of %.1f s, trials "
@@ -49,7 +58,14 @@ int run_matrix(const RunArgs& a, const std::string& scenario_path,
     };
     const auto results = capture::record_matrix(scenario_path, sets, opt);
     if (tty) std::fprintf(stderr, "\r%90s\r", "");
-    bool interrupted = false, failed = false, balanced = true;
+    if (results.empty()) {  // stopped before the first cell ran
+        std::cerr << "pathscope run: stopped before the first cell started; nothing was stored\n";
+        return stop_status(capture::StopSignals::received());
+    }
+    // The experiment's stop (a cell that had run all its trials stays complete).
+    const int stop_signal = capture::StopSignals::received();
+    bool failed = false, balanced = true, aborted = false;
+    std::string setup_error;
     int width = 4;
     for (const auto& r : results) width = std::max(width, static_cast<int>(r.run.info.cell.size()));
     std::printf("%5s  %-*s %7s %16s %16s\n", "run", width, "cell", "trials", "rx rate (mean)",
@@ -65,22 +81,30 @@ int run_matrix(const RunArgs& a, const std::string& scenario_path,
                     static_cast<long long>(r.run.info.id), width, cell.c_str(), s.trials.size(),
                     rx / n / 1e6, tx / n / 1e6,
                     s.balanced && s.send_balanced ? "" : "  NOT BALANCED");
-        interrupted = interrupted || r.interrupted;
+        if (setup_error.empty()) setup_error = r.setup_error;
+        aborted = aborted || r.run.info.status == "aborted";
         failed = failed || !r.error.empty();
         balanced = balanced && s.balanced && s.send_balanced;
         if (!r.error.empty()) std::cerr << "pathscope run: the store failed: " << r.error << "\n";
     }
     const std::string& experiment = results.front().run.info.experiment;
-    std::printf("\nstored as experiment %s in %s%s: runs %lld-%lld, one per cell\n",
+    std::printf("\nstored as experiment %s in %s: runs %lld-%lld, one per cell\n",
                 experiment.c_str(), opt.db_path.c_str(),
-                interrupted ? ", marked aborted (Ctrl-C)" : "",
                 static_cast<long long>(results.front().run.info.id),
                 static_cast<long long>(results.back().run.info.id));
+    if (stop_signal)
+        std::printf("stopped by %s: %zu of the %zu cells ran%s\n",
+                    capture::stop_name(stop_signal).c_str(), results.size(), cells.size(),
+                    aborted ? "; the runs it cut short are marked aborted" : "");
     for (const auto& axis : sc.matrix)
-        std::printf("  pathscope compare --db %s --experiment %s --by %s\n", opt.db_path.c_str(),
+        std::printf("  pathscope compare%s --experiment %s --by %s\n", db_argument(opt.db_path).c_str(),
                     experiment.c_str(), axis.key.c_str());
+    if (!setup_error.empty()) {
+        std::cerr << "pathscope run: " << setup_error << "\n";
+        return 1;
+    }
     if (failed || !balanced) return 1;
-    return interrupted ? 130 : 0;
+    return stop_signal ? stop_status(stop_signal) : 0;
 }
 
 int run(const RunArgs& a) {
@@ -97,6 +121,7 @@ int run(const RunArgs& a) {
     opt.db_path = a.db;
     opt.label = a.label;
     opt.scenario_path = scenario_path;
+    opt.warning = warn;
     const bool tty = isatty(STDERR_FILENO);
     std::fprintf(stderr, "pathscope run: %s, %u trial(s) of %.1f s into %s (Ctrl-C stops early)\n",
                  scenario_path.c_str(), sc.capture.trials, sc.engine.duration_s,
@@ -115,6 +140,11 @@ int run(const RunArgs& a) {
     };
     const capture::RecordResult r = capture::record_run(sc, opt);
     if (tty) std::fprintf(stderr, "\r%90s\r", "");
+    if (r.run.info.id == 0) {
+        std::cerr << "pathscope run: stopped by " << capture::stop_name(r.stop_signal)
+                  << " before the first trial started; nothing was stored\n";
+        return stop_status(r.stop_signal);
+    }
     analysis::RunViewOptions view;
     view.histograms = !a.no_histograms;
     const analysis::RunSummary summary = analysis::summarize_run(r.run);
@@ -128,9 +158,16 @@ int run(const RunArgs& a) {
         return 1;
     }
     std::cout << "\nstored as run " << r.run.info.id << " (\"" << r.run.info.label << "\") in "
-              << opt.db_path << (r.interrupted ? ", marked aborted (Ctrl-C)" : "") << "\n";
+              << opt.db_path
+              << (r.stop_signal ? ", marked aborted (" + capture::stop_name(r.stop_signal) + ")"
+                                : (r.setup_error.empty() ? "" : ", marked aborted"))
+              << "\n";
+    if (!r.setup_error.empty()) {
+        std::cerr << "pathscope run: " << r.setup_error << "\n";
+        return 1;
+    }
     if (!summary.balanced) return 1;
-    if (r.interrupted) return 130;  // as a shell expects after Ctrl-C
+    if (r.stop_signal) return stop_status(r.stop_signal);  // as a shell expects
     if (summary.total.received == 0 && summary.total.sends == 0 && summary.total.sent == 0) {
         std::cerr << "pathscope run: no packet was received or sent; the scenario's workload "
                      "(workload.kind) or [source] gave the engine nothing to do\n";
@@ -152,8 +189,11 @@ void add_run_verb(CLI::App& app, Verbs& verbs) {
         "reason, per-queue counters, cycle histograms, perf_event counts and sampled\n"
         "call stacks of the worker thread, and sampled packet traces. Then it prints the\n"
         "stage table, the receive ledger (received = delivered + forwarded + replied +\n"
-        "drops) and the rest. Ctrl-C ends the run early: it is kept, marked aborted, and\n"
-        "the exit status is 130.");
+        "drops) and the rest. Ctrl-C or SIGTERM ends the run early: it is kept, marked\n"
+        "aborted, its summary printed (a matrix: the table of the cells that ran), and\n"
+        "the exit status is 130 (Ctrl-C) or 143 (SIGTERM). Settings are checked before\n"
+        "the store is touched, and a device or memory that refuses the scenario stops\n"
+        "the run before one is created.");
     v->add_option("SCENARIO", a->scenario,
                   "default: samples/default.toml (built-in generator on a net_ring port,\n"
                   "40,000 routes, forwarding to net_null)")
@@ -163,13 +203,13 @@ void add_run_verb(CLI::App& app, Verbs& verbs) {
                   "how the run is named in list/show/compare (default: the scenario's\n"
                   "file name and the --set settings); not a number, no '@'");
     v->add_option("--trials", a->trials, "capture.trials: repetitions (default 1)")
-        ->check(CLI::Range(1u, 100000u));
+        ->check(setting_check("capture.trials", "N"));
     v->add_option("--duration", a->duration,
                   "engine.duration: length of each trial in seconds (default 2)")
-        ->check(kPositiveSeconds);
+        ->check(setting_check("engine.duration", "SECONDS"));
     v->add_option("--interval", a->interval,
                   "capture.interval: snapshot interval in seconds (default 0.1)")
-        ->check(kPositiveSeconds);
+        ->check(setting_check("capture.interval", "SECONDS"));
     v->add_option("--set", a->sets,
                   "KEY=VALUE: override any scenario setting, e.g. --set engine.burst=64,\n"
                   "--set port.wire.rx_queues=2, --set capture.sample_hz=0")

@@ -63,8 +63,8 @@ int list(const std::string& path) {
         std::string by;
         const std::string& cell = members.front()->cell;
         if (!cell.empty()) by = cell.substr(0, cell.find('='));
-        std::printf("       compare: pathscope compare --experiment %s --by %s\n", e.c_str(),
-                    by.c_str());
+        std::printf("       compare: pathscope compare%s --experiment %s --by %s\n",
+                    db_argument(path).c_str(), e.c_str(), by.c_str());
     }
     return 0;
 }

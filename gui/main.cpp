@@ -65,6 +65,15 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "pathscope-gui: --screenshot needs -o FILE.png\n");
             return 2;
         }
+        if (cli.isSet(baseline) != cli.isSet(candidate)) {
+            // One side alone would be looked up as the pair (REF, "") and "not found".
+            std::fprintf(stderr,
+                         "pathscope-gui: --%s is missing: a comparison needs both runs, as "
+                         "--baseline REF --candidate REF (a run id or label; pathscope list "
+                         "shows them)\n",
+                         cli.isSet(baseline) ? "candidate" : "baseline");
+            return 2;
+        }
         const QString page = cli.value(shot);
         const QString ref = cli.isSet(run) ? cli.value(run) : QString();
         if (cli.isSet(baseline) || cli.isSet(candidate)) {

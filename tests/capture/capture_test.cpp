@@ -149,6 +149,111 @@ TEST_F(CaptureTest, CtrlCEndsTheRunAsAbortedWithItsTotals) {
     EXPECT_EQ(t.received, t.delivered + t.forwarded + t.replied + t.dropped);
 }
 
+// SIGTERM (timeout, systemd, CI runners) stops a run as Ctrl-C does.
+TEST_F(CaptureTest, SigtermEndsTheRunLikeCtrlC) {
+    const std::string db = (dir_ / "sigterm.db").string();
+    const pid_t pid = spawn({"run", "--db", db, "--label", "termed", "--duration", "60"});
+    ASSERT_GE(wait_for_intervals(db, 3), 3) << output("stderr");
+    ASSERT_EQ(kill(pid, SIGTERM), 0);
+    EXPECT_EQ(wait_for(pid), 143) << output("stderr");  // 128 + SIGTERM, after the summary
+    EXPECT_NE(output("stdout").find("balanced]"), std::string::npos) << output("stdout");
+    EXPECT_NE(output("stdout").find("marked aborted (SIGTERM)"), std::string::npos)
+        << output("stdout");
+    auto store = open_store(db, Database::Mode::read_only);
+    const RunInfo run = find_run(*store, "termed");
+    EXPECT_EQ(run.status, "aborted");
+    EXPECT_NE(run.note.find("stopped by SIGTERM"), std::string::npos) << run.note;
+    const RunData data = load_run(*store, run.id);
+    ASSERT_EQ(data.rows.trials.size(), 1u);
+    EXPECT_GT(data.rows.trials[0].received, 0u);
+}
+
+// Ctrl-C while the next cell of a matrix is being set up: the cells that
+// ran are printed, kept and marked aborted, and none is left half made.
+TEST_F(CaptureTest, CtrlCDuringAMatrixPrintsTheCellsThatRan) {
+    const std::string db = (dir_ / "matrix.db").string();
+    const pid_t pid = spawn({"run", "--db", db, "--label", "mx", "--duration", "0.3", "--set",
+                             "matrix.engine.burst=[16, 32, 64]"});
+    // Run 1's trial row is committed once its engine stopped: the next
+    // cell's engine (40,000 routes) is then being set up.
+    const auto deadline = std::chrono::steady_clock::now() + 60s;
+    int64_t trials = 0;
+    while (std::chrono::steady_clock::now() < deadline) {
+        try {
+            trials = open_store(db, Database::Mode::read_only)->scalar("SELECT count(*) FROM trials");
+        } catch (const DbError&) {
+        }
+        if (trials >= 1) break;
+        std::this_thread::sleep_for(5ms);
+    }
+    ASSERT_GE(trials, 1) << output("stderr");
+    ASSERT_EQ(kill(pid, SIGINT), 0);
+    EXPECT_EQ(wait_for(pid), 130) << output("stderr");
+    const std::string out = output("stdout");
+    EXPECT_NE(out.find("    1  engine.burst=16       1"), std::string::npos) << out;
+    EXPECT_NE(out.find("stored as experiment"), std::string::npos) << out;
+    EXPECT_NE(out.find("stopped by Ctrl-C: "), std::string::npos) << out;
+    EXPECT_NE(out.find(" of the 3 cells ran"), std::string::npos) << out;
+    auto store = open_store(db, Database::Mode::read_write);  // marks dead runs, if any
+    const auto runs = list_runs(*store);
+    ASSERT_GE(runs.size(), 1u);
+    EXPECT_LT(runs.size(), 3u);
+    for (const auto& r : runs) {
+        EXPECT_NE(out.find(r.cell), std::string::npos) << "run " << r.id << " is not printed";
+        // A cell whose one trial ran is complete; one the stop cut short is
+        // aborted, saying so.
+        if (r.status != "complete") {
+            EXPECT_EQ(r.status, "aborted");
+            EXPECT_NE(r.note.find("stopped by Ctrl-C"), std::string::npos) << r.note;
+        }
+    }
+}
+
+// `run` says how many packet traces it stored: the store's own count.
+TEST_F(CaptureTest, RunPrintsTheCountOfTracesItStored) {
+    const std::string db = (dir_ / "count.db").string();
+    ASSERT_EQ(wait_for(spawn({"run", "--db", db, "--label", "counted", "--duration", "1", "--set",
+                              "capture.traces_per_s=200"})),
+              0)
+        << output("stderr");
+    auto store = open_store(db, Database::Mode::read_only);
+    const int64_t stored = store->scalar("SELECT count(*) FROM packet_traces");
+    ASSERT_GT(stored, 20);
+    const std::string out = output("stdout");
+    EXPECT_NE(out.find("\n" + std::to_string(stored) + " packet traces stored"), std::string::npos)
+        << "the store has " << stored << " traces:\n"
+        << out;
+}
+
+// A device that refuses the queue count stops the run before one is
+// created: the device's reason, exit 1, and no store at all.
+TEST_F(CaptureTest, SetupFailureStopsBeforeARunIsCreated) {
+    const std::string db = (dir_ / "refused.db").string();
+    EXPECT_EQ(wait_for(spawn({"run", "--db", db, "--set", "port.wire.rx_queues=1000"})), 1);
+    const std::string err = output("stderr");
+    EXPECT_NE(err.find("port 'wire'"), std::string::npos) << err;
+    EXPECT_EQ(err.find("NOT NULL"), std::string::npos) << err;
+    EXPECT_FALSE(fs::exists(db)) << "a refused setup touched the store";
+}
+
+// A matrix cell that cannot start stops the experiment: the cells that ran
+// are aborted with its reason (not "killed?"), and it leaves no run.
+TEST_F(CaptureTest, MatrixCellThatCannotStartAbortsTheExperimentWithItsReason) {
+    const std::string db = (dir_ / "cell.db").string();
+    EXPECT_EQ(wait_for(spawn({"run", "--db", db, "--duration", "0.3", "--set",
+                              "matrix.port.wire.rx_queues=[1, 1000]"})),
+              1);
+    const std::string err = output("stderr");
+    EXPECT_NE(err.find("cell port.wire.rx_queues=1000 could not start"), std::string::npos) << err;
+    auto store = open_store(db, Database::Mode::read_write);  // marks dead runs, if any
+    const auto runs = list_runs(*store);
+    ASSERT_EQ(runs.size(), 1u);
+    EXPECT_EQ(runs[0].status, "aborted");
+    EXPECT_NE(runs[0].note.find("could not start: port 'wire'"), std::string::npos)
+        << runs[0].note;
+    EXPECT_EQ(load_run(*store, runs[0].id).rows.trials.size(), 1u);
+}
+
 TEST_F(CaptureTest, FullDiskGivesAClearErrorAndAnIntactStore) {
     if (geteuid() != 0) GTEST_SKIP() << "mounting a small tmpfs needs root";
     mount_point_ = dir_ / "small";
