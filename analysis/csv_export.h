@@ -1,10 +1,12 @@
-// A run's rows as CSV for spreadsheets and scripts, one table at a time.
+// A run's rows as CSV for spreadsheets and scripts, one table at a time: the
+// store table's own columns (db/tables.h) as the header, so that a CSV holds
+// everything the printed figures are made from.
 #pragma once
 
 #include <string>
-#include "db/records.h"
 #include <vector>
 
+#include "db/records.h"
 
 namespace pathscope::analysis {
 

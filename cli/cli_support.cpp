@@ -55,11 +55,7 @@ std::string db_argument(const std::string& path) {
 
 std::unique_ptr<db::Database> open_existing_store(const std::string& path,
                                                   db::Database::Mode mode) {
-    if (!std::filesystem::exists(path))
-        throw std::runtime_error(path +
-                                 ": no such store (pathscope run --db " + path +
-                                 " records into a new one; --db names another)");
-    return db::open_store(path, mode);
+    return db::open_store(path, mode, db::Create::never);
 }
 
 db::RunInfo resolve_run(const db::Database& db, const std::string& ref) {

@@ -49,7 +49,8 @@ CLI::Option* add_db_option(CLI::App* verb, std::string& path);
 std::string db_argument(const std::string& path);
 
 /// Opens an existing store for reading. A read verb never creates one: a
-/// missing file is refused, naming the file and how to make a store.
+/// missing or empty file is refused, naming the file and how to make a
+/// store (read_write only migrates it and marks runs whose capture died).
 std::unique_ptr<db::Database> open_existing_store(const std::string& path,
                                                   db::Database::Mode mode);
 

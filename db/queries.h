@@ -27,6 +27,11 @@ RunInfo find_run(const Database& db, const std::string& ref, std::string* note =
 /// label@N). Oldest first. Throws DbError naming what matched nothing.
 std::vector<RunInfo> experiment_runs(const Database& db, const std::string& ref);
 
+/// A number that changes whenever another connection commits to the store
+/// (PRAGMA data_version): a live view polls it to see new rows. Each call
+/// is its own implicit transaction, so polling never holds a read open.
+int64_t data_version(const Database& db);
+
 /// Run `run_id` and all of its rows (histogram buckets, stacks with their frames).
 RunData load_run(const Database& db, int64_t run_id);
 

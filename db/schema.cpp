@@ -5,14 +5,18 @@
 #include <cerrno>
 #include <csignal>
 #include <ctime>
+#include <filesystem>
 #include <vector>
+
+#include "db/tables.h"
 
 namespace pathscope::db {
 
 namespace {
 
 // migrations[v] takes a store from user_version v to v + 1. Never edit one
-// that has shipped: add the next.
+// that has shipped: add the next, and change the tables (db/tables.cpp) to
+// match what it leaves; a fresh store is made from those at kSchemaVersion.
 const std::vector<const char*> kMigrations = {
     // 0 -> 1: the first schema.
     R"sql(
@@ -200,23 +204,51 @@ int recover_stale_runs(Database& db) {
     return static_cast<int>(stale.size());
 }
 
-std::unique_ptr<Database> open_store(const std::string& path, Database::Mode mode) {
-    auto db = std::make_unique<Database>(path, mode);
-    const int64_t app = db->scalar("PRAGMA application_id");
-    const int64_t version = db->scalar("PRAGMA user_version");
-    const int64_t tables = db->scalar("SELECT count(*) FROM sqlite_schema");
-    if (app != kApplicationId && !(app == 0 && tables == 0)) {
-        throw DbError(path + ": not a pathscope store (application_id " + std::to_string(app) +
-                      ", expected " + std::to_string(kApplicationId) +
-                      "); give --db a pathscope store or a new file name");
+void migrate(Database& db, int to_version) {
+    if (to_version > kSchemaVersion)
+        throw DbError(db.path() + ": no migration to schema version " + std::to_string(to_version));
+    for (int64_t v = db.scalar("PRAGMA user_version"); v < to_version; ++v) {
+        Transaction tx(db);
+        db.exec(kMigrations[static_cast<size_t>(v)]);
+        db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
+        db.exec("PRAGMA user_version = " + std::to_string(v + 1));
+        tx.commit();
     }
+}
+
+std::unique_ptr<Database> open_store(const std::string& path, Database::Mode mode,
+                                     Create create) {
+    const bool may_create = mode == Database::Mode::read_write && create == Create::if_new;
+    // One message for every file that is not a store, whoever opens it (the
+    // GUI, a read verb, a capture).
+    const auto not_a_store = [&](const std::string& why) {
+        return DbError(path + ": not a pathscope store (" + why +
+                       "); give --db a pathscope store or a new file name");
+    };
+    if (!may_create && !std::filesystem::exists(path))
+        throw DbError(path + ": no such store (pathscope run --db " + path +
+                      " records into a new one; --db names another)");
+    auto db = std::make_unique<Database>(path, mode);
+    int64_t app = 0, version = 0, tables = 0;
+    try {
+        app = db->scalar("PRAGMA application_id");
+        version = db->scalar("PRAGMA user_version");
+        tables = db->scalar("SELECT count(*) FROM sqlite_schema");
+    } catch (const DbError& e) {
+        if (e.code() == SQLITE_NOTADB) throw not_a_store("not an SQLite database");
+        throw;
+    }
+    if (app != kApplicationId && !(app == 0 && tables == 0))
+        throw not_a_store("application_id " + std::to_string(app) + ", expected " +
+                          std::to_string(kApplicationId));
     if (version > kSchemaVersion)
         throw DbError(path + ": written by a newer pathscope (schema version " +
                       std::to_string(version) + ", this build reads up to " +
                       std::to_string(kSchemaVersion) + "); upgrade pathscope to read it");
+    // Reading never makes a store of an empty file.
+    if (tables == 0 && !may_create)
+        throw DbError(path + ": empty file, not a pathscope store yet (capture into it first)");
     if (mode == Database::Mode::read_only) {
-        if (tables == 0)
-            throw DbError(path + ": empty file, not a pathscope store yet (capture into it first)");
         if (version < kSchemaVersion)
             throw DbError(path + ": schema version " + std::to_string(version) +
                           " needs a migration; open it once read-write (pathscope list --db)");
@@ -225,13 +257,17 @@ std::unique_ptr<Database> open_store(const std::string& path, Database::Mode mod
     db->exec("PRAGMA journal_mode = WAL");
     db->exec("PRAGMA synchronous = NORMAL");
     db->exec("PRAGMA foreign_keys = ON");
-    for (int64_t v = version; v < kSchemaVersion; ++v) {
+    if (tables == 0) {
         Transaction tx(*db);
-        db->exec(kMigrations[static_cast<size_t>(v)]);
-        db->exec("PRAGMA application_id = " + std::to_string(kApplicationId));
-        db->exec("PRAGMA user_version = " + std::to_string(v + 1));
+        // Another process may have made the store since the count above.
+        if (db->scalar("SELECT count(*) FROM sqlite_schema") == 0) {
+            db->exec(create_schema_sql());
+            db->exec("PRAGMA application_id = " + std::to_string(kApplicationId));
+            db->exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
+        }
         tx.commit();
     }
+    migrate(*db, kSchemaVersion);
     recover_stale_runs(*db);
     return db;
 }

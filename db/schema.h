@@ -13,12 +13,24 @@ inline constexpr int32_t kApplicationId = 0x50534350;
 /// PRAGMA user_version written by this build.
 inline constexpr int kSchemaVersion = 4;
 
-/// Opens a store. read_write creates it if needed, applies forward
-/// migrations, switches to WAL and marks runs whose capture process died
-/// (same host, pid gone) as aborted. read_only never writes. A file that is
-/// not a pathscope store, or was written by a newer pathscope, is refused
-/// with a DbError that says so.
-std::unique_ptr<Database> open_store(const std::string& path, Database::Mode mode);
+/// Whether open_store may make a store of a missing or empty file.
+enum class Create { if_new, never };
+
+/// Opens a store. read_write creates it if needed (unless `create` is
+/// never: read verbs migrate and mark dead runs, but make nothing), applies
+/// forward migrations, switches to WAL and marks runs whose capture process
+/// died (same host, pid gone) as aborted. read_only never writes. A missing
+/// or empty file that is not to be made a store, a file that is not a
+/// pathscope store, or one written by a newer pathscope, is refused with a
+/// DbError that names the file and says so.
+std::unique_ptr<Database> open_store(const std::string& path, Database::Mode mode,
+                                     Create create = Create::if_new);
+
+/// Takes `db` from its user_version up to `to_version` by the shipped
+/// migrations, one transaction each. open_store upgrades older stores with
+/// it; a new store is made from the tables (db/tables.h) at kSchemaVersion
+/// at once, and tests build the stores of older versions with it.
+void migrate(Database& db, int to_version);
 
 /// Marks stale "running" runs as aborted; returns how many. (open_store
 /// does this for read_write handles.)

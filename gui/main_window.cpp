@@ -30,6 +30,7 @@
 #include "gui/models/run_list_model.h"
 #include "gui/models/stage_table_model.h"
 #include "analysis/report.h"
+#include "db/queries.h"
 #include "db/schema.h"
 #include "gui/pages/compare_page.h"
 #include "gui/pages/flame_page.h"
@@ -236,7 +237,7 @@ QString MainWindow::open_store(const QString& path, bool interactive) {
     runs_->set_runs(std::move(listing.runs), std::move(listing.trials_recorded));
     try {  // the live view's own connection, on this thread
         live_ = std::make_unique<db::Database>(path_, db::Database::Mode::read_only);
-        data_version_ = live_->scalar("PRAGMA data_version");
+        data_version_ = db::data_version(*live_);
     } catch (const std::exception&) {
         live_.reset();
     }
@@ -445,7 +446,7 @@ bool MainWindow::poll_store() {
     if (!live_) return false;
     int64_t v = 0;
     try {
-        v = live_->scalar("PRAGMA data_version");
+        v = db::data_version(*live_);
     } catch (const std::exception&) {
         return false;
     }

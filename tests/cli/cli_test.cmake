@@ -51,8 +51,22 @@ if(EXISTS ${dir}/typo.db)
 endif()
 file(WRITE ${dir}/text.db "not a database at all, only text that is long enough to have a header....")
 expect_run(ARGS list --db ${dir}/text.db EXIT 1 MATCH "text.db" STREAM err)
+# Read verbs refuse an empty file or one that is not a store, naming it as
+# the GUI does, and leave it as it was.
 file(WRITE ${dir}/empty.db "")
-expect_run(ARGS list --db ${dir}/empty.db EXIT 0 MATCH "no runs yet" STREAM out)
+foreach(verb "list" "show;1" "compare;1;2" "report;1" "export;1;--format;csv;-o;-")
+  expect_run(ARGS ${verb} --db ${dir}/empty.db EXIT 1
+             MATCH "empty.db: empty file, not a pathscope store yet \\(capture into it first\\)\n$" STREAM err)
+  expect_run(ARGS ${verb} --db ${dir}/text.db EXIT 1
+             MATCH "text.db: not a pathscope store \\(not an SQLite database\\); give --db a pathscope store" STREAM err)
+endforeach()
+file(SIZE ${dir}/empty.db empty_size)
+if(NOT empty_size EQUAL 0 OR EXISTS ${dir}/empty.db-wal)
+  message(FATAL_ERROR "a read verb turned ${dir}/empty.db into a store")
+endif()
+# A verb that writes makes a store of it.
+file(WRITE ${dir}/one.folded "main;work 10\n")
+expect_run(ARGS import folded ${dir}/one.folded --db ${dir}/empty.db EXIT 0 MATCH "stored as run 1" STREAM out)
 expect_run(ARGS show nosuchlabel --db ${dir}/empty.db EXIT 1 MATCH "no run with id or label 'nosuchlabel'" STREAM err)
 expect_run(ARGS run --db ${dir}/empty.db --set engine.burst=0 EXIT 1 MATCH "--set engine.burst=0: 'engine.burst' must be between 1 and 256 packets, not 0" STREAM err)
 # Settings are checked before the store is touched: one message, naming the

@@ -8,11 +8,13 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "db/merge.h"
 #include "db/queries.h"
 #include "db/schema.h"
+#include "db/tables.h"
 #include "db/writer.h"
 #include "tests/support/temp_dir.h"
 
@@ -200,6 +202,178 @@ TEST_F(StoreTest, VersionTwoStacksSurviveTheMigration) {
     ASSERT_EQ(d.rows.stacks.size(), 2u);
     EXPECT_EQ(d.rows.stacks[0].seq, -1);
     EXPECT_EQ(d.rows.stacks[0].weight + d.rows.stacks[1].weight, 10u);
+}
+
+/// Everything SQLite says about a store's tables: each column (type, NOT
+/// NULL, default, key place), each index and its columns, each foreign key,
+/// and whether the table has a rowid. Not the CREATE text: a migrated
+/// table's text is what ALTER TABLE made of it.
+std::string table_shapes(const std::string& path) {
+    Database raw(path, Database::Mode::read_only);
+    std::string out;
+    auto dump = [&](const std::string& what, const char* sql, int columns) {
+        Statement s = raw.prepare(sql);
+        while (s.step()) {
+            out += what;
+            for (int c = 0; c < columns; ++c) out += "|" + s.text(c);
+            out += "\n";
+        }
+    };
+    dump("table",
+         "SELECT name, type, wr, strict FROM pragma_table_list WHERE schema = 'main' AND name "
+         "NOT LIKE 'sqlite_%' ORDER BY name",
+         4);
+    dump("column",
+         "SELECT m.name, p.cid, p.name, p.type, p.\"notnull\", p.dflt_value, p.pk FROM "
+         "sqlite_schema m JOIN pragma_table_info(m.name) p WHERE m.type = 'table' ORDER BY "
+         "m.name, p.cid",
+         7);
+    dump("index",
+         "SELECT m.name, il.name, il.\"unique\", il.origin, il.partial, ii.seqno, ii.name FROM "
+         "sqlite_schema m JOIN pragma_index_list(m.name) il JOIN pragma_index_info(il.name) ii "
+         "WHERE m.type = 'table' ORDER BY m.name, il.name, ii.seqno",
+         7);
+    dump("foreign key",
+         "SELECT m.name, f.\"table\", f.\"from\", f.\"to\", f.on_delete FROM sqlite_schema m "
+         "JOIN pragma_foreign_key_list(m.name) f WHERE m.type = 'table' ORDER BY m.name, f.id",
+         5);
+    return out;
+}
+
+// A fresh store is made from the column lists (db/tables.cpp) at this
+// version; an old one is upgraded by the shipped migrations. The two must
+// be the same store, or a migrated store reads and writes differently.
+TEST_F(StoreTest, AFreshStoreAndOneMigratedFromVersionOneAreTheSame) {
+    const auto fresh = file("fresh.db"), old = file("from-v1.db");
+    { auto db = open_store(fresh, Database::Mode::read_write); }
+    {
+        Database raw(old, Database::Mode::read_write);
+        migrate(raw, 1);
+        EXPECT_EQ(raw.scalar("PRAGMA user_version"), 1);
+        EXPECT_EQ(raw.scalar("SELECT count(*) FROM pragma_table_info('trials') WHERE name = "
+                             "'window_received'"),
+                  0);  // really version 1
+    }
+    { auto db = open_store(old, Database::Mode::read_write); }
+    const std::string a = table_shapes(fresh), b = table_shapes(old);
+    EXPECT_NE(a.find("column|trials|19|source_selections|INTEGER|1|0|0"), std::string::npos) << a;
+    EXPECT_NE(a.find("index|runs|runs_experiment"), std::string::npos) << a;
+    // Lines of one that the other lacks (the whole dumps are long).
+    auto lacking = [](const std::string& x, const std::string& y) {
+        std::istringstream in(x);
+        std::string line, out;
+        while (std::getline(in, line))
+            if (("\n" + y).find("\n" + line + "\n") == std::string::npos) out += line + "\n";
+        return out;
+    };
+    EXPECT_EQ(lacking(a, b), "") << "the fresh store has these, the migrated one not";
+    EXPECT_EQ(lacking(b, a), "") << "the migrated store has these, the fresh one not";
+    // And both hold the same rows through the same writer and reader.
+    const int64_t fa = write_sample_run(fresh, "a"), fb = write_sample_run(old, "a");
+    auto da = open_store(fresh, Database::Mode::read_only);
+    auto db = open_store(old, Database::Mode::read_only);
+    EXPECT_EQ(load_run(*da, fa).rows.rows(), load_run(*db, fb).rows.rows());
+}
+
+// Each column holds its own field: checked by column name in SQL, not
+// through the same list that wrote it.
+TEST_F(StoreTest, EachColumnHoldsItsField) {
+    const auto path = file("fields.db");
+    Batch b;
+    TrialRow t;
+    t.trial = 2;
+    t.seconds = 0.8;
+    t.received = 101, t.delivered = 102, t.forwarded = 103, t.replied = 104, t.dropped = 105;
+    t.sent = 106, t.rx_pps = 107.5, t.forwarded_pps = 108.5, t.delivered_pps = 109.5;
+    t.window_received = 110, t.walks = 111, t.idle_walks = 112, t.sends = 113;
+    t.sent_pps = 114.5, t.window_sent = 115, t.route_lookups = 116, t.source_selections = 117;
+    b.trials.push_back(t);
+    b.stages.push_back({2, 3, "udp6_input", 9, 201, 202, 203, 204, 205});
+    b.drops.push_back({2, "udp_no_socket", "udp6_input", "send", 301});
+    b.perf.push_back({2, "perf::task-clock", true, 401, 402, 403, "multiplexed"});
+    b.facts.emplace_back("k", "v");
+    RunInfo info = sample_run("fields");
+    info.experiment = "e1";
+    info.cell = "engine.burst=32";
+    info.tsc_hz = 2'000'000'000;
+    int64_t id = 0;
+    {
+        RunWriter w(path, info);
+        id = w.run_id();
+        w.submit(b);
+        w.finish("complete");
+    }
+    Database raw(path, Database::Mode::read_only);
+    auto row = [&](const std::string& sql) {
+        Statement s = raw.prepare(sql);
+        EXPECT_TRUE(s.step()) << sql;
+        return s.text(0);
+    };
+    EXPECT_EQ(row("SELECT group_concat(trial || ',' || seconds || ',' || received || ',' || "
+                  "delivered || ',' || forwarded || ',' || replied || ',' || dropped || ',' || "
+                  "sent || ',' || rx_pps || ',' || forwarded_pps || ',' || delivered_pps || ',' "
+                  "|| window_received || ',' || walks || ',' || idle_walks || ',' || sends || "
+                  "',' || sent_pps || ',' || window_sent || ',' || route_lookups || ',' || "
+                  "source_selections) FROM trials"),
+              "2,0.8,101,102,103,104,105,106,107.5,108.5,109.5,110,111,112,113,114.5,115,116,117");
+    EXPECT_EQ(row("SELECT trial || ',' || seq || ',' || stage || ',' || ord || ',' || calls || "
+                  "',' || packets || ',' || cycles || ',' || idle_calls || ',' || idle_cycles "
+                  "FROM stage_counters"),
+              "2,3,udp6_input,9,201,202,203,204,205");
+    EXPECT_EQ(row("SELECT reason || ',' || stage || ',' || path || ',' || packets FROM drops"),
+              "udp_no_socket,udp6_input,send,301");
+    EXPECT_EQ(row("SELECT event || ',' || supported || ',' || value || ',' || time_enabled || "
+                  "',' || time_running || ',' || note FROM perf_counters"),
+              "perf::task-clock,1,401,402,403,multiplexed");
+    EXPECT_EQ(row("SELECT label || ',' || status || ',' || tsc_hz || ',' || experiment || ',' "
+                  "|| cell || ',' || (id = " + std::to_string(id) + ") FROM runs"),
+              "fields,complete,2000000000,e1,engine.burst=32,1");
+    EXPECT_EQ(row("SELECT key || '=' || value FROM facts"), "k=v");
+}
+
+// Read verbs open stores with Create::never: a missing or empty file stays
+// as it was, refused with the message the GUI gives (read-only opens).
+TEST_F(StoreTest, OpeningToReadMakesNoStoreOfAnEmptyOrMissingFile) {
+    const auto empty = file("empty.db"), missing = file("missing.db"), text = file("text.db");
+    std::ofstream(empty).close();
+    std::ofstream(text) << "not a database at all, only text that is long enough to have a "
+                           "header.............................................................";
+    auto message = [](const std::string& path, Database::Mode mode, Create create) {
+        try {
+            open_store(path, mode, create);
+        } catch (const DbError& e) {
+            return std::string(e.what());
+        }
+        return std::string("opened");
+    };
+    const std::string gui = message(empty, Database::Mode::read_only, Create::if_new);
+    EXPECT_EQ(gui, empty + ": empty file, not a pathscope store yet (capture into it first)");
+    EXPECT_EQ(message(empty, Database::Mode::read_write, Create::never), gui);
+    EXPECT_EQ(fs::file_size(empty), 0u);
+    EXPECT_FALSE(fs::exists(empty + "-wal"));
+    for (auto mode : {Database::Mode::read_only, Database::Mode::read_write}) {
+        const std::string m = message(missing, mode, Create::never);
+        EXPECT_EQ(m.find(missing + ": no such store"), 0u) << m;
+        EXPECT_FALSE(fs::exists(missing));
+        const std::string t = message(text, mode, Create::never);
+        EXPECT_EQ(t, text + ": not a pathscope store (not an SQLite database); give --db a "
+                            "pathscope store or a new file name");
+    }
+    // Writers still make a store of an empty file.
+    EXPECT_EQ(message(empty, Database::Mode::read_write, Create::if_new), "opened");
+    EXPECT_EQ(message(empty, Database::Mode::read_only, Create::never), "opened");
+}
+
+// The GUI's live view polls data_version: it moves when another connection
+// commits, and stays while nothing is written.
+TEST_F(StoreTest, DataVersionMovesWhenAnotherConnectionCommits) {
+    const auto path = file("live.db");
+    write_sample_run(path, "first");
+    auto reader = open_store(path, Database::Mode::read_only);
+    const int64_t before = data_version(*reader);
+    EXPECT_EQ(data_version(*reader), before);
+    write_sample_run(path, "second");
+    EXPECT_NE(data_version(*reader), before);
 }
 
 TEST_F(StoreTest, RefusesAForeignApplicationId) {

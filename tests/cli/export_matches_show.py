@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""show's per-trial rates and per-stage figures, rebuilt from the CSV export
+of a real capture: each must read exactly as show printed it.
+
+    export_matches_show.py PATHSCOPE DIR
+
+Runs `pathscope run --trials 2 --duration 1` (root: DPDK virtual devices)
+into DIR/export.db, then compares, per trial, "rx in window", "window s",
+"rx rate" (window_received / seconds) and "rx whole trial", the same of the
+send table when there is one, and per stage "busy calls", "packets",
+"pkts/call", "cycles/call" (busy calls only) and "idle %".
+"""
+import csv
+import io
+import os
+import re
+import subprocess
+import sys
+
+P, DIR = sys.argv[1], sys.argv[2]
+os.makedirs(DIR, exist_ok=True)
+DB = os.path.join(DIR, "export.db")
+for suffix in ("", "-wal", "-shm"):
+    if os.path.exists(DB + suffix):
+        os.remove(DB + suffix)
+
+failures = []
+checked = 0
+
+
+def check(what, printed, rebuilt):
+    global checked
+    checked += 1
+    if printed != rebuilt:
+        failures.append(f"{what}: show printed {printed!r}, the CSV gives {rebuilt!r}")
+
+
+def pathscope(*args):
+    r = subprocess.run([P, *args, "--db", DB], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"FAIL: pathscope {' '.join(args)} exited {r.returncode}\n{r.stdout}{r.stderr}")
+    return r.stdout
+
+
+pathscope("run", "--label", "export", "--trials", "2", "--duration", "1", "--no-histograms")
+shown = pathscope("show", "export", "--no-histograms")
+trials = list(csv.DictReader(io.StringIO(pathscope("export", "export", "--format", "csv",
+                                                   "--table", "trials", "-o", "-"))))
+stages = list(csv.DictReader(io.StringIO(pathscope("export", "export", "--format", "csv",
+                                                   "--table", "stages", "-o", "-"))))
+print(shown)
+for name, rows, needed in (("trials", trials, ("seconds", "window_received", "received",
+                                                "window_sent", "sends")),
+                           ("stages", stages, ("calls", "packets", "cycles", "idle_calls",
+                                               "idle_cycles"))):
+    lacking = [c for c in needed if c not in (rows[0] if rows else {})]
+    if lacking:
+        sys.exit(f"FAIL: the {name} CSV lacks {', '.join(lacking)}, which show's figures need")
+if len(trials) != 2:
+    sys.exit(f"FAIL: {len(trials)} trial rows in the CSV, expected 2")
+
+# How show prints a rate: the unit (and its digits) read from the printed cell.
+UNITS = {"Mpps": (1e6, 3), "kpps": (1e3, 1), "pps": (1.0, 0)}
+
+
+def rate_as_printed(pps, printed):
+    scale, digits = UNITS[printed.split()[1]]
+    return f"{pps / scale:.{digits}f} {printed.split()[1]}"
+
+
+def table(header_start):
+    """The rows of show's table whose header line starts with header_start."""
+    lines = shown.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith(header_start):
+            rows = []
+            for row in lines[i + 1:]:
+                if not row.strip() or not re.match(r"^\S+\s+\d", row):
+                    break
+                rows.append(row)
+            return rows
+    return None
+
+
+RATE = r"(\d+(?:\.\d+)? (?:Mpps|kpps|pps))"
+rx = table("trial   window s   rx in window")
+if rx is None:
+    sys.exit("FAIL: show printed no receive table")
+for line, t in zip(rx, trials):
+    m = re.match(rf"^(\d+)\s+([\d.]+)\s+(\d+)\s+{RATE}\s+{RATE}\s+{RATE}\s+(\d+)$", line)
+    if not m:
+        sys.exit(f"FAIL: cannot read the trial line {line!r}")
+    trial, window_s, in_window, rate, _, _, whole = m.groups()
+    seconds = float(t["seconds"])
+    where = f"trial {t['trial']}"
+    check(f"{where} trial", trial, t["trial"])
+    check(f"{where} window s", window_s, f"{seconds:.2f}")
+    check(f"{where} rx in window", in_window, t["window_received"])
+    check(f"{where} rx rate", rate,
+          rate_as_printed(float(int(t["window_received"])) / seconds, rate))
+    check(f"{where} rx whole trial", whole, t["received"])
+
+tx = table("trial   window s   tx in window")
+if tx is not None:
+    for line, t in zip(tx, trials):
+        m = re.match(rf"^(\d+)\s+([\d.]+)\s+(\d+)\s+{RATE}\s+(\d+)\s", line)
+        if not m:
+            sys.exit(f"FAIL: cannot read the send line {line!r}")
+        trial, window_s, in_window, rate, sends = m.groups()
+        seconds = float(t["seconds"])
+        where = f"trial {t['trial']} (send)"
+        check(f"{where} tx in window", in_window, t["window_sent"])
+        check(f"{where} tx rate", rate,
+              rate_as_printed(float(int(t["window_sent"])) / seconds, rate))
+        check(f"{where} sends whole trial", sends, t["sends"])
+
+# Stage totals of the run: the trials' rows (seq -1) summed per stage.
+totals = {}
+for s in stages:
+    if s["seq"] != "-1":
+        continue
+    tot = totals.setdefault(s["stage"], [0, 0, 0, 0, 0])
+    for i, key in enumerate(("calls", "packets", "cycles", "idle_calls", "idle_cycles")):
+        tot[i] += int(s[key])
+
+stage_lines = table("stage ")
+if not stage_lines:
+    sys.exit("FAIL: show printed no stage table")
+seen = 0
+for line in stage_lines:
+    cells = line.split()
+    name = cells[0]
+    if name not in totals:
+        failures.append(f"stage {name}: in show, not in the CSV")
+        continue
+    seen += 1
+    calls, packets, cycles, idle_calls, idle_cycles = totals[name]
+    busy_calls = calls - idle_calls
+    ratio = lambda a, b: float(a) / float(b) if b else 0.0  # noqa: E731
+    check(f"{name} busy calls", cells[1], str(busy_calls))
+    check(f"{name} packets", cells[2], str(packets))
+    check(f"{name} pkts/call", cells[3], f"{ratio(packets, busy_calls):.2f}")
+    check(f"{name} cycles/call", cells[4], f"{ratio(cycles - idle_cycles, busy_calls):.1f}")
+    check(f"{name} idle %", cells[-2], f"{100 * ratio(idle_cycles, cycles):.1f}")
+if seen != len(totals):
+    failures.append(f"show lists {seen} stages, the CSV {len(totals)}")
+
+if failures:
+    print("FAIL:\n  " + "\n  ".join(failures))
+    sys.exit(1)
+print(f"export_matches_show: {checked} figures of {len(trials)} trials"
+      f"{' (receive and send)' if tx else ''} and {seen} stages read the same from the CSV")
