@@ -10,6 +10,11 @@
 
 namespace pathscope::capture {
 
+/// The fact an import stores with its source's event ("cpu-clock:ppp" as
+/// perf script names it, or "folded"); its stacks are under
+/// db::stack_event_name of it.
+inline constexpr const char* kProfileEventFact = "profile.event";
+
 /// `format` is "folded" or "perf". Throws naming the file and line of what
 /// cannot be read.
 db::RunData import_profile(const std::string& file, const std::string& format,

@@ -1,5 +1,6 @@
 #include "capture/profile_text.h"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <sstream>
@@ -24,6 +25,32 @@ std::vector<std::string> split_frames(std::string_view stack) {
         start = end + 1;
     }
     return frames;
+}
+
+// The colon that ends a sample header's TIME field ("100.000001:"): the
+// command name before it may hold colons of its own ("kworker/0:1").
+size_t time_colon(const std::string& line) {
+    for (size_t c = line.find(':'); c != std::string::npos; c = line.find(':', c + 1)) {
+        size_t b = c;
+        bool dot = false;
+        auto time_char = [](char ch) {
+            return std::isdigit(static_cast<unsigned char>(ch)) || ch == '.';
+        };
+        for (; b > 0 && time_char(line[b - 1]); --b) dot |= line[b - 1] == '.';
+        if (dot && b < c && b > 0 && (line[b - 1] == ' ' || line[b - 1] == '\t')) return c;
+    }
+    return line.find(':');  // a header printed without its time
+}
+
+// The event after the time ("250000 cpu-clock:u:" gives "cpu-clock:u"), or
+// "" where perf script was told not to print it.
+std::string header_event(const std::string& after_time) {
+    std::istringstream fields(after_time);
+    for (std::string w; fields >> w;) {
+        if (w.find_first_not_of("0123456789") == std::string::npos) continue;  // the period
+        return w.size() > 1 && w.back() == ':' ? w.substr(0, w.size() - 1) : "";
+    }
+    return "";
 }
 
 }  // namespace
@@ -52,9 +79,9 @@ FlameTree parse_folded(std::istream& in, const std::string& source) {
 }
 
 FlameTree parse_perf_script(std::istream& in, const std::string& source,
-                            const PerfScriptFilter& filter) {
+                            const PerfScriptFilter& filter, std::string* event) {
     FlameTree tree(1, "samples");
-    std::string line, comm;
+    std::string line, comm, sample_event, kept_event;
     std::vector<std::string> leaf_first;
     bool in_sample = false, wanted = false;
     int line_no = 0, samples = 0, seen = 0;
@@ -65,6 +92,14 @@ FlameTree parse_perf_script(std::istream& in, const std::string& source,
             leaf_first.clear();
             return;
         }
+        // Samples of two events do not add up: one sample of cycles is not
+        // one of page-faults.
+        if (samples > 0 && sample_event != kept_event)
+            throw std::runtime_error(source + ":" + std::to_string(line_no) + ": samples of '" +
+                                     kept_event + "' and of '" + sample_event +
+                                     "' in one profile; record one event (perf record -e "
+                                     "EVENT -g) and import each recording on its own");
+        kept_event = sample_event;
         std::vector<std::string> frames{comm};
         frames.insert(frames.end(), leaf_first.rbegin(), leaf_first.rend());
         tree.add(frames, 1);
@@ -82,7 +117,7 @@ FlameTree parse_perf_script(std::istream& in, const std::string& source,
             // A sample header: "comm pid [cpu] time: period event:". The
             // command name may hold spaces; it ends before the pid.
             flush();
-            const size_t colon = line.find(':');
+            const size_t colon = time_colon(line);
             if (colon == std::string::npos)
                 throw std::runtime_error(source + ":" + std::to_string(line_no) +
                                          ": not a perf script sample header (expected "
@@ -102,6 +137,7 @@ FlameTree parse_perf_script(std::istream& in, const std::string& source,
             }
             comm.clear();
             for (const auto& w : f) comm += (comm.empty() ? "" : " ") + w;
+            sample_event = header_event(line.substr(colon + 1));
             if (comm.empty()) comm = "[unknown]";
             in_sample = true;
             ++seen;
@@ -132,6 +168,7 @@ FlameTree parse_perf_script(std::istream& in, const std::string& source,
     if (samples == 0)
         throw std::runtime_error(source + ": no samples with call chains found (record with "
                                  "'perf record -g' and convert with 'perf script')");
+    if (event) *event = kept_event;
     return tree;
 }
 

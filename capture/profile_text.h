@@ -24,8 +24,12 @@ struct PerfScriptFilter {
 /// `perf script` output (samples with call chains): each sample weighs 1,
 /// its stack runs from the command name down to the sampled function.
 /// Symbols are compacted (compact_symbol); a frame without one is named by
-/// its module. Throws naming `source` when nothing usable is in it.
+/// its module (module_frame). `event`, when given, receives the samples'
+/// event as the headers name it ("cpu-clock:ppp"; "" when they do not).
+/// Throws naming `source` when nothing usable is in it, or when the kept
+/// samples are of more than one event.
 analysis::FlameTree parse_perf_script(std::istream& in, const std::string& source,
-                                      const PerfScriptFilter& filter = {});
+                                      const PerfScriptFilter& filter = {},
+                                      std::string* event = nullptr);
 
 }  // namespace pathscope::capture

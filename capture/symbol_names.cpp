@@ -47,7 +47,10 @@ std::string compact_symbol(std::string name) {
 
 std::string module_frame(const std::string& module_path) {
     const std::string file = std::filesystem::path(module_path).filename().string();
-    return "[" + (file.empty() || file == "[unknown]" ? std::string("unknown") : file) + "]";
+    if (file.empty()) return "[unknown]";
+    // perf's pseudo-modules are bracketed already ("[kernel.kallsyms]", "[vdso]").
+    if (file.front() == '[' && file.back() == ']') return file;
+    return "[" + file + "]";
 }
 
 }  // namespace pathscope::capture

@@ -140,7 +140,7 @@ std::vector<db::StackRow> Symbolizer::stacks(int trial, const std::string& event
     }
     std::vector<db::StackRow> rows;
     for (const auto& [frames, weight] : merged) {
-        db::StackRow row{trial, event, {}, weight};
+        db::StackRow row{trial, db::stack_event_name(event), {}, weight};
         for (const auto& [s, m] : frames) row.frames.push_back({s, m});
         rows.push_back(std::move(row));
     }

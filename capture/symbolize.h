@@ -22,7 +22,8 @@ class Symbolizer {
     /// `return_address`: a caller frame (the call is the byte before it).
     db::Frame frame(uint64_t addr, bool return_address);
 
-    /// Sampled stacks (leaf first) as rows, root first, of trial `trial`.
+    /// Sampled stacks (leaf first) as rows, root first, of trial `trial`,
+    /// under db::stack_event_name(event) (a sampled clock is CPU time).
     std::vector<db::StackRow> stacks(int trial, const std::string& event,
                                      const std::map<RawStack, uint64_t>& raw);
 

@@ -166,7 +166,9 @@ RunData load_run(const Database& db, int64_t id) {
         std::vector<SampleRow> samples;
         rows(tables::stack_samples(), "trial, seq, event, weight DESC", samples);
         for (const auto& sample : samples) {
-            StackRow row{sample.trial, sample.event, {}, sample.weight, sample.seq};
+            // Older stores name sampled CPU time by its source ("samples").
+            StackRow row{sample.trial, stack_event_name(sample.event), {}, sample.weight,
+                         sample.seq};
             for (int64_t n = sample.stack; n != 0;) {
                 auto it = nodes.find(n);
                 if (it == nodes.end()) break;

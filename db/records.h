@@ -18,6 +18,11 @@ inline constexpr const char* kRxBurstSize = "rx_burst_size";          ///< histo
 /// The fact a capture stores with the engine's variant switches, one
 /// "name=value" each ("route_cache=on socket_send=single ...").
 inline constexpr const char* kVariantsFact = "variants";
+/// The stacks' event for sampled CPU time from any source (a capture's
+/// perf::cpu-clock, a perf script's cycles, folded stacks), so that an
+/// imported profile and a capture share their functions; each run keeps its
+/// source's own event as a fact. See stack_event_name().
+inline constexpr const char* kCpuTimeEvent = "cpu-time";
 
 /// One capture (or import) run.
 struct RunInfo {
@@ -139,6 +144,20 @@ struct StackRow {
     uint64_t weight = 0;
     int seq = -1;  ///< the interval it was sampled in; -1: the whole trial (imports, v2 stores)
 };
+
+/// The stacks' event for samples of `source` (a capture's "perf::cpu-clock",
+/// perf script's "cycles:u"): kCpuTimeEvent for an event that samples CPU
+/// time, else `source` as it is. Stores written before kCpuTimeEvent hold
+/// "perf::cpu-clock" (captures) and "samples" (imports); the reader maps
+/// them through this too.
+inline std::string stack_event_name(const std::string& source) {
+    std::string name = source.rfind("perf::", 0) == 0 ? source.substr(6) : source;
+    name = name.substr(0, name.find(':'));  // perf's modifiers: "cycles:ppp"
+    for (const char* cpu : {"cpu-clock", "task-clock", "cycles", "cpu-cycles", "ref-cycles",
+                            "samples"})
+        if (name == cpu) return kCpuTimeEvent;
+    return source;
+}
 
 /// One sampled packet with what it cost at each stage it went through.
 struct PacketTraceRow {
