@@ -72,6 +72,8 @@ struct Report {
 Report build_report(const db::RunData& base, const db::RunData* cand, const ReportOptions& opt);
 
 std::string render_report_text(const Report& r);
+/// The text report's hottest-functions section alone (`compare` prints it).
+std::string render_hottest_text(const Report& r);
 std::string render_report_markdown(const Report& r);
 std::string render_report_html(const Report& r);
 std::string render_report_json(const Report& r);

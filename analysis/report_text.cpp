@@ -111,6 +111,12 @@ std::string render_report_text(const Report& r) {
     queues(r.base_queues, r.has_cand ? "base " : "");
     if (r.has_cand) queues(r.cand_queues, "cand ");
 
+    o.raw(render_hottest_text(r));
+    return fold_lines(o.text, kColumns);
+}
+
+std::string render_hottest_text(const Report& r) {
+    Out o;
     o.heading("Hottest functions (self share of " +
               (r.stack_event.empty() ? std::string("samples") : r.stack_event) + ")");
     if (r.hottest.empty()) o.line("  no sampled stacks in %s", r.has_cand ? "these runs" : "this run");

@@ -217,6 +217,10 @@ db::RunData import_pcap(const std::string& file, const std::string& db_path,
     r.snapshot = engine.snapshot();
     r.window_start = r.window_end = r.snapshot;
     db::Batch batch = trial_rows(0, r);
+    // The walks that polled until the engine was idle are this loop's, not a
+    // worker's waiting for traffic: an import has no worker to starve, so
+    // they are not stored (its stage calls still count busy ones apart).
+    for (auto& t : batch.trials) t.walks = t.idle_walks = 0;
     auto fact = [&](const std::string& k, const std::string& v) { batch.facts.emplace_back(k, v); };
     fact("pcap.file", std::filesystem::absolute(file).string());
     fact("pcap.link_type", reader.link_name());

@@ -4,6 +4,7 @@
 #include "analysis/compare.h"
 #include "analysis/experiment.h"
 #include "analysis/report.h"
+#include "analysis/run_metrics.h"
 #include "analysis/run_summary.h"
 #include "analysis/text_builder.h"
 #include "cli/cli_support.h"
@@ -75,14 +76,21 @@ int compare(const CompareArgs& a) {
         throw UsageError("--by, --metric, --format and --output go with --experiment");
     const double confidence = std::stod(a.confidence);
     const auto [base, cand] = load_pair(a.db, a.base, a.cand);
-    const auto verdicts = analysis::compare_metrics(analysis::run_metrics(base),
-                                                    analysis::run_metrics(cand), confidence);
+    // The report's verdicts and, where both runs sampled stacks, its
+    // functions: an import holds stacks only, and compares with a capture.
+    analysis::ReportOptions opt;
+    opt.confidence = confidence;
+    const analysis::Report r = analysis::build_report(base, &cand, opt);
     std::cout << "compare: " << cand.info.label << " (run " << cand.info.id << ") against "
               << base.info.label << " (run " << base.info.id << ")\n";
     warn_starved(base);
     warn_starved(cand);
-    std::cout << "\n" << analysis::render_verdicts_text(verdicts, confidence);
-    return verdicts.empty() ? 1 : 0;  // nothing in common is no comparison
+    const std::string event = analysis::main_stack_event(base);
+    const bool functions = !event.empty() && event == analysis::main_stack_event(cand);
+    if (!r.verdicts.empty() || !functions)
+        std::cout << "\n" << analysis::render_verdicts_text(r.verdicts, confidence);
+    if (functions) std::cout << analysis::render_hottest_text(r);
+    return r.verdicts.empty() && !functions ? 1 : 0;  // nothing in common is no comparison
 }
 
 int report(const ReportArgs& a) {

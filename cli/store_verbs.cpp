@@ -41,15 +41,21 @@ int list(const std::string& path) {
         std::replace(cell.begin(), cell.end(), '\n', ' ');
         return "  " + cell;
     };
-    int width = 5;
-    for (const auto& r : runs)
+    int width = 5, kind_width = 11;
+    for (const auto& r : runs) {
         width = std::max(width, std::min(72, static_cast<int>(name_of(r).size())));
-    std::printf("%5s  %-*s  %-9s %6s  %-11s %-14s %s\n", "id", width, "label", "status", "trials",
-                "kind", "host", "started (UTC)");
+        kind_width = std::max(kind_width, static_cast<int>(r.kind.size()));
+    }
+    std::printf("%5s  %-*s  %-9s %6s  %-*s %-14s %s\n", "id", width, "label", "status", "trials",
+                kind_width, "kind", "host", "started (UTC)");
     auto recorded = db::trials_recorded(*db);
     auto row = [&](const db::RunInfo& r) {
-        std::printf("%5lld  %-*s  %-9s %3d/%-2d  %-11s %-14s %s\n", static_cast<long long>(r.id),
-                    width, name_of(r).c_str(), r.status.c_str(), recorded[r.id], r.trials,
+        // An import ran no trials: "0/1" would read as a capture that stored none.
+        char trials[32] = "  -   ";
+        if (r.kind == db::kCaptureKind)
+            std::snprintf(trials, sizeof trials, "%3d/%-2d", recorded[r.id], r.trials);
+        std::printf("%5lld  %-*s  %-9s %s  %-*s %-14s %s\n", static_cast<long long>(r.id), width,
+                    name_of(r).c_str(), r.status.c_str(), trials, kind_width,
                     r.kind.c_str(), r.host.c_str(), r.started_at.c_str());
     };
     for (const auto* r : single) row(*r);
