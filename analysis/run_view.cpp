@@ -138,9 +138,9 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
         t.emit(
             "busy calls handled at least one packet; pkts/call, cycles/call and cycles/pkt (over\n"
             "the stage's own packets) count busy calls only. Idle calls polled an empty queue:\n"
-            "their cycles are the idle %%. %s: each trial's busy cycles over its %s,\n"
-            "averaged over the %zu trial%s (the value compare tests; all stages: sd %.1f);\n"
-            "its rows add up to \"all stages\".\n",
+            "their cycles are the idle %%. %s: each trial's busy cycles over its\n"
+            "%s, averaged over the %zu trial%s (the value compare tests;\n"
+            "all stages: sd %.1f); its rows add up to \"all stages\".\n",
             sum.basis.unit,
             sum.basis.transmit ? "datagrams sockets sent (nothing was received)"
                                : "received packets",
