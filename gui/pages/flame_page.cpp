@@ -87,6 +87,8 @@ void FlamePage::set_diff(std::shared_ptr<const analysis::FlameDiff> diff, bool d
     refresh();
 }
 
+QString FlamePage::title() const { return title_->text(); }
+
 void FlamePage::search(const QString& pattern, bool regex) {
     if (search_->text() != pattern) search_->setText(pattern);  // re-enters once, harmlessly
     if (regex_->isChecked() != regex) regex_->setChecked(regex);

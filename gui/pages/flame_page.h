@@ -26,6 +26,7 @@ class FlamePage : public QWidget {
     /// Searches as the box does.
     void search(const QString& pattern, bool regex);
     QString breadcrumb_text() const;
+    QString title() const;
     QString share_text() const;
 
   private:

@@ -147,7 +147,7 @@ void TimeSeriesPage::select_range(double t0, double t1) {
     if (tree_->currentIndex() == 1) {
         const analysis::FlameTree stacks = analysis::stack_tree_in_range(*run_, event_, t0, t1);
         flame_->set_diff(std::make_shared<analysis::FlameDiff>(analysis::diff_trees(stacks, stacks)),
-                         false, tr("samples"),
+                         false, tr("share of samples"),
                          tr("Sampled stacks (%1) from %2 s to %3 s: %4 samples")
                              .arg(QString::fromStdString(event_))
                              .arg(t0, 0, 'f', 2)

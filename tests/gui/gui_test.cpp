@@ -361,12 +361,22 @@ class GuiTest : public QObject {
         QVERIFY(ts->range_text().contains("4 intervals"));
         ts->select_range(0.0, 0.5);  // the first two intervals of trial 0
         QVERIFY(std::abs(g->total() - 30.0) < 1e-9);
-        // Sampled stacks of a range: its samples only (2 + 3 in trial 0's first two).
+        // Sampled stacks of a range: its samples only (2 + 3 in trial 0's
+        // first two), shown as shares of them, as the Flame graph page shows
+        // a run's: the same shares over the whole run.
         ts->show_stacks(true);
-        QVERIFY(std::abs(g->total() - 5.0) < 1e-9);
+        QVERIFY(std::abs(g->total() - 1.0) < 1e-9);
+        QVERIFY(ts->flame()->title().contains("5 samples"));
         ts->select_range(0.0, 2.0);  // all: 2 x (2 + 3 + 4 + 5)
-        QVERIFY(std::abs(g->total() - 28.0) < 1e-9);
+        QVERIFY(std::abs(g->total() - 1.0) < 1e-9);
+        QVERIFY(ts->flame()->title().contains("28 samples"));
         QCOMPARE(g->find_node("walk") > 0, true);
+        const analysis::FlameDiff& range = *g->diff();
+        const analysis::FlameDiff& run = *w.stacks_page()->graph()->diff();
+        for (size_t i = 1; i < run.nodes.size(); ++i)
+            for (size_t k = 1; k < range.nodes.size(); ++k)
+                if (run.path(i) == range.path(k))
+                    QVERIFY(std::abs(run.nodes[i].base - range.nodes[k].base) < 1e-12);
     }
 
     void badFilesAreRefusedClearly() {
