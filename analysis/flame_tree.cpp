@@ -132,10 +132,15 @@ std::string FlameTree::path(size_t i) const {
 
 namespace {
 
-// Export weights to 1/100 of a unit: exact for one trial's integer counts,
-// and enough to keep every share of a multi-trial run.
+// One trial's weights as they are (a folded file read, or a one-trial run,
+// exports byte for byte). Several trials' in whole units, as the store holds
+// stack weights, so that an export imported and exported again is the same
+// file: within half a unit of the run's shares, and at least 1 for any stack
+// with weight, so none is lost.
 double export_weight(const FlameTree& tree, size_t i) {
-    return std::round(tree.export_self(i) * 100) / 100;
+    if (tree.trials() == 1) return tree.self(i);
+    const double w = tree.export_self(i);
+    return w > 0 ? std::max(1.0, std::round(w)) : 0;
 }
 
 }  // namespace

@@ -84,8 +84,9 @@ class FlameTree {
     mutable bool stale_ = true;
 };
 
-/// Every stack with weight of its own, sorted, weighed by export_self (for
-/// one trial: its weight; for several: each trial counts alike).
+/// Every stack with weight of its own, sorted, weighed by export_self in
+/// whole units (for one trial: its weight; for several: each trial counts
+/// alike).
 std::string to_folded(const FlameTree& tree);
 
 /// speedscope's file format (sampled profiles, shared frames), one profile

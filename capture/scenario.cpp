@@ -47,7 +47,7 @@ constexpr SettingRange kRanges[] = {
     {"engine.nd_retrans", 0.001, 3600, "seconds"},
     // DPDK's RTE_MAX_QUEUES_PER_PORT; a device may allow fewer, which the
     // run finds out before it creates a run.
-    {"port.rx_queues", 1, 1024, "queues"},
+    {"port.rx_queues", 0, 1024, "queues"},  // 0: a port that only sends (poll = false)
     {"port.tx_queues", 1, 1024, "queues"},
     {"nexthop.id", 1, std::numeric_limits<uint32_t>::max(), ""},
     {"route.nexthop", 0, std::numeric_limits<uint32_t>::max(), ""},
@@ -456,6 +456,12 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
             p.addresses.push_back(full);
         }
         s.finish();
+        // A polled port with no receive queue would run and measure nothing.
+        if (p.poll && p.rx_queues == 0)
+            s.fail(t->get("rx_queues") ? *t->get("rx_queues") : static_cast<const toml::node&>(*t),
+                   "'port.rx_queues' is 0 on port '" + p.name +
+                       "', which is polled: give it 1 or more queues, or poll = false for a "
+                       "port that only sends");
         for (const auto& q : cfg.ports)
             if (q.name == p.name) s.fail_here("port name '" + p.name + "' is used twice");
         cfg.ports.push_back(std::move(p));

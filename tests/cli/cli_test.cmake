@@ -83,7 +83,7 @@ expect_refused_setting(engine.duration=inf "'engine.duration' must be between 0.
 expect_refused_setting(engine.duration=0 "'engine.duration' must be between 0.01 and 86400 seconds, not 0")
 expect_refused_setting(capture.interval=nan "'capture.interval' must be between 0.01 and 60 seconds, not nan")
 expect_refused_setting(workload.flows=0 "'workload.flows' must be between 1 and 16777216 flows, not 0")
-expect_refused_setting(port.wire.rx_queues=0 "'port.rx_queues' must be between 1 and 1024 queues, not 0")
+expect_refused_setting(port.wire.rx_queues=0 "'port.rx_queues' is 0 on port 'wire', which is polled: give it 1 or more queues, or poll = false for a port that only sends")
 expect_refused_setting(workload.frame_size=10 "'workload.frame_size' must be between 62 and 2048 bytes, not 10")
 expect_refused_setting(engine.mbufs=1 "'engine.mbufs' must be between 1024 and 67108864 buffers, not 1")
 # The run's own options go through the same check.

@@ -121,7 +121,11 @@ TEST(Scenario, NothingToRunIsRefused) {
         "[[port]]\nname = \"a\"\n[workload]\nkind = \"generator\"\nport = \"a\"\nflows = 0\n";
     EXPECT_EQ(error_of(gen), "s.toml:6: 'workload.flows' must be between 1 and 16777216 flows, not 0");
     const std::string rx = "[[port]]\nname = \"wire\"\nrx_queues = 0\n";
-    EXPECT_EQ(error_of(rx), "s.toml:3: 'port.rx_queues' must be between 1 and 1024 queues, not 0");
+    EXPECT_EQ(error_of(rx),
+              "s.toml:3: 'port.rx_queues' is 0 on port 'wire', which is polled: give it 1 or more "
+              "queues, or poll = false for a port that only sends");
+    // A port that only sends needs no receive queue.
+    EXPECT_EQ(error_of(rx + "poll = false\n"), "");
 }
 
 // Every numeric setting has one range check: finite, in range, with its
@@ -139,7 +143,7 @@ TEST(Scenario, OneRangeCheckForTheFileAndForSet) {
         {"engine.duration=0", "'engine.duration' must be between 0.01 and 86400 seconds, not 0"},
         {"capture.interval=nan", "'capture.interval' must be between 0.01 and 60 seconds, not nan"},
         {"workload.flows=0", "'workload.flows' must be between 1 and 16777216 flows, not 0"},
-        {"port.wire.rx_queues=0", "'port.rx_queues' must be between 1 and 1024 queues, not 0"},
+        {"port.wire.rx_queues=1025", "'port.rx_queues' must be between 0 and 1024 queues, not 1025"},
         // The generator's own minimum (the headers), not just the type's range.
         {"workload.frame_size=10", "'workload.frame_size' must be between 62 and 2048 bytes, not 10"},
         {"capture.sample_hz=2000000",
