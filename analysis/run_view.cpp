@@ -200,7 +200,7 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
     if (!sum.hottest.empty() && opt.top_frames) {
         t.emit("\nhottest functions (self share, the mean of the trials' shares), %llu %s of %s:\n",
                static_cast<ull>(sum.stack_samples),
-               sum.stack_event == "samples" ? "samples" : sum.stack_event + " samples",
+               sum.stack_event + " samples",
                import ? "the profile" : "the worker");
         for (const auto& f : sum.hottest) t.emit("  %6.2f%%  %s\n", 100.0 * f.share, f.name);
     }
