@@ -20,6 +20,9 @@ EXP=$(sed -n 's/^stored as experiment \([0-9a-f]*\) .*/\1/p' "$D/run.txt")
 
 "$P" list --db "$DB" > "$D/list.txt"
 grep -q "^experiment $EXP: 8 cells" "$D/list.txt" || fail "list does not group the experiment"
+# The compare line it suggests works as printed: it names this store.
+hint=$(sed -n 's/^ *compare: pathscope compare //p' "$D/list.txt")
+case $hint in "--db $DB --experiment $EXP --by "*) ;; *) fail "list's compare hint lacks --db $DB: $hint" ;; esac
 
 "$P" compare --db "$DB" --experiment "$EXP" --by engine.route_cache --metric udp6_output --metric "tx rate" > "$D/cmp.txt"
 cat "$D/cmp.txt"

@@ -50,4 +50,11 @@ shot compare --screenshot compare --baseline base --candidate burst64
 # A bad page or run is refused, naming it.
 if "$G" "$DB" --screenshot nosuch -o "$D/x.png" --run base 2> "$D/err"; then fail "page nosuch accepted"; fi
 grep -q "no page 'nosuch'" "$D/err" || fail "no clear message for a bad page"
+# A comparison without its candidate says which option is missing.
+set +e
+"$G" "$DB" --screenshot compare --baseline base -o "$D/x.png" 2> "$D/err"
+rc=$?
+set -e
+[ "$rc" -eq 2 ] || fail "--screenshot compare without --candidate exited $rc, not 2"
+grep -q -- "--candidate is missing" "$D/err" || fail "no clear message for a missing --candidate: $(cat "$D/err")"
 echo "screenshots of every page: ok ($OUT)"
