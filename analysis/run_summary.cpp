@@ -40,11 +40,6 @@ std::optional<IntervalRates> interval_rates(const db::RunData& run) {
 
 }  // namespace
 
-double StageLine::packets_per_call() const { return ratio(packets, busy_calls()); }
-double StageLine::cycles_per_call() const { return ratio(busy_cycles(), busy_calls()); }
-double StageLine::cycles_per_packet() const { return ratio(busy_cycles(), packets); }
-double StageLine::idle_share() const { return ratio(idle_cycles, cycles); }
-
 double WorkerLoad::idle_walk_share() const { return ratio(idle_walks, walks); }
 double WorkerLoad::idle_cycle_share() const {
     return ratio(idle_cycles, busy_cycles + idle_cycles);
@@ -159,30 +154,53 @@ RunSummary summarize_run(const db::RunData& run, const SummaryOptions& opt) {
 
     std::map<std::string, uint64_t> stage_drops;
     for (const auto& d : rows.drops) stage_drops[d.stage] += d.packets;
+    // Each stage's counters per trial (and "all stages" per trial): the
+    // run's per-call and per-packet figures are the mean of the trials'.
+    size_t trials = 0;
+    for (const auto& tr : rows.trials) trials = std::max(trials, static_cast<size_t>(tr.trial) + 1);
+    std::map<std::string, std::vector<StageLine>> per_trial;
+    std::vector<StageLine> all_per_trial(trials);
     for (const auto& r : trial_stage_totals(run)) {
         StageLine line{r.stage, r.ord, r.calls, r.idle_calls, r.packets, r.cycles, r.idle_cycles,
                        0};
         sum_into(
             s.stages, line, [](const StageLine& a, const StageLine& b) { return a.name == b.name; },
             [](StageLine& a, const StageLine& b) { a.add_counts(b); });
+        auto& lines = per_trial[r.stage];
+        lines.resize(trials);
+        if (static_cast<size_t>(r.trial) < trials) {
+            lines[r.trial].add_counts(line);
+            all_per_trial[r.trial].add_counts(line);
+        }
     }
     s.all.name = kAllStages;
     // Cycles per path packet: the run's figure of the per-trial metric that
     // `compare` tests (one definition, run_metrics), never a pooled ratio.
     const std::vector<Metric> metrics = run_metrics(run);
-    auto figure = [&](StageLine& line) {
+    auto figures = [&](StageLine& line, const std::vector<StageLine>& trial_lines) {
         if (const Metric* m = find_metric(metrics, kStageCycles, line.name)) {
             const RunFigure f = run_figure(m->values);
             line.cycles_per_path_packet = f.mean;
             line.cycles_per_path_packet_sd = f.stddev;
         }
+        std::vector<double> ppc, cpc, cpp, idle;
+        for (const StageLine& t : trial_lines) {
+            ppc.push_back(ratio(t.packets, t.busy_calls()));
+            cpc.push_back(ratio(t.busy_cycles(), t.busy_calls()));
+            cpp.push_back(ratio(t.busy_cycles(), t.packets));
+            idle.push_back(ratio(t.idle_cycles, t.cycles));
+        }
+        line.packets_per_call = run_figure(ppc).mean;
+        line.cycles_per_call = run_figure(cpc).mean;
+        line.cycles_per_packet = run_figure(cpp).mean;
+        line.idle_share = run_figure(idle).mean;
     };
     for (auto& st : s.stages) {
         st.drops = stage_drops[st.name];
-        figure(st);
+        figures(st, per_trial[st.name]);
         s.all.add_counts(st);
     }
-    figure(s.all);
+    figures(s.all, all_per_trial);
     s.all.packets = s.basis.packets(s.total);  // the path's packets
 
     {

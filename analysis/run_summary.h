@@ -49,10 +49,12 @@ struct StageLine {
     }
     uint64_t busy_calls() const { return busy_part(calls, idle_calls); }
     uint64_t busy_cycles() const { return busy_part(cycles, idle_cycles); }
-    double packets_per_call() const;   ///< per busy call
-    double cycles_per_call() const;    ///< per busy call
-    double cycles_per_packet() const;  ///< busy cycles over this stage's own packets
-    double idle_share() const;         ///< idle cycles over all of the stage's cycles
+    /// The per-call and per-packet figures, each the run's figure of the
+    /// trials' own ratios (run_figure), as every figure of a run is formed:
+    double packets_per_call = 0;   ///< packets per busy call
+    double cycles_per_call = 0;    ///< busy cycles per busy call
+    double cycles_per_packet = 0;  ///< busy cycles over this stage's own packets
+    double idle_share = 0;         ///< idle cycles over all of the stage's cycles
     /// Busy cycles over the run's path packets (received ones, or for a
     /// transmit-only run the datagrams its sockets sent: see PacketBasis),
     /// the run's figure of the per-trial ratios (run_figure: their mean, the

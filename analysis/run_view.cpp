@@ -125,15 +125,15 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
                "packets", "pkts/call", "cycles/call", "cycles/pkt", sum.basis.unit, "idle %",
                "drops");
         for (const auto& st : sum.stages) {
-            std::string idle = w.measured ? fmt::format("{:.1f}", 100 * st.idle_share()) : "-";
+            std::string idle = w.measured ? fmt::format("{:.1f}", 100 * st.idle_share) : "-";
             t.emit("%-12s %12llu %14llu %10.2f %12.1f %11.1f %11.1f %7s %12llu\n", st.name,
                    static_cast<ull>(st.busy_calls()), static_cast<ull>(st.packets),
-                   st.packets_per_call(), st.cycles_per_call(), st.cycles_per_packet(),
+                   st.packets_per_call, st.cycles_per_call, st.cycles_per_packet,
                    st.cycles_per_path_packet, idle, static_cast<ull>(st.drops));
         }
         t.emit("%-12s %12s %14llu %10s %12s %11s %11.1f %7s %12llu\n", sum.all.name, "",
                static_cast<ull>(sum.all.packets), "", "", "", sum.all.cycles_per_path_packet,
-               w.measured ? fmt::format("{:.1f}", 100 * sum.all.idle_share()) : "-",
+               w.measured ? fmt::format("{:.1f}", 100 * sum.all.idle_share) : "-",
                static_cast<ull>(sum.all.drops));
         t.emit(
             "busy calls handled at least one packet; pkts/call, cycles/call and cycles/pkt (over\n"

@@ -37,11 +37,11 @@ double StageTableModel::number(const analysis::StageLine& s, int column) const {
     switch (column) {
         case BusyCalls: return static_cast<double>(s.busy_calls());
         case Packets: return static_cast<double>(s.packets);
-        case PacketsPerCall: return s.packets_per_call();
-        case CyclesPerCall: return s.cycles_per_call();
-        case CyclesPerPacket: return s.cycles_per_packet();
+        case PacketsPerCall: return s.packets_per_call;
+        case CyclesPerCall: return s.cycles_per_call;
+        case CyclesPerPacket: return s.cycles_per_packet;
         case CyclesPerPathPacket: return s.cycles_per_path_packet;
-        case IdleShare: return 100 * s.idle_share();
+        case IdleShare: return 100 * s.idle_share;
         case Drops: return static_cast<double>(s.drops);
     }
     return 0;

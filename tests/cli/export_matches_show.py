@@ -8,7 +8,8 @@ Runs `pathscope run --trials 2 --duration 1` (root: DPDK virtual devices)
 into DIR/export.db, then compares, per trial, "rx in window", "window s",
 "rx rate" (window_received / seconds) and "rx whole trial", the same of the
 send table when there is one, and per stage "busy calls", "packets",
-"pkts/call", "cycles/call" (busy calls only) and "idle %".
+"pkts/call", "cycles/call", "cycles/pkt" (busy calls only; each the mean of
+the trials' ratios) and "idle %".
 """
 import csv
 import io
@@ -114,14 +115,20 @@ if tx is not None:
               rate_as_printed(float(int(t["window_sent"])) / seconds, rate))
         check(f"{where} sends whole trial", sends, t["sends"])
 
-# Stage totals of the run: the trials' rows (seq -1) summed per stage.
+# Stage totals of the run: the trials' rows (seq -1) summed per stage; and
+# each trial's row, for the ratios (a run's figure is the mean of its
+# trials' ratios).
 totals = {}
+per_trial = {}
 for s in stages:
     if s["seq"] != "-1":
         continue
+    row = [int(s[key]) for key in ("calls", "packets", "cycles", "idle_calls", "idle_cycles")]
     tot = totals.setdefault(s["stage"], [0, 0, 0, 0, 0])
-    for i, key in enumerate(("calls", "packets", "cycles", "idle_calls", "idle_cycles")):
-        tot[i] += int(s[key])
+    for i, v in enumerate(row):
+        tot[i] += v
+    per_trial.setdefault(s["stage"], {})[int(s["trial"])] = row
+trial_ids = sorted(int(t["trial"]) for t in trials)
 
 stage_lines = table("stage ")
 if not stage_lines:
@@ -137,11 +144,21 @@ for line in stage_lines:
     calls, packets, cycles, idle_calls, idle_cycles = totals[name]
     busy_calls = calls - idle_calls
     ratio = lambda a, b: float(a) / float(b) if b else 0.0  # noqa: E731
+
+    def mean_of_trials(f):
+        rows = [per_trial[name].get(t, [0, 0, 0, 0, 0]) for t in trial_ids]
+        return sum(f(*r) for r in rows) / len(rows)
+
     check(f"{name} busy calls", cells[1], str(busy_calls))
     check(f"{name} packets", cells[2], str(packets))
-    check(f"{name} pkts/call", cells[3], f"{ratio(packets, busy_calls):.2f}")
-    check(f"{name} cycles/call", cells[4], f"{ratio(cycles - idle_cycles, busy_calls):.1f}")
-    check(f"{name} idle %", cells[-2], f"{100 * ratio(idle_cycles, cycles):.1f}")
+    check(f"{name} pkts/call", cells[3],
+          f"{mean_of_trials(lambda c, p, cy, ic, icy: ratio(p, c - ic)):.2f}")
+    check(f"{name} cycles/call", cells[4],
+          f"{mean_of_trials(lambda c, p, cy, ic, icy: ratio(cy - icy, c - ic)):.1f}")
+    check(f"{name} cycles/pkt", cells[5],
+          f"{mean_of_trials(lambda c, p, cy, ic, icy: ratio(cy - icy, p)):.1f}")
+    check(f"{name} idle %", cells[-2],
+          f"{100 * mean_of_trials(lambda c, p, cy, ic, icy: ratio(icy, cy)):.1f}")
 if seen != len(totals):
     failures.append(f"show lists {seen} stages, the CSV {len(totals)}")
 

@@ -107,6 +107,21 @@ TEST(OneDefinition, RunCyclesPerPacketIsTheMeanOfItsTrials) {
     }
 }
 
+// A stage's own per-call and per-packet figures are formed like every
+// other run figure: eth_rx handles every received packet, so its cycles per
+// own packet and its cycles per received packet are one number.
+TEST(OneDefinition, StageFiguresAreTheMeanOfTheTrialsToo) {
+    const db::RunData run = run_with_a_stalled_trial();
+    const RunSummary s = summarize_run(run);
+    const StageLine& rx = s.stages.at(0);
+    ASSERT_EQ(rx.name, "eth_rx");
+    EXPECT_NEAR(rx.cycles_per_packet, rx.cycles_per_path_packet, 1e-9);
+    // Per trial 2,000,000 / 200 calls, 4,000,000 / 200, 2,000,000 / 200.
+    EXPECT_NEAR(rx.cycles_per_call, (10'000.0 + 20'000 + 10'000) / 3, 1e-9);
+    EXPECT_NEAR(rx.packets_per_call, (500.0 + 50 + 500) / 3, 1e-9);
+    EXPECT_EQ(rx.busy_calls(), 600u);  // counts stay totals
+}
+
 TEST(OneDefinition, TheWholeRunAsATimeRangeIsTheRun) {
     const db::RunData run = run_with_a_stalled_trial();
     const FlameTree whole = stage_tree(run);

@@ -71,9 +71,9 @@ TEST(RunSummary, IdlePollingIsNotChargedToPackets) {
     EXPECT_EQ(rx.busy_calls(), 100u);
     EXPECT_EQ(rx.busy_cycles(), 32'000u);
     // 32,000 busy cycles over 3,700 packets, not 122,000.
-    EXPECT_NEAR(rx.cycles_per_packet(), 32'000.0 / 3700, 1e-9);
-    EXPECT_NEAR(rx.cycles_per_call(), 320.0, 1e-9);
-    EXPECT_NEAR(rx.idle_share(), 90'000.0 / 122'000, 1e-9);
+    EXPECT_NEAR(rx.cycles_per_packet, 32'000.0 / 3700, 1e-9);
+    EXPECT_NEAR(rx.cycles_per_call, 320.0, 1e-9);
+    EXPECT_NEAR(rx.idle_share, 90'000.0 / 122'000, 1e-9);
     EXPECT_TRUE(s.worker.measured);
     EXPECT_TRUE(s.worker.starved());
     EXPECT_NEAR(s.worker.idle_walk_share(), 0.9, 1e-12);
