@@ -123,9 +123,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     auto* legend = new QLabel(
         tr("busy calls handled at least one packet; per-call and per-packet figures count busy "
            "calls only. idle: the share of a stage's cycles spent polling empty queues. cyc/rx "
-           "pkt: busy cycles over all received packets (cyc/tx pkt, for a run that only sent: "
-           "over the datagrams its sockets sent); the rows add up to \"all stages\". Click a "
-           "stage to see it in the flame graph."));
+           "pkt: each trial's busy cycles over its received packets (cyc/tx pkt, for a run that "
+           "only sent: over the datagrams its sockets sent); the rows add up to \"all "
+           "stages\". Every ratio is the mean of the trials' values, the figure compare tests. "
+           "Click a stage to see it in the flame graph."));
     legend->setWordWrap(true);
     perf_ = new QLabel;
     perf_->setWordWrap(true);

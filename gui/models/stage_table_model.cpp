@@ -101,7 +101,7 @@ QVariant StageTableModel::headerData(int section, Qt::Orientation o, int role) c
         "packets per busy call",
         "TSC cycles per busy call",
         "busy cycles over the stage's own packets",
-        "busy cycles over all received packets (these add up)",
+        "busy cycles over the received packets, per trial, averaged (these add up)",
         "share of the stage's cycles spent polling empty queues",
         "packets dropped at this stage"};
     if (section < 0 || section >= ColumnCount) return {};
