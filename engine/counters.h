@@ -28,11 +28,13 @@ class HistogramRecorder {
   public:
     void record(uint64_t v) {
         buckets_[analysis::bucket_index(v)].add();
+        count_.add();  // beside sum_: the line record() writes anyway
         sum_.add(v);
         if (v < min_.load(std::memory_order_relaxed)) min_.store(v, std::memory_order_relaxed);
         if (v > max_.load(std::memory_order_relaxed)) max_.store(v, std::memory_order_relaxed);
     }
-    /// The sum of the values recorded so far (only ever grows).
+    /// How many values were recorded, and their sum (each only ever grows).
+    uint64_t count() const { return count_.get(); }
     uint64_t sum() const { return sum_.get(); }
     analysis::Histogram snapshot() const {
         std::vector<uint64_t> counts(analysis::kBucketCount);
@@ -45,6 +47,7 @@ class HistogramRecorder {
 
   private:
     Counter buckets_[analysis::kBucketCount];
+    Counter count_;
     Counter sum_;
     std::atomic<uint64_t> min_{UINT64_MAX};
     std::atomic<uint64_t> max_{0};
@@ -76,12 +79,11 @@ struct alignas(64) SendPathCounters {
 };
 
 /// Calls of a stage that handled no packet (a source stage polling an empty
-/// queue), kept apart so that cycles per packet count busy calls only; and
-/// the busy calls (their cycles are the per-call histogram's sum).
+/// queue), kept apart so that cycles per packet count busy calls only (the
+/// busy calls and their cycles are the per-call histogram's count and sum).
 struct alignas(64) IdleCounters {
     Counter calls;
     Counter cycles;
-    Counter busy_calls;
 };
 
 /// Graph walks of the worker, and those in which no stage handled a packet.

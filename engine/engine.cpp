@@ -346,7 +346,6 @@ void Engine::walk() {
         node->total_objs += rc;
         if (likely(rc)) {
             hist[node->id].record(cycles);
-            idle[node->id].busy_calls.add();
         } else {
             idle[node->id].calls.add();
             idle[node->id].cycles.add(cycles);
@@ -417,7 +416,6 @@ void Engine::walk_traced(uint64_t now) {
         node->total_objs += rc;
         if (rc) {
             hist[node->id].record(cycles);
-            idle[node->id].busy_calls.add();
         } else {
             idle[node->id].calls.add();
             idle[node->id].cycles.add(cycles);
@@ -579,15 +577,15 @@ EngineSnapshot Engine::snapshot(bool histograms) const {
         st.idle_calls = idle_[id].calls.get();
         st.idle_cycles = idle_[id].cycles.get();
         if (cfg_.call_histograms) {
-            // Our walk counts each call once, as busy or idle (busy cycles: the
-            // per-call histogram's sum),
-            // from the same rdtsc pair as the graph library's totals. Totals
-            // summed from these two only-growing parts never hold less than
+            // Our walk counts each call once, as busy (the per-call
+            // histogram's count and sum) or idle, from the same rdtsc pair as
+            // the graph library's totals. Totals summed from these two
+            // only-growing parts never hold less than
             // their idle part, and their deltas never run backwards; the graph
             // library's totals, read at another moment than the idle
             // counters, could (an idle call counted in one and not yet in the
             // other). They agree once the worker has stopped.
-            st.calls = idle_[id].busy_calls.get() + st.idle_calls;
+            st.calls = call_cycles_[id].count() + st.idle_calls;
             st.cycles = call_cycles_[id].sum() + st.idle_cycles;
         } else {
             st.calls = __atomic_load_n(&n->total_calls, __ATOMIC_RELAXED);

@@ -26,6 +26,14 @@
 
 using namespace pathscope::capture;
 
+// Runs a require_*() helper and ends the test when it skipped or failed: a
+// GTEST_SKIP inside a helper returns from the helper only.
+#define REQUIRE(helper)                                                                  \
+    do {                                                                                 \
+        helper();                                                                        \
+        if (::testing::Test::IsSkipped() || ::testing::Test::HasFatalFailure()) return;  \
+    } while (0)
+
 namespace {
 
 std::atomic<bool> g_stop{false};
@@ -44,6 +52,7 @@ __attribute__((noinline)) void busy_thread() {
 }
 
 /// Skips the test when this machine refuses perf_event_open for software events.
+/// A skip in a helper only leaves the helper: callers go through REQUIRE.
 void require_perf() {
     const std::string probe = probe_pmu({"perf::task-clock"});
     if (probe.find("perf::task-clock: supported") == std::string::npos)
@@ -161,6 +170,7 @@ SharesChecked check_self_shares(const pathscope::test::TempDir& dir, const std::
     return checked;
 }
 
+/// Skips (fails under CI=true when perf is missing) where perf cannot record.
 void require_perf_tool() {
     if (system("command -v perf >/dev/null 2>&1") != 0)
         PATHSCOPE_SKIP_UNLESS_SETUP("perf is not installed (scripts/setup.sh installs linux-perf)");
@@ -173,7 +183,7 @@ void require_perf_tool() {
 // program (pathscope writing a large route table), with whatever debug info
 // this machine has.
 TEST(PerfImport, SelfSharesMatchPerfReport) {
-    require_perf_tool();
+    REQUIRE(require_perf_tool);
     const pathscope::test::TempDir dir("perfimport");
     check_self_shares(dir, "", "");
 }
@@ -183,7 +193,7 @@ TEST(PerfImport, SelfSharesMatchPerfReport) {
 // and the importer's frame for their module holds their sum. Neither the
 // build-id cache nor debuginfod may supply what /usr/lib/debug would.
 TEST(PerfImport, SelfSharesMatchPerfReportWithoutDebugInfo) {
-    require_perf_tool();
+    REQUIRE(require_perf_tool);
     const pathscope::test::TempDir dir("perfimport");
     const std::string symfs = symfs_without_debug_info(dir);
     std::filesystem::create_directories(dir.path() / "buildid");
@@ -248,7 +258,7 @@ TEST(Perf, ProbeNamesEveryEventAndThePmus) {
 }
 
 TEST(Perf, CountsSoftwareEventsOnAnotherThread) {
-    require_perf();
+    REQUIRE(require_perf);
     Busy busy;
     PerfCounters counters(
         {"perf::task-clock", "perf::context-switches", "perf::cycles", "not-an-event"}, busy.tid());
@@ -271,7 +281,7 @@ TEST(Perf, CountsSoftwareEventsOnAnotherThread) {
 }
 
 TEST(Perf, SamplesCallChainsAndSymbolizesThem) {
-    require_perf();
+    REQUIRE(require_perf);
     Busy busy;
     PerfSampler sampler("perf::cpu-clock", 1000, busy.tid());
     ASSERT_TRUE(sampler.ok()) << sampler.note();
