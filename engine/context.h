@@ -56,6 +56,8 @@ inline constexpr uint32_t kNexthopLocal = 1;
 struct EngineContext {
     PathCounters counters;
     SendPathCounters send_path;
+    EventCounters events;
+    LatencyRecorders latency;
     uint16_t burst = 32;
     rte_mempool* pool = nullptr;  ///< for packets the engine makes (solicitations)
     // Variants (EngineConfig's switches, read by the stages).

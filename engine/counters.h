@@ -9,6 +9,7 @@
 
 #include "common/histogram.h"
 #include "engine/drop_reason.h"
+#include "engine/path_events.h"
 
 namespace pathscope::engine {
 
@@ -84,6 +85,22 @@ struct alignas(64) SendPathCounters {
 struct alignas(64) IdleCounters {
     Counter calls;
     Counter cycles;
+};
+
+/// Path events (path_events.h), each one counter.
+struct alignas(64) EventCounters {
+    Counter v[kPathEventCount];
+    void add(PathEvent e, uint64_t n = 1) { v[static_cast<unsigned>(e)].add(n); }
+};
+
+/// Per-packet and per-transaction latencies in TSC cycles: a packet's time
+/// from eth_rx's stamp to its outcome, and a request/response round trip.
+struct LatencyRecorders {
+    HistogramRecorder sojourn[kSojournCount];
+    HistogramRecorder rr;  ///< request/response round trips (workload.kind = "rr")
+    void record(Sojourn outcome, uint64_t cycles) {
+        sojourn[static_cast<unsigned>(outcome)].record(cycles);
+    }
 };
 
 /// Graph walks of the worker, and those in which no stage handled a packet.

@@ -642,6 +642,9 @@ EngineSnapshot Engine::snapshot(bool histograms) const {
     s.send_path.control_sent = sp.control_sent.get();
     s.send_path.control_drops = sp.control_drops.get();
     s.send_path.ifaddr_changes = churned_.load();
+    for (unsigned e = 0; e < kPathEventCount; ++e) s.events[e] = ctx_->events.v[e].get();
+    for (unsigned o = 0; o < kSojournCount; ++o) s.sojourn[o] = ctx_->latency.sojourn[o].snapshot();
+    s.rr_latency = ctx_->latency.rr.snapshot();
     return s;
 }
 

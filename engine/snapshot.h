@@ -8,6 +8,7 @@
 
 #include "common/histogram.h"
 #include "engine/drop_reason.h"
+#include "engine/path_events.h"
 
 namespace pathscope::engine {
 
@@ -81,6 +82,11 @@ struct EngineSnapshot {
     std::vector<QueueSnapshot> queues;
     Ledger ledger;
     SendPathSnapshot send_path;
+    std::array<uint64_t, kPathEventCount> events{};  ///< indexed by PathEvent
+    /// Receive TSC to outcome, per Sojourn outcome (cycles); empty histograms
+    /// when nothing ended that way.
+    std::array<analysis::Histogram, kSojournCount> sojourn;
+    analysis::Histogram rr_latency;  ///< request/response round trips (cycles)
 };
 
 }  // namespace pathscope::engine
