@@ -92,6 +92,7 @@ MergeResult merge_stores(const std::vector<std::string>& inputs, const std::stri
                 copy(tables::perf_counters());
                 copy(tables::packet_traces());
                 copy(tables::facts());
+                copy(tables::trial_events());
                 // Stacks are re-interned: each sample's stack id is the output's.
                 Statement src = out->prepare("SELECT " + select_list(tables::stack_samples()) +
                                              " FROM src.stack_samples WHERE run_id = ?1");

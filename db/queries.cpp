@@ -181,6 +181,7 @@ RunData load_run(const Database& db, int64_t id) {
     }
     rows(tables::packet_traces(), "trial, seq", b.traces);
     rows(tables::facts(), "key", b.facts);
+    rows(tables::trial_events(), "trial, name", b.events);
     return d;
 }
 

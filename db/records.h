@@ -15,6 +15,11 @@ inline constexpr const char* kCaptureKind = "capture";
 inline constexpr const char* kPcapImportKind = "pcap-import";
 inline constexpr const char* kStageCallCycles = "stage_call_cycles";  ///< histogram kind
 inline constexpr const char* kRxBurstSize = "rx_burst_size";          ///< histogram kind
+/// Histogram kind of latencies in cycles, one subject each: a packet's time
+/// through the engine per outcome ("forwarded", "delivered", "replied",
+/// "dropped"), request/response round trips ("rr"), a micro-benchmark's
+/// timed calls ("route-output"). Every one becomes p50/p90/p99 metrics.
+inline constexpr const char* kLatency = "latency";
 /// The fact a capture stores with the engine's variant switches, one
 /// "name=value" each ("route_cache=on socket_send=single ...").
 inline constexpr const char* kVariantsFact = "variants";
@@ -111,6 +116,13 @@ struct DropRow {
     uint64_t packets = 0;
 };
 
+/// One of the engine's path events (engine/path_events.h) over a whole trial.
+struct EventRow {
+    int trial = 0;
+    std::string name;  ///< "demux_hits", "rules_evaluated", ...
+    uint64_t value = 0;
+};
+
 /// A log-linear histogram (analysis::Histogram's layout) in sparse form.
 struct HistogramRow {
     int trial = 0;
@@ -182,6 +194,7 @@ struct Batch {
     std::vector<PerfCounterRow> perf;
     std::vector<StackRow> stacks;
     std::vector<PacketTraceRow> traces;
+    std::vector<EventRow> events;
     /// Key/value facts (pcap import summary: packets, flows, protocols).
     std::vector<std::pair<std::string, std::string>> facts;
 

@@ -175,6 +175,16 @@ ALTER TABLE trials ADD COLUMN route_lookups INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE trials ADD COLUMN source_selections INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE intervals ADD COLUMN sent INTEGER NOT NULL DEFAULT 0;
 )sql",
+    // 4 -> 5: the engine's path events per trial (rules, demux, translations).
+    R"sql(
+CREATE TABLE trial_events (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  trial INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  value INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (run_id, trial, name)
+) WITHOUT ROWID;
+)sql",
 };
 
 }  // namespace

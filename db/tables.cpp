@@ -303,6 +303,18 @@ const Table<PacketTraceRow>& packet_traces() {
     return t;
 }
 
+const Table<EventRow>& trial_events() {
+    static const Table<EventRow> t{"trial_events",
+                                   {
+                                       run_id<EventRow>(),
+                                       field<&EventRow::trial>("trial", kInt),
+                                       field<&EventRow::name>("name", kText),
+                                       field<&EventRow::value>("value", kIntZero),
+                                   },
+                                   "PRIMARY KEY (run_id, trial, name)"};
+    return t;
+}
+
 const Table<FactRow>& facts() {
     static const Table<FactRow> t{"facts",
                                   {
@@ -332,6 +344,7 @@ std::string create_schema_sql() {
     append_create(sql, tables::stack_samples());
     append_create(sql, tables::packet_traces());
     append_create(sql, tables::facts());
+    append_create(sql, tables::trial_events());
     return sql;
 }
 

@@ -139,6 +139,7 @@ const Table<StackNodeRow>& stacks();
 const Table<SampleRow>& stack_samples();
 const Table<PacketTraceRow>& packet_traces();
 const Table<FactRow>& facts();
+const Table<EventRow>& trial_events();
 }  // namespace tables
 
 /// CREATE TABLE and CREATE INDEX statements of every table, as a fresh store

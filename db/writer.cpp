@@ -12,7 +12,8 @@ namespace pathscope::db {
 
 size_t Batch::rows() const {
     size_t n = trials.size() + intervals.size() + stages.size() + queues.size() + drops.size() +
-               perf.size() + stacks.size() + traces.size() + facts.size();
+               perf.size() + stacks.size() + traces.size() + facts.size() +
+               events.size();
     for (const auto& h : histograms) n += 1 + h.buckets.size();
     return n;
 }
@@ -40,7 +41,7 @@ std::string new_uuid() {
 struct BatchWriter::Impl {
     Database& db;
     Statement run, status, trial, interval, stage, queue, drop, hist, bucket, perf, frame_ins,
-        frame_sel, stack_ins, stack_sel, sample, trace, fact;
+        frame_sel, stack_ins, stack_sel, sample, trace, fact, event;
     // Interned ids seen in committed transactions, and in the open one.
     std::map<std::pair<std::string, std::string>, int64_t> frames, fresh_frames;
     std::map<std::pair<int64_t, int64_t>, int64_t> stacks, fresh_stacks;
@@ -64,7 +65,8 @@ struct BatchWriter::Impl {
           sample(d.prepare(insert_sql("INSERT", tables::stack_samples()) +
                            " ON CONFLICT DO UPDATE SET weight = weight + excluded.weight")),
           trace(d.prepare(insert_sql("INSERT OR REPLACE", tables::packet_traces()))),
-          fact(d.prepare(insert_sql("INSERT OR REPLACE", tables::facts()))) {}
+          fact(d.prepare(insert_sql("INSERT OR REPLACE", tables::facts()))),
+          event(d.prepare(insert_sql("INSERT OR REPLACE", tables::trial_events()))) {}
 
     int64_t intern_frame(const Frame& f) {
         const auto key = std::make_pair(f.symbol, f.module);
@@ -150,6 +152,7 @@ void BatchWriter::Impl::write_rows(int64_t id, const Batch& b) {
     }
     for (const auto& t : b.traces) insert_row(trace, tables::packet_traces(), id, t);
     for (const auto& f : b.facts) insert_row(fact, tables::facts(), id, f);
+    for (const auto& e : b.events) insert_row(event, tables::trial_events(), id, e);
 }
 
 RunWriter::RunWriter(const std::string& path, RunInfo run) : path_(path), run_(std::move(run)) {
