@@ -9,10 +9,27 @@ inline constexpr const char* kThroughput = "throughput";
 inline constexpr const char* kStageCycles = "stage cycles";
 inline constexpr const char* kCallLatency = "call latency";
 inline constexpr const char* kPerfGroup = "perf";
+/// Latencies in cycles (db::kLatency histograms): a packet's time through
+/// the engine per outcome, request/response round trips, timed calls.
+inline constexpr const char* kLatencyGroup = "latency";
+/// What the engine did besides moving packets (engine/path_events.h), per
+/// lookup, per packet or per transaction.
+inline constexpr const char* kPathEventsGroup = "path events";
 
 // Throughput metrics.
 inline constexpr const char* kRxRate = "rx rate";
 inline constexpr const char* kTxRate = "tx rate";
+/// Request/response transactions completed a second, over the window.
+inline constexpr const char* kRrRate = "rr rate";
+
+// Path event metrics.
+inline constexpr const char* kRuleEntriesPerLookup = "rule entries/lookup";
+inline constexpr const char* kRulesPerLookup = "rules/lookup";
+inline constexpr const char* kTablesPerLookup = "tables/lookup";
+inline constexpr const char* kDemuxHitShare = "demux hits";
+inline constexpr const char* kTranslationsPerPacket = "translations/pkt";
+inline constexpr const char* kBusyShare = "worker busy";
+inline constexpr const char* kCyclesPerTransaction = "busy cyc/transaction";
 
 /// The whole path's row of a stage table: the sum of the stage rows.
 inline constexpr const char* kAllStages = "all stages";

@@ -6,6 +6,8 @@
 #include "analysis/run_summary.h"
 #include "analysis/stats.h"
 
+#include <fmt/format.h>
+
 namespace pathscope::analysis {
 
 namespace {
@@ -34,6 +36,78 @@ struct MetricSet {
         return list[it->second];
     }
 };
+
+// The path events as per-trial ratios; each group of figures appears only
+// when the run did that kind of work (a run that looked nothing up through
+// the rules layer has no rule figures, not zeros).
+void path_event_metrics(const db::RunData& run, const std::vector<db::StageRow>& stages,
+                        const std::vector<double>& all_cycles, const std::vector<double>& received,
+                        MetricSet& m) {
+    const size_t trials = received.size();
+    std::map<std::string, std::vector<double>> whole, window;
+    for (const auto& e : run.rows.events) {
+        if (e.trial < 0 || static_cast<size_t>(e.trial) >= trials) continue;
+        whole.try_emplace(e.name, trials, 0.0).first->second[e.trial] = static_cast<double>(e.value);
+        window.try_emplace(e.name, trials, 0.0).first->second[e.trial] =
+            static_cast<double>(e.window_value);
+    }
+    if (whole.empty()) return;
+    auto event = [&](const char* name) {
+        auto it = whole.find(name);
+        return it == whole.end() ? std::vector<double>(trials, 0.0) : it->second;
+    };
+    auto any = [](const std::vector<double>& v) {
+        return std::any_of(v.begin(), v.end(), [](double x) { return x > 0; });
+    };
+    // Route lookups: the forwarding path's (ip6_lookup's packets) and the send
+    // path's per-datagram ones; a micro-benchmark stores its timed calls as
+    // the trial's route_lookups.
+    std::vector<double> lookups(trials, 0.0);
+    for (const auto& s : stages)
+        if (s.stage == "ip6_lookup") lookups[s.trial] += static_cast<double>(s.packets);
+    std::vector<double> seconds(trials, 0.0), busy(trials, 0.0), cycles(trials, 0.0);
+    for (const auto& t : run.rows.trials) {
+        lookups[t.trial] += static_cast<double>(t.route_lookups);
+        seconds[t.trial] = t.seconds;
+    }
+    for (const auto& s : stages) {
+        busy[s.trial] += static_cast<double>(busy_cycles(s));
+        cycles[s.trial] += static_cast<double>(s.cycles);
+    }
+    auto per_trial = [&](const char* group, const char* name, const char* unit, bool higher,
+                         auto&& value) {
+        Metric& mm = m.get(group, name, unit, higher, false);
+        for (size_t t = 0; t < trials; ++t) mm.values[t] = value(t);
+    };
+    const auto rr = event("rr_transactions");
+    if (any(rr)) {
+        const auto& in_window = window["rr_transactions"];
+        per_trial(kThroughput, kRrRate, "kT/s", true,
+                  [&](size_t t) { return ratio(in_window[t], seconds[t]) / 1e3; });
+        per_trial(kPathEventsGroup, kCyclesPerTransaction, "cycles", false,
+                  [&](size_t t) { return ratio(all_cycles[t], rr[t]); });
+        per_trial(kPathEventsGroup, kBusyShare, "%", false,
+                  [&](size_t t) { return 100 * ratio(busy[t], cycles[t]); });
+    }
+    const auto tables = event("fib_lookups"), entries = event("rule_layer_entries"),
+               rules = event("rules_evaluated");
+    if (any(tables) || any(entries)) {
+        per_trial(kPathEventsGroup, kRuleEntriesPerLookup, "per lookup", false,
+                  [&](size_t t) { return ratio(entries[t], lookups[t]); });
+        per_trial(kPathEventsGroup, kRulesPerLookup, "per lookup", false,
+                  [&](size_t t) { return ratio(rules[t], lookups[t]); });
+        per_trial(kPathEventsGroup, kTablesPerLookup, "per lookup", false,
+                  [&](size_t t) { return ratio(tables[t], lookups[t]); });
+    }
+    const auto hits = event("demux_hits"), misses = event("demux_misses");
+    if (any(hits) || any(misses))
+        per_trial(kPathEventsGroup, kDemuxHitShare, "%", true,
+                  [&](size_t t) { return 100 * ratio(hits[t], hits[t] + misses[t]); });
+    const auto ila = event("ila_translations"), npt = event("nptv6_translations");
+    if (any(ila) || any(npt))
+        per_trial(kPathEventsGroup, kTranslationsPerPacket, "per pkt", false,
+                  [&](size_t t) { return ratio(ila[t] + npt[t], received[t]); });
+}
 
 }  // namespace
 
@@ -97,6 +171,14 @@ std::vector<Metric> run_metrics(const db::RunData& run) {
             mm.packets_per_call.resize(mm.values.size(), 0.0);
             mm.packets_per_call[h->trial] = ppc;
         }
+    }
+    path_event_metrics(run, stages, all_cycles, received, m);
+    for (const auto& h : run.rows.histograms) {
+        if (h.kind != db::kLatency || h.count == 0 || h.trial >= trials) continue;
+        const Histogram hist = to_histogram(h);
+        for (const double pct : {50.0, 90.0, 99.0})
+            m.get(kLatencyGroup, h.subject + fmt::format(" p{:.0f}", pct), h.unit, false, true)
+                .values[h.trial] = hist.percentile(pct);
     }
     for (const auto& p : run.rows.perf) {
         if (!p.supported || p.trial >= trials) continue;

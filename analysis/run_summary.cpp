@@ -264,6 +264,38 @@ RunSummary summarize_run(const db::RunData& run, const SummaryOptions& opt) {
         }
     }
 
+    {
+        std::map<std::string, uint64_t> totals;
+        for (const auto& e : rows.events)
+            if (e.value) totals[e.name] += e.value;
+        s.events.assign(totals.begin(), totals.end());
+        for (const auto& m : metrics)
+            if (m.group == kPathEventsGroup || (m.group == kThroughput && m.name == kRrRate))
+                s.event_figures.push_back({m.group, m.name, m.unit, run_figure(m.values).mean,
+                                           run_figure(m.values).stddev});
+        // Latencies in the ledger's order (forwarded, delivered, replied,
+        // dropped), then round trips and timed calls, as they first appear.
+        std::vector<std::pair<std::string, uint64_t>> counts;
+        for (const char* o : {"forwarded", "delivered", "replied", "dropped"}) counts.push_back({o, 0});
+        for (const auto& h : rows.histograms) {
+            if (h.kind != db::kLatency) continue;
+            auto it = std::find_if(counts.begin(), counts.end(),
+                                   [&](const auto& c) { return c.first == h.subject; });
+            if (it == counts.end()) it = counts.insert(counts.end(), {h.subject, 0});
+            it->second += h.count;
+        }
+        for (const auto& [subject, count] : counts) {
+            if (!count) continue;
+            LatencyLine l{subject, count, 0, 0, 0};
+            auto fig = [&](const char* p) {
+                const Metric* m = find_metric(metrics, kLatencyGroup, subject + p);
+                return m ? run_figure(m->values).mean : 0.0;
+            };
+            l.p50 = fig(" p50"), l.p90 = fig(" p90"), l.p99 = fig(" p99");
+            s.latencies.push_back(l);
+        }
+    }
+
     // The hottest functions: each one's self share, as the reports and the
     // flame graphs form it (the mean of the trials' shares of one event).
     s.stack_event = main_stack_event(run);

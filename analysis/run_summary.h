@@ -106,6 +106,21 @@ struct PerfLine {
     std::string note;         ///< why unsupported
 };
 
+/// A run figure of a per-trial metric (run_figure of run_metrics' values:
+/// the trials' mean, and their standard deviation).
+struct FigureLine {
+    std::string group, name, unit;
+    double mean = 0, sd = 0;
+};
+
+/// One latency histogram subject (db::kLatency): its count over every
+/// trial and the run figures (means) of the trials' percentiles, in cycles.
+struct LatencyLine {
+    std::string subject;
+    uint64_t count = 0;
+    double p50 = 0, p90 = 0, p99 = 0;
+};
+
 struct FunctionShare {
     std::string name;
     double share = 0;  ///< 0..1 of the samples: the mean of the trials' shares
@@ -139,6 +154,11 @@ struct RunSummary {
     std::vector<DropLine> drops;    ///< by reason, then path
     std::vector<QueueLine> queues;  ///< by port, direction, queue
     std::vector<PerfLine> perf;     ///< by event name
+    /// Path events summed over trials ("demux_hits" -> n), those that happened.
+    std::vector<std::pair<std::string, uint64_t>> events;
+    /// Their per-trial figures (kPathEventsGroup) and the rr rate, if any.
+    std::vector<FigureLine> event_figures;
+    std::vector<LatencyLine> latencies;
     std::string stack_event;             ///< the sampled event shown (main_stack_event)
     uint64_t stack_samples = 0;          ///< its samples, every trial
     std::vector<FunctionShare> hottest;  ///< self share, most first

@@ -165,6 +165,30 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
             t.emit("sent by local sockets %llu\n", static_cast<ull>(s.sent));
     }
 
+    if (!sum.latencies.empty()) {
+        const double us = info.tsc_hz ? 1e6 / static_cast<double>(info.tsc_hz) : 0;
+        t.emit("\n%-14s %12s %21s %21s %21s\n", "latency", "count", "p50 cycles (us)",
+               "p90 cycles (us)", "p99 cycles (us)");
+        auto cell = [&](double cycles) {
+            return us ? fmt::format("{:.0f} ({:.2f})", cycles, cycles * us)
+                      : fmt::format("{:.0f}", cycles);
+        };
+        for (const auto& l : sum.latencies)
+            t.emit("%-14s %12llu %21s %21s %21s\n", l.subject, static_cast<ull>(l.count),
+                   cell(l.p50), cell(l.p90), cell(l.p99));
+        t.emit(
+            "latency: a received packet's time from eth_rx to its outcome (forwarded, delivered,\n"
+            "replied, dropped), rr: a request's round trip; percentiles are each trial's, averaged\n");
+    }
+    if (!sum.events.empty() || !sum.event_figures.empty()) {
+        t.emit("\n%-24s %16s\n", "path event", "count");
+        for (const auto& [name, n] : sum.events)
+            t.emit("%-24s %16llu\n", name, static_cast<ull>(n));
+        for (const auto& f : sum.event_figures)
+            t.emit("%-24s %16s  sd %s\n", f.name,
+                   fmt::format("{:.3f} {}", f.mean, f.unit), fmt::format("{:.3f}", f.sd));
+    }
+
     if (!sum.drops.empty()) {
         t.emit("\n%-22s %-8s %14s\n", "drop reason", "path", "packets");
         for (const auto& d : sum.drops)

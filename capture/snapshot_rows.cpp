@@ -71,6 +71,16 @@ db::Batch trial_rows(int trial, const RunResult& r) {
         if (l.drops[i]) b.drops.push_back({trial, reason, stage, "receive", l.drops[i]});
         if (l.send_drops[i]) b.drops.push_back({trial, reason, stage, "send", l.send_drops[i]});
     }
+    for (unsigned e = 0; e < kPathEventCount; ++e)
+        b.events.push_back({trial, std::string(kPathEventNames[e]), s.events[e],
+                            r.window_end.events[e] - r.window_start.events[e]});
+    for (unsigned o = 0; o < kSojournCount; ++o)
+        if (s.sojourn[o].count())
+            b.histograms.push_back(histogram_row(trial, db::kLatency,
+                                                 std::string(kSojournNames[o]), "cycles",
+                                                 s.sojourn[o]));
+    if (s.rr_latency.count())
+        b.histograms.push_back(histogram_row(trial, db::kLatency, "rr", "cycles", s.rr_latency));
     const SendPathSnapshot& sp = s.send_path;
     auto fact = [&](const char* key, uint64_t v) {
         if (v) b.facts.emplace_back("trial" + std::to_string(trial) + "." + key, std::to_string(v));

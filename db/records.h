@@ -120,7 +120,8 @@ struct DropRow {
 struct EventRow {
     int trial = 0;
     std::string name;  ///< "demux_hits", "rules_evaluated", ...
-    uint64_t value = 0;
+    uint64_t value = 0;         ///< over the whole trial
+    uint64_t window_value = 0;  ///< within the trial's steady-state window (rates)
 };
 
 /// A log-linear histogram (analysis::Histogram's layout) in sparse form.

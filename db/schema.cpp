@@ -182,6 +182,7 @@ CREATE TABLE trial_events (
   trial INTEGER NOT NULL,
   name TEXT NOT NULL,
   value INTEGER NOT NULL DEFAULT 0,
+  window_value INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (run_id, trial, name)
 ) WITHOUT ROWID;
 )sql",

@@ -310,6 +310,7 @@ const Table<EventRow>& trial_events() {
                                        field<&EventRow::trial>("trial", kInt),
                                        field<&EventRow::name>("name", kText),
                                        field<&EventRow::value>("value", kIntZero),
+                                       field<&EventRow::window_value>("window_value", kIntZero),
                                    },
                                    "PRIMARY KEY (run_id, trial, name)"};
     return t;

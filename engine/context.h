@@ -62,6 +62,9 @@ struct EngineContext {
     rte_mempool* pool = nullptr;  ///< for packets the engine makes (solicitations)
     // Variants (EngineConfig's switches, read by the stages).
     bool route_cache = true;
+    /// Record each received packet's time through the engine (sojourn
+    /// histograms): on with engine.call_histograms, off to measure without.
+    bool latency_histograms = true;
     TxqHash txq_hash = TxqHash::flow;
     std::vector<PortRuntime> ports;      ///< indexed by DPDK port id
     std::vector<uint16_t> polled_ports;  ///< port ids whose rx queues eth_rx polls

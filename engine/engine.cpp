@@ -49,6 +49,7 @@ Engine::Engine(const EngineConfig& cfg) : cfg_(cfg), serial_(next_serial()) {
     ctx_->tsc_hz = rte_get_tsc_hz();
     ctx_->icmp_per_s = cfg_.icmp_errors_per_s;
     ctx_->route_cache = cfg_.route_cache;
+    ctx_->latency_histograms = cfg_.call_histograms;
     ctx_->txq_hash = cfg_.txq_hash;
     ctx_->ports.resize(RTE_MAX_ETHPORTS);
     ctx_->ifaddrs = std::make_unique<InterfaceAddresses>(cfg_.ifaddr_sync, RTE_MAX_ETHPORTS);

@@ -132,6 +132,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     perf_->setWordWrap(true);
     perf_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     stage_layout->addWidget(perf_);
+    figures_ = new QLabel;
+    figures_->setWordWrap(true);
+    figures_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    stage_layout->addWidget(figures_);
     stage_layout->addWidget(legend);
     stage_layout->addWidget(drops_);
 
@@ -343,6 +347,8 @@ void MainWindow::loaded() {
                                               : tr("perf counters of the worker, per received packet: ")) +
                                         perf.join(QStringLiteral(", ")) +
                                         tr(" (- : not offered by this machine's PMU)"));
+    figures_->setText(figures_text(run.summary));
+    figures_->setVisible(!figures_->text().isEmpty());
     flame_->set_diff(run.stages, false, transmit ? tr("cycles/tx pkt") : tr("cycles/rx pkt"),
                      transmit ? tr("Stage tree: busy cycles per sent datagram (exact counters)")
                               : tr("Stage tree: busy cycles per received packet (exact counters)"));
@@ -352,6 +358,29 @@ void MainWindow::loaded() {
     else
         stacks_->set_diff(nullptr, false, {}, tr("This run has no sampled call stacks."));
     statusBar()->showMessage(tr("run %1 loaded").arg(info.id));
+}
+
+QString MainWindow::figures_text(const analysis::RunSummary& sum) {
+    // The run's latencies and path events, as `show` prints them.
+    QStringList parts;
+    const double us = sum.info.tsc_hz ? 1e6 / static_cast<double>(sum.info.tsc_hz) : 0;
+    for (const auto& l : sum.latencies)
+        parts << tr("%1 latency p50/p90/p99 %2/%3/%4 cycles%5")
+                     .arg(QString::fromStdString(l.subject))
+                     .arg(l.p50, 0, 'f', 0)
+                     .arg(l.p90, 0, 'f', 0)
+                     .arg(l.p99, 0, 'f', 0)
+                     .arg(us ? tr(" (%1/%2/%3 us)")
+                                   .arg(l.p50 * us, 0, 'f', 2)
+                                   .arg(l.p90 * us, 0, 'f', 2)
+                                   .arg(l.p99 * us, 0, 'f', 2)
+                             : QString());
+    for (const auto& f : sum.event_figures)
+        parts << QStringLiteral("%1 %2 %3")
+                     .arg(QString::fromStdString(f.name))
+                     .arg(f.mean, 0, 'f', 3)
+                     .arg(QString::fromStdString(f.unit));
+    return parts.join(QStringLiteral("; "));
 }
 
 void MainWindow::wait_until_loaded() {

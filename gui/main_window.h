@@ -78,6 +78,8 @@ class MainWindow : public QMainWindow {
     QLabel* warning() const { return warning_; }
     QLabel* header() const { return header_; }
     QLabel* perf() const { return perf_; }
+    /// Latency percentiles and path-event figures of the shown run.
+    QLabel* figures() const { return figures_; }
     QTableWidget* drops() const { return drops_; }
     QueuesPage* queues_page() const { return queues_; }
     HistogramsPage* histograms_page() const { return histograms_; }
@@ -94,6 +96,7 @@ class MainWindow : public QMainWindow {
     void choose_store();
     void drop_clicked(int row);
     void fill_drops(const std::vector<analysis::DropLine>& drops);
+    static QString figures_text(const analysis::RunSummary& sum);
 
     std::string path_;
     RunListModel* runs_;
@@ -119,6 +122,7 @@ class MainWindow : public QMainWindow {
     QLabel* header_;
     QLabel* warning_;
     QLabel* perf_;
+    QLabel* figures_;
     QProgressBar* progress_;
     QPushButton* cancel_;
     QFutureWatcher<LoadedRun> watcher_;

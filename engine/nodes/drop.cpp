@@ -1,6 +1,7 @@
 // drop: the one sink for every dropped packet. Counts it under its reason in
 // the receive ledger, or in the send ledger for locally built packets; the
-// engine's own solicitations count apart.
+// engine's own solicitations count apart. A received packet's time through
+// the engine is recorded as a dropped sojourn.
 #include "engine/nodes/nodes.h"
 
 namespace pathscope::engine {
@@ -9,6 +10,7 @@ namespace {
 
 uint16_t drop_process(rte_graph*, rte_node* node, void** objs, uint16_t n) {
     EngineContext& ctx = *node_context(node);
+    const uint64_t now = ctx.latency_histograms ? rte_rdtsc() : 0;
     for (uint16_t i = 0; i < n; ++i) {
         const PacketMeta* pm = meta(static_cast<rte_mbuf*>(objs[i]));
         if (unlikely(pm->fate == Fate::control)) {
@@ -17,6 +19,7 @@ uint16_t drop_process(rte_graph*, rte_node* node, void** objs, uint16_t n) {
         }
         Counter* ledger = pm->fate == Fate::local ? ctx.counters.send_drops : ctx.counters.drops;
         ledger[static_cast<unsigned>(pm->drop)].add();
+        if (now && pm->fate != Fate::local) ctx.latency.record(Sojourn::dropped, now - pm->rx_tsc);
     }
     rte_pktmbuf_free_bulk(reinterpret_cast<rte_mbuf**>(objs), n);
     return n;

@@ -1,7 +1,8 @@
 // eth_tx: transmits runs of packets that share an egress port and queue
 // (chosen by txq_select; replies made in place use queue 0), counts each sent
 // packet by its fate (forwarded, replied, sent, control) and per queue, and
-// hands what the queue refused to the drop stage as tx_full.
+// hands what the queue refused to the drop stage as tx_full. A received
+// packet that leaves has its time through the engine recorded (sojourn).
 #include "engine/nodes/nodes.h"
 
 namespace pathscope::engine {
@@ -10,10 +11,19 @@ namespace {
 
 enum Edge : rte_edge_t { to_drop };
 
+/// Packets per transmit call at most: a longer run of one port and queue is
+/// sent in pieces, so that their receive stamps fit on the stack (they must
+/// be read before the transmit, after which the driver may free the mbufs).
+constexpr uint16_t kTxRun = 256;
+
 uint16_t eth_tx_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
     EngineContext& ctx = *node_context(node);
     auto** pkts = reinterpret_cast<rte_mbuf**>(objs);
     uint64_t fates[4] = {};  // indexed by Fate, for what was sent
+    const bool sojourn = ctx.latency_histograms;
+    const uint64_t now = sojourn ? rte_rdtsc() : 0;
+    uint64_t stamps[kTxRun];  // receive TSC of forwarded and replied packets, else 0
+    Sojourn outcomes[kTxRun];
     uint16_t start = 0;
     while (start < n) {
         // One pass finds the run of packets for this port and queue and tallies them.
@@ -21,11 +31,17 @@ uint16_t eth_tx_process(rte_graph* graph, rte_node* node, void** objs, uint16_t 
         const uint16_t queue = meta(pkts[start])->tx_queue;
         uint64_t run_fates[4] = {}, bytes = 0;
         uint16_t end = start;
-        for (; end < n; ++end) {
+        for (; end < n && end - start < kTxRun; ++end) {
             const PacketMeta* pm = meta(pkts[end]);
             if (pm->tx_port != port_id || pm->tx_queue != queue) break;
             ++run_fates[static_cast<unsigned>(pm->fate)];
             bytes += rte_pktmbuf_pkt_len(pkts[end]);
+            if (sojourn) {
+                const bool received = pm->fate == Fate::forward || pm->fate == Fate::reply;
+                stamps[end - start] = received ? pm->rx_tsc : 0;
+                outcomes[end - start] =
+                    pm->fate == Fate::forward ? Sojourn::forwarded : Sojourn::replied;
+            }
         }
         const uint16_t len = end - start;
         PortRuntime& port = ctx.ports[port_id];
@@ -45,6 +61,9 @@ uint16_t eth_tx_process(rte_graph* graph, rte_node* node, void** objs, uint16_t 
             qc.bursts.add();
             if (sent < len) qc.full.add(len - sent);
         }
+        if (sojourn)
+            for (uint16_t i = 0; i < sent; ++i)
+                if (stamps[i]) ctx.latency.record(outcomes[i], now - stamps[i]);
         for (unsigned f = 0; f < 4; ++f) fates[f] += run_fates[f];
         start = end;
     }

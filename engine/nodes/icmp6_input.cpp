@@ -145,6 +145,7 @@ uint16_t icmp6_input_process(rte_graph* graph, rte_node* node, void** objs, uint
                 ctx.neighbours->learn(msg + 8, pm->rx_port, mac, ctx.nd_released);
             }
         }
+        if (ctx.latency_histograms) ctx.latency.record(Sojourn::delivered, rte_rdtsc() - pm->rx_tsc);
         rte_pktmbuf_free(m);  // consumed by the stack: counts as delivered
         ++consumed;
         return kConsumed;

@@ -20,6 +20,7 @@ constexpr uint8_t kDestUnreachable = 1, kPortUnreachable = 4;
 uint16_t udp6_input_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
     EngineContext& ctx = *node_context(node);
     uint16_t delivered = 0;
+    uint64_t now = 0;  // read once, at the first delivery
     dispatch(graph, node, objs, n, [&](rte_mbuf* m) -> rte_edge_t {
         PacketMeta* pm = meta(m);
         const rte_ipv6_hdr* ip = ip6_hdr(m);
@@ -51,8 +52,13 @@ uint16_t udp6_input_process(rte_graph* graph, rte_node* node, void** objs, uint1
             SocketMeta* sm = socket_meta(m);
             memcpy(sm->peer, ip->src_addr, 16);
             sm->peer_port = rte_be_to_cpu_16(udp->src_port);
+            const uint64_t rx_tsc = pm->rx_tsc;  // the socket's reader owns m once it is queued
             if (unlikely(!s->deliver(m))) return drop_as(m, DropReason::socket_full, to_drop);
             ++delivered;
+            if (ctx.latency_histograms) {
+                if (!now) now = rte_rdtsc();
+                ctx.latency.record(Sojourn::delivered, now - rx_tsc);
+            }
             return kConsumed;
         }
         // Answer from the address the datagram was sent to; never to multicast.

@@ -11,6 +11,11 @@
 
 namespace pathscope::gui {
 
+namespace {
+/// How a latency histogram is named in the stage list ("latency: rr").
+constexpr const char* kLatencyPrefix = "latency: ";
+}  // namespace
+
 HistogramsPage::HistogramsPage(QWidget* parent) : QWidget(parent) {
     stage_ = new QComboBox;
     trial_ = new QComboBox;
@@ -39,7 +44,15 @@ void HistogramsPage::set_run(std::shared_ptr<const db::RunData> run) {
         for (const auto& h : run_->rows.histograms)
             if (h.kind == db::kStageCallCycles) with.insert(h.subject);
         for (const auto& s : analysis::trial_stage_totals(*run_, 1))
-            if (with.count(s.stage)) stage_->addItem(QString::fromStdString(s.stage));
+            if (with.count(s.stage))
+                stage_->addItem(QString::fromStdString(s.stage), QString::fromLatin1(db::kStageCallCycles));
+        // Then the latencies: a packet's time through the engine per outcome,
+        // request/response round trips, a micro-benchmark's timed calls.
+        std::set<std::string> latencies;
+        for (const auto& h : run_->rows.histograms)
+            if (h.kind == db::kLatency) latencies.insert(h.subject);
+        for (const auto& l : latencies)
+            stage_->addItem(QString::fromStdString(kLatencyPrefix + l), QString::fromLatin1(db::kLatency));
         trial_->addItem(tr("all, merged"), -1);
         for (const auto& t : run_->rows.trials) trial_->addItem(tr("trial %1").arg(t.trial), t.trial);
     }
@@ -53,16 +66,24 @@ void HistogramsPage::show_stage(const QString& stage) {
 
 void HistogramsPage::redraw() {
     std::vector<HistogramWidget::Series> series;
-    const std::string stage = stage_->currentText().toStdString();
+    std::string stage = stage_->currentText().toStdString();
+    const std::string kind = stage_->currentData().toString().toStdString();
+    const bool latency = kind == db::kLatency;
+    if (latency) stage = stage.substr(std::string(kLatencyPrefix).size());
     const int trial = trial_->currentData().isValid() ? trial_->currentData().toInt() : -1;
     if (run_ && !stage.empty()) {
         series.push_back({QString::fromStdString(run_->info.label),
-                          analysis::merged_histogram(*run_, db::kStageCallCycles, stage, trial),
+                          analysis::merged_histogram(*run_, kind, stage, trial),
                           QColor(0xe0, 0x80, 0x20)});
     }
-    chart_->set_series(std::move(series), tr("cycles per busy call"),
-                       tr("Cycles per call of %1 (busy calls; idle polls are left out)")
-                           .arg(QString::fromStdString(stage)));
+    if (latency)
+        chart_->set_series(std::move(series), tr("cycles"),
+                           stage == "rr" ? tr("Request/response round trips (cycles)")
+                                         : tr("Latency of %1 (cycles)").arg(QString::fromStdString(stage)));
+    else
+        chart_->set_series(std::move(series), tr("cycles per busy call"),
+                           tr("Cycles per call of %1 (busy calls; idle polls are left out)")
+                               .arg(QString::fromStdString(stage)));
 }
 
 }  // namespace pathscope::gui

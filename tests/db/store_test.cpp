@@ -60,6 +60,7 @@ Batch sample_batch(int trial) {
                         {{"eth_rx", 40.5}, {"ip6_input", 12.0}},
                         "dropped: ip6_bad_version"});
     b.facts.emplace_back("packets", "100");
+    b.events.push_back({trial, "demux_hits", 40, 30});
     return b;
 }
 
@@ -99,7 +100,8 @@ TEST_F(StoreTest, AnAddedColumnBreaksNeitherWritesNorReads) {
         auto db = open_store(path, Database::Mode::read_write);
         for (const char* t : {"runs", "trials", "intervals", "stage_counters", "queue_counters",
                               "drops", "histograms", "histogram_buckets", "perf_counters",
-                              "frames", "stacks", "stack_samples", "packet_traces", "facts"})
+                              "frames", "stacks", "stack_samples", "packet_traces", "facts",
+                              "trial_events"})
             db->exec(std::string("ALTER TABLE ") + t + " ADD COLUMN future INTEGER NOT NULL DEFAULT 7");
     }
     Batch b = sample_batch(0);
@@ -126,6 +128,10 @@ TEST_F(StoreTest, AnAddedColumnBreaksNeitherWritesNorReads) {
     EXPECT_EQ(d.rows.stages[0].idle_cycles, 1200u);
     EXPECT_EQ(d.rows.stacks.size(), 2u);
     EXPECT_EQ(d.rows.traces.size(), 1u);
+    ASSERT_EQ(d.rows.events.size(), 1u);
+    EXPECT_EQ(d.rows.events[0].name, "demux_hits");
+    EXPECT_EQ(d.rows.events[0].value, 40u);
+    EXPECT_EQ(d.rows.events[0].window_value, 30u);
 }
 
 // A v2 store (stacks for whole trials) opens as v3 with its stacks kept,
@@ -138,11 +144,12 @@ int64_t write_sample_run(const std::string& path, const std::string& label) {
     return w.run().id;
 }
 
-/// Takes a store written now back to schema v3: without the experiment and
-/// send-path columns that migration 3 -> 4 adds.
+/// Takes a store written now back to schema v3: without the path events
+/// table of migration 4 -> 5, and the experiment and send-path columns that
+/// migration 3 -> 4 adds.
 void downgrade_to_v3(Database& raw) {
     raw.exec(
-        "DROP INDEX runs_experiment; ALTER TABLE runs DROP COLUMN experiment; "
+        "DROP TABLE trial_events; DROP INDEX runs_experiment; ALTER TABLE runs DROP COLUMN experiment; "
         "ALTER TABLE runs DROP COLUMN cell; ALTER TABLE trials DROP COLUMN sends; "
         "ALTER TABLE trials DROP COLUMN sent_pps; ALTER TABLE trials DROP COLUMN window_sent; "
         "ALTER TABLE trials DROP COLUMN route_lookups; "

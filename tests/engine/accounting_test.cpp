@@ -93,6 +93,20 @@ TEST_F(Accounting, StageCountsMatchAnIndependentTally) {
     EXPECT_EQ(l.drops[static_cast<unsigned>(DropReason::ip6_hop_limit)], kHop);
     EXPECT_TRUE(l.balanced());
 
+    // Every received packet's time through the engine is in the histogram of
+    // its outcome, and only there; locally sent datagrams (the echoes) have
+    // no receive time and are in none.
+    auto sojourn = [&](Sojourn o) { return snap.sojourn[static_cast<unsigned>(o)]; };
+    EXPECT_EQ(sojourn(Sojourn::forwarded).count(), kForward);
+    EXPECT_EQ(sojourn(Sojourn::delivered).count(), kSink + kEcho);
+    EXPECT_EQ(sojourn(Sojourn::replied).count(), kPing);
+    EXPECT_EQ(sojourn(Sojourn::dropped).count(), kBadVersion + kNoRoute + kHop);
+    for (unsigned o = 0; o < kSojournCount; ++o) {
+        EXPECT_GT(snap.sojourn[o].min(), 0u) << kSojournNames[o];
+        // Under a second at any clock: a stamp read as garbage would be ~2^64.
+        EXPECT_LT(snap.sojourn[o].max(), snap.tsc_hz) << kSojournNames[o];
+    }
+
     // Forwarded frames: out of "out", next hop's MAC, our MAC, hop limit - 1.
     const auto out = test::collect(eng, "out");
     ASSERT_EQ(out.size(), kForward);
