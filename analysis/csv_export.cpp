@@ -61,8 +61,8 @@ std::string csv(const db::Table<Row>& t, const std::vector<Row>& rows) {
 }  // namespace
 
 const std::vector<std::string>& csv_tables() {
-    static const std::vector<std::string> t = {"trials", "intervals", "stages",
-                                               "queues", "drops",     "perf"};
+    static const std::vector<std::string> t = {"trials", "intervals", "stages", "queues",
+                                               "drops",  "perf",      "events"};
     return t;
 }
 
@@ -74,6 +74,7 @@ std::string to_csv(const db::RunData& run, const std::string& table) {
     if (table == "queues") return csv(db::tables::queue_counters(), b.queues);
     if (table == "drops") return csv(db::tables::drops(), b.drops);
     if (table == "perf") return csv(db::tables::perf_counters(), b.perf);
+    if (table == "events") return csv(db::tables::trial_events(), b.events);
     throw std::invalid_argument("no table '" + table + "'");
 }
 

@@ -255,3 +255,63 @@ TEST(Text, ARateColumnReadsInOneUnit) {
     EXPECT_EQ(text.find("kpps"), std::string::npos) << text;
     EXPECT_NE(text.find("0.005 Mpps"), std::string::npos) << text;
 }
+
+// The path events and latencies are per-trial metrics like every other: each
+// trial's ratio, then their mean in show; a kind of work the run did not do
+// has no figure at all.
+TEST(PathFigures, EventRatiosAndLatencyPercentilesArePerTrial) {
+    db::RunData r = run_with_a_stalled_trial();
+    // Trial t: ip6_lookup saw `received` packets (100000, 10000, 100000);
+    // sockets looked up 500 more; the rules layer was entered on every
+    // lookup and tested 3 rules each time; early demux hit 1 in 4.
+    for (auto& t : r.rows.trials) {
+        t.route_lookups = 500;
+        t.seconds = 2;
+    }
+    for (int t = 0; t < 3; ++t) {
+        const uint64_t lookups = (t == 1 ? 10'000 : 100'000) + 500;
+        r.rows.events.push_back({t, "rule_layer_entries", lookups, 0});
+        r.rows.events.push_back({t, "rules_evaluated", 3 * lookups, 0});
+        r.rows.events.push_back({t, "fib_lookups", lookups, 0});
+        r.rows.events.push_back({t, "demux_hits", 250, 0});
+        r.rows.events.push_back({t, "demux_misses", 750, 0});
+        r.rows.events.push_back({t, "rr_transactions", 9000, 4000 * static_cast<uint64_t>(t + 1)});
+        // Round trips of 1000..1999 cycles, trial t shifted by 1000 t.
+        Histogram h;
+        for (uint64_t v = 1000; v < 2000; ++v) h.add(v + 1000 * static_cast<uint64_t>(t));
+        db::HistogramRow row{t, db::kLatency, "rr", "cycles", h.count(), h.sum(), h.min(), h.max(), {}};
+        for (uint32_t i = 0; i < h.counts().size(); ++i)
+            if (h.counts()[i]) row.buckets.emplace_back(i, h.counts()[i]);
+        r.rows.histograms.push_back(row);
+    }
+    const auto metrics = run_metrics(r);
+    auto values = [&](const char* group, const std::string& name) {
+        const Metric* m = find_metric(metrics, group, name);
+        EXPECT_NE(m, nullptr) << name;
+        return m ? m->values : std::vector<double>{};
+    };
+    EXPECT_EQ(values(kPathEventsGroup, kRuleEntriesPerLookup), (std::vector<double>{1, 1, 1}));
+    EXPECT_EQ(values(kPathEventsGroup, kRulesPerLookup), (std::vector<double>{3, 3, 3}));
+    EXPECT_EQ(values(kPathEventsGroup, kDemuxHitShare), (std::vector<double>{25, 25, 25}));
+    // Transactions a second count the window: 4000 (t + 1) over 2 s, in thousands.
+    EXPECT_EQ(values(kThroughput, kRrRate), (std::vector<double>{2, 4, 6}));
+    // Busy cycles per transaction: the trial's stage cycles over its 9000.
+    const auto cyc = values(kPathEventsGroup, kCyclesPerTransaction);
+    ASSERT_EQ(cyc.size(), 3u);
+    EXPECT_DOUBLE_EQ(cyc[1], (4'000'000.0 + 6'000'000.0) / 9'000);
+    // Percentiles per trial from each trial's own histogram, within a bucket.
+    const auto p50 = values(kLatencyGroup, "rr p50");
+    ASSERT_EQ(p50.size(), 3u);
+    for (int t = 0; t < 3; ++t) EXPECT_NEAR(p50[t], 1500 + 1000 * t, 0.07 * (1500 + 1000 * t));
+    // No translation happened: no translation figure.
+    EXPECT_EQ(find_metric(metrics, kPathEventsGroup, kTranslationsPerPacket), nullptr);
+
+    const RunSummary s = summarize_run(r);
+    ASSERT_EQ(s.latencies.size(), 1u);
+    EXPECT_EQ(s.latencies[0].subject, "rr");
+    EXPECT_EQ(s.latencies[0].count, 3000u);
+    EXPECT_DOUBLE_EQ(s.latencies[0].p50, (p50[0] + p50[1] + p50[2]) / 3);
+    const std::string text = render_run(r, {});
+    EXPECT_NE(text.find("rr rate"), std::string::npos) << text;
+    EXPECT_NE(text.find("4.000 kT/s"), std::string::npos) << text;
+}
