@@ -613,6 +613,7 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         g.port = port;
         p.port = port;
         rr.port = port;
+        rr.source_prefix = g.source_prefix;
         p.file = resolve(base_dir, p.file);
     }
     if (const auto* t = top.table("source")) {
