@@ -74,7 +74,8 @@ RunResult run_engine(EngineConfig cfg, const RunHooks& hooks) {
         gen = std::make_unique<Generator>(engine, cfg.workload.generator, prefixes);
     }
     std::unique_ptr<RrClient> rr;
-    if (cfg.workload.kind == WorkloadKind::rr) rr = std::make_unique<RrClient>(engine, cfg.workload.rr);
+    if (cfg.workload.kind == WorkloadKind::rr)
+        rr = std::make_unique<RrClient>(engine, cfg.workload.rr);
     if (hooks.prepared) hooks.prepared(engine);
     const auto stopped = [] { return StopSignals::received() != 0; };
     const auto t0 = std::chrono::steady_clock::now();

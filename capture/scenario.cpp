@@ -530,7 +530,8 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         if (a.kind != AppKind::echo && (t->get("connected") || t->get("max_clients")))
             s.fail(t->get("connected") ? *t->get("connected") : *t->get("max_clients"),
                    "'app.connected' and 'app.max_clients' are settings of an echo app "
-                   "(kind = \"echo\"), not of a " + kind + " app");
+                   "(kind = \"echo\"), not of a " +
+                       kind + " app");
         cfg.apps.push_back(a);
     }
     if (const auto* t = top.table("workload")) {
@@ -585,8 +586,9 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         if (cfg.workload.kind == WorkloadKind::pcap && p.file.empty())
             s.fail_here("a pcap workload needs 'workload.file'");
         if (rr_table && cfg.workload.kind != WorkloadKind::rr)
-            s.fail(*rr_table, "[workload.rr] configures the request/response workload: set "
-                              "workload.kind = \"rr\", or remove it");
+            s.fail(*rr_table,
+                   "[workload.rr] configures the request/response workload: set "
+                   "workload.kind = \"rr\", or remove it");
         if (cfg.workload.kind == WorkloadKind::rr) {
             if (port.empty())
                 s.fail_here("'workload.port' must name the ring port the rr peers are behind");
@@ -595,15 +597,19 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
                 if (pc.name == port && pc.device != "ring")
                     s.fail(*t->get("port"), "'workload.port' = \"" + port +
                                                 "\": the rr peers need a port with device = "
-                                                "\"ring\", not \"" + pc.device + "\"");
+                                                "\"ring\", not \"" +
+                                                pc.device + "\"");
             if (!rr_table || !rr_table->get("server"))
-                s.fail_here("an rr workload needs 'workload.rr.server' (the address its "
-                            "requests go to, like \"2001:db8:1::1\")");
+                s.fail_here(
+                    "an rr workload needs 'workload.rr.server' (the address its "
+                    "requests go to, like \"2001:db8:1::1\")");
             if (!t->get("source_prefix"))
-                s.fail_here("an rr workload needs 'workload.source_prefix' (the peers' "
-                            "addresses; route it back through workload.port)");
+                s.fail_here(
+                    "an rr workload needs 'workload.source_prefix' (the peers' "
+                    "addresses; route it back through workload.port)");
             bool served = false;
-            for (const auto& a : cfg.apps) served |= a.kind == AppKind::echo && a.port == rr.server_port;
+            for (const auto& a : cfg.apps)
+                served |= a.kind == AppKind::echo && a.port == rr.server_port;
             if (!served)
                 s.fail(rr_table->get("port") ? *rr_table->get("port") : *rr_table,
                        "'workload.rr.port' = " + std::to_string(rr.server_port) +

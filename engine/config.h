@@ -103,9 +103,9 @@ struct RrConfig {
     uint32_t streams = 200;  ///< concurrent streams, one flow each
     Ip6Addr server{};        ///< where requests go (need not be ours: ILA may translate it)
     uint16_t server_port = 7;
-    uint16_t payload = 8;       ///< request bytes; the stream and sequence numbers ride in the first 8
-    double timeout_s = 0.010;   ///< a request unanswered this long is sent again (rr_timeouts)
-    Prefix6 source_prefix;      ///< the peers' addresses: prefix + stream + 1
+    uint16_t payload = 8;  ///< request bytes; the stream and sequence numbers ride in the first 8
+    double timeout_s = 0.010;  ///< a request unanswered this long is sent again (rr_timeouts)
+    Prefix6 source_prefix;     ///< the peers' addresses: prefix + stream + 1
 };
 
 struct PcapWorkloadConfig {

@@ -59,7 +59,11 @@ RrClient::RrClient(Engine& engine, const RrConfig& cfg) : engine_(engine), cfg_(
     for (uint32_t i = 0; i < cfg.streams; ++i) {
         FrameSpec s;
         memcpy(s.dst_mac.data(), port.mac.addr_bytes, 6);
-        s.src_mac = {0x02, 0x00, 0x01, static_cast<uint8_t>(i >> 16), static_cast<uint8_t>(i >> 8),
+        s.src_mac = {0x02,
+                     0x00,
+                     0x01,
+                     static_cast<uint8_t>(i >> 16),
+                     static_cast<uint8_t>(i >> 8),
                      static_cast<uint8_t>(i)};
         // prefix + stream + 1, in the low 32 bits
         s.src = cfg.source_prefix.addr;
@@ -96,8 +100,8 @@ unsigned RrClient::take_responses() {
     unsigned completed = 0;
     for (rte_ring* r : rp.tx) {
         unsigned got;
-        while ((got = rte_ring_sc_dequeue_burst(r, reinterpret_cast<void**>(m), kBurst,
-                                                nullptr)) > 0) {
+        while ((got = rte_ring_sc_dequeue_burst(r, reinterpret_cast<void**>(m), kBurst, nullptr)) >
+               0) {
             const uint64_t now = rte_rdtsc();
             for (unsigned i = 0; i < got; ++i) {
                 const auto* f = rte_pktmbuf_mtod(m[i], const uint8_t*);

@@ -61,7 +61,7 @@ class RrClient {
     RrConfig cfg_;
     uint16_t queues_ = 1;
     size_t frame_len_ = 0;
-    std::vector<uint8_t> frames_;  ///< one request frame a stream, sequence number 0
+    std::vector<uint8_t> frames_;      ///< one request frame a stream, sequence number 0
     std::vector<uint16_t> checksums_;  ///< their UDP checksums (host order)
     std::vector<Stream> streams_;
     std::vector<uint32_t> due_;  ///< streams whose next request is to be sent

@@ -122,12 +122,13 @@ TEST_F(Rr, TwoHundredStreamsEachGetTheirResponsesOnTheirOwnSocket) {
     const uint64_t tx = event(b, PathEvent::rr_transactions) - event(a, PathEvent::rr_transactions);
     const double seconds = static_cast<double>(b.tsc - a.tsc) / hz;
     const double busy = static_cast<double>(busy_cycles(b) - busy_cycles(a));
-    std::printf("rr %u streams: %.0f transactions/s, round trip p50 %.1f us p90 %.1f us p99 %.1f us "
-                "(p50 %.0f cycles, p99 %.0f cycles), worker busy %.1f%%, %.0f busy cycles/transaction\n",
-                kStreams, static_cast<double>(tx) / seconds, s.rr_latency.percentile(50) / hz * 1e6,
-                s.rr_latency.percentile(90) / hz * 1e6, s.rr_latency.percentile(99) / hz * 1e6,
-                s.rr_latency.percentile(50), s.rr_latency.percentile(99),
-                100 * busy / static_cast<double>(b.tsc - a.tsc), busy / static_cast<double>(tx));
+    std::printf(
+        "rr %u streams: %.0f transactions/s, round trip p50 %.1f us p90 %.1f us p99 %.1f us "
+        "(p50 %.0f cycles, p99 %.0f cycles), worker busy %.1f%%, %.0f busy cycles/transaction\n",
+        kStreams, static_cast<double>(tx) / seconds, s.rr_latency.percentile(50) / hz * 1e6,
+        s.rr_latency.percentile(90) / hz * 1e6, s.rr_latency.percentile(99) / hz * 1e6,
+        s.rr_latency.percentile(50), s.rr_latency.percentile(99),
+        100 * busy / static_cast<double>(b.tsc - a.tsc), busy / static_cast<double>(tx));
     EXPECT_GT(tx, 0u);
     EXPECT_GT(busy, 0);
 }

@@ -342,9 +342,8 @@ TEST(Scenario, RequestResponseWorkloadKeysAndDefaults) {
     const auto over = parse_scenario(kRr, "s.toml", "/base", {"workload.rr.streams=50"});
     EXPECT_EQ(over.engine.workload.rr.streams, 50u);
     // A plain echo app is a server too.
-    EXPECT_FALSE(parse_scenario(kRr, "s.toml", "/base", {"app.0.connected=false"})
-                     .engine.apps[0]
-                     .connected);
+    EXPECT_FALSE(
+        parse_scenario(kRr, "s.toml", "/base", {"app.0.connected=false"}).engine.apps[0].connected);
 }
 
 TEST(Scenario, RequestResponseWorkloadErrorsNameTheKey) {
@@ -366,8 +365,9 @@ TEST(Scenario, RequestResponseWorkloadErrorsNameTheKey) {
         << error_of(no_server);
     // Nobody listens on the port the requests go to.
     const std::string e = error_of(kRr + "port = 9\n");
-    EXPECT_EQ(e, "s.toml:16: 'workload.rr.port' = 9: no [[app]] with kind = \"echo\" listens on "
-                 "that UDP port (add one, with connected = true for a socket per client)");
+    EXPECT_EQ(e,
+              "s.toml:16: 'workload.rr.port' = 9: no [[app]] with kind = \"echo\" listens on "
+              "that UDP port (add one, with connected = true for a socket per client)");
     // The peers live behind a ring port.
     std::string pcap = kRr;
     pcap.replace(pcap.find("device = \"ring\""), 15, "device = \"net_null0\"");
@@ -376,7 +376,8 @@ TEST(Scenario, RequestResponseWorkloadErrorsNameTheKey) {
         << error_of(pcap);
     // No source prefix: the responses would have nowhere to go.
     std::string no_prefix = kRr;
-    no_prefix.erase(no_prefix.find("source_prefix"), std::string("source_prefix = \"2001:db8:100::/48\"\n").size());
+    no_prefix.erase(no_prefix.find("source_prefix"),
+                    std::string("source_prefix = \"2001:db8:100::/48\"\n").size());
     EXPECT_NE(error_of(no_prefix).find("needs 'workload.source_prefix'"), std::string::npos);
     // [workload.rr] with another workload kind.
     std::string gen = kRr;
@@ -387,10 +388,12 @@ TEST(Scenario, RequestResponseWorkloadErrorsNameTheKey) {
     // Connected and max_clients belong to echo apps.
     std::string sink = kRr;
     sink.replace(sink.find("kind = \"echo\""), 13, "kind = \"sink\"");
-    EXPECT_NE(error_of(sink).find("'app.connected' and 'app.max_clients' are settings of an echo app"),
-              std::string::npos)
+    EXPECT_NE(
+        error_of(sink).find("'app.connected' and 'app.max_clients' are settings of an echo app"),
+        std::string::npos)
         << error_of(sink);
     std::string many = kRr;
     many.replace(many.find("max_clients = 300"), 17, "max_clients = 2000");
-    EXPECT_EQ(error_of(many), "s.toml:9: 'app.max_clients' must be between 1 and 1024 sockets, not 2000");
+    EXPECT_EQ(error_of(many),
+              "s.toml:9: 'app.max_clients' must be between 1 and 1024 sockets, not 2000");
 }
