@@ -9,6 +9,7 @@
 #include "engine/eal.h"
 #include "engine/engine.h"
 #include "engine/generator.h"
+#include "engine/rr_client.h"
 
 namespace pathscope::capture {
 
@@ -72,11 +73,15 @@ RunResult run_engine(EngineConfig cfg, const RunHooks& hooks) {
         for (const auto& r : engine.routes()) prefixes.push_back(r.prefix);
         gen = std::make_unique<Generator>(engine, cfg.workload.generator, prefixes);
     }
+    std::unique_ptr<RrClient> rr;
+    if (cfg.workload.kind == WorkloadKind::rr)
+        rr = std::make_unique<RrClient>(engine, cfg.workload.rr);
     if (hooks.prepared) hooks.prepared(engine);
     const auto stopped = [] { return StopSignals::received() != 0; };
     const auto t0 = std::chrono::steady_clock::now();
     engine.start();
     if (gen) gen->start();
+    if (rr) rr->start();
     if (hooks.started) hooks.started(engine);
     RunResult result;
     using namespace std::chrono;
@@ -114,6 +119,7 @@ RunResult run_engine(EngineConfig cfg, const RunHooks& hooks) {
     }
     if (result.window_end.tsc == 0) result.window_end = engine.snapshot(false);
     if (gen) gen->stop();
+    if (rr) rr->stop();
     // The worker stops between walks, and a walk runs every packet it
     // received to its end, so the ledger balances without a drain.
     engine.stop();
@@ -122,6 +128,10 @@ RunResult run_engine(EngineConfig cfg, const RunHooks& hooks) {
     result.snapshot = engine.snapshot();
     result.generated = gen ? gen->generated() : 0;
     result.returned = gen ? gen->returned() : 0;
+    if (rr) {
+        result.generated = rr->requests();
+        result.returned = rr->transactions() + rr->late() + rr->other();
+    }
     if (hooks.stopped) hooks.stopped(engine);
     return result;
 }

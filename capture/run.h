@@ -18,8 +18,10 @@ struct RunResult {
     /// just before the workload stops.
     engine::EngineSnapshot window_start, window_end;
     double seconds = 0;            ///< measured wall time the worker ran
-    uint64_t generated = 0;        ///< packets the built-in generator produced
-    uint64_t returned = 0;         ///< packets the engine sent back to the generator's port
+    /// Packets the built-in generator (or the rr workload's peers: requests) produced.
+    uint64_t generated = 0;
+    /// Packets the engine sent back to the generator's port (rr: responses and others).
+    uint64_t returned = 0;
     int stop_signal = 0;           ///< SIGINT or SIGTERM that stopped it early, or 0
 };
 

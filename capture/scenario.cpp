@@ -55,6 +55,8 @@ constexpr SettingRange kRanges[] = {
     {"routes.generate", 0, 10'000'000, "routes"},
     {"routes.seed", 0, kInt64Max, ""},
     {"app.port", 1, 65535, ""},
+    // Each client socket is two rings (memzones); the EAL has 2560 of them.
+    {"app.max_clients", 1, 1024, "sockets"},
     {"workload.flows", 1, 1 << 24, "flows"},  // 24 bits of the source MAC
     // The headers at least; an mbuf's data room (2048 bytes) at most.
     {"workload.frame_size", engine::kEthLen + engine::kIp6Len + engine::kUdpLen, 2048, "bytes"},
@@ -62,6 +64,12 @@ constexpr SettingRange kRanges[] = {
     {"workload.echo_percent", 0, 100, "%"},
     {"workload.malformed_percent", 0, 100, "%"},
     {"workload.packets", 0, kInt64Max, "packets"},
+    // Each stream is a client socket of the server (see app.max_clients).
+    {"workload.rr.streams", 1, 1024, "streams"},
+    {"workload.rr.port", 1, 65535, ""},
+    // The stream and sequence numbers at least; a 1500-byte MTU at most.
+    {"workload.rr.payload", 8, 1400, "bytes"},
+    {"workload.rr.timeout", 0.0001, 10, "seconds"},
     {"source.destinations", 1, 4096, "addresses"},
     {"source.port", 1, 65535, ""},
     {"source.local_port", 1, 65535, ""},
@@ -509,6 +517,8 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         std::string kind = "sink";
         s.get("kind", kind);
         s.get("port", a.port);
+        s.get("connected", a.connected);
+        s.get("max_clients", a.max_clients);
         s.finish();
         if (kind == "sink")
             a.kind = AppKind::sink;
@@ -517,6 +527,11 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         else
             s.fail(*t->get("kind"), "'app.kind' = \"" + kind + "\": expected \"sink\" or \"echo\"");
         if (!t->get("port")) s.fail_here("every [[app]] needs a UDP port of 1 or more");
+        if (a.kind != AppKind::echo && (t->get("connected") || t->get("max_clients")))
+            s.fail(t->get("connected") ? *t->get("connected") : *t->get("max_clients"),
+                   "'app.connected' and 'app.max_clients' are settings of an echo app "
+                   "(kind = \"echo\"), not of a " +
+                       kind + " app");
         cfg.apps.push_back(a);
     }
     if (const auto* t = top.table("workload")) {
@@ -536,6 +551,17 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         s.get_parsed("source_prefix", g.source_prefix, parse_prefix6, "an IPv6 prefix");
         s.get("file", p.file);
         s.get("infinite", p.infinite);
+        auto& rr = cfg.workload.rr;
+        const toml::table* rr_table = s.table("rr");
+        if (rr_table) {
+            Section r(*rr_table, name, "workload.rr");
+            r.get("streams", rr.streams);
+            r.get_parsed("server", rr.server, parse_ip6, "an IPv6 address");
+            r.get("port", rr.server_port);
+            r.get("payload", rr.payload);
+            r.get("timeout", rr.timeout_s);
+            r.finish();
+        }
         s.finish();
         if (kind == "generator")
             cfg.workload.kind = WorkloadKind::generator;
@@ -543,11 +569,13 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
             cfg.workload.kind = WorkloadKind::pcap;
         else if (kind == "tap")
             cfg.workload.kind = WorkloadKind::tap;
+        else if (kind == "rr")
+            cfg.workload.kind = WorkloadKind::rr;
         else if (kind == "none")
             cfg.workload.kind = WorkloadKind::none;
         else
             s.fail(*t->get("kind"),
-                   "'workload.kind' = \"" + kind + "\": expected generator, pcap, tap or none");
+                   "'workload.kind' = \"" + kind + "\": expected generator, pcap, rr, tap or none");
         if (g.sink_percent + g.echo_percent + g.malformed_percent > 100)
             s.fail_here("workload percentages add up to more than 100");
         if (cfg.workload.kind == WorkloadKind::generator ||
@@ -557,8 +585,41 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         }
         if (cfg.workload.kind == WorkloadKind::pcap && p.file.empty())
             s.fail_here("a pcap workload needs 'workload.file'");
+        if (rr_table && cfg.workload.kind != WorkloadKind::rr)
+            s.fail(*rr_table,
+                   "[workload.rr] configures the request/response workload: set "
+                   "workload.kind = \"rr\", or remove it");
+        if (cfg.workload.kind == WorkloadKind::rr) {
+            if (port.empty())
+                s.fail_here("'workload.port' must name the ring port the rr peers are behind");
+            known_port(s, *t, port, "port");
+            for (const auto& pc : cfg.ports)
+                if (pc.name == port && pc.device != "ring")
+                    s.fail(*t->get("port"), "'workload.port' = \"" + port +
+                                                "\": the rr peers need a port with device = "
+                                                "\"ring\", not \"" +
+                                                pc.device + "\"");
+            if (!rr_table || !rr_table->get("server"))
+                s.fail_here(
+                    "an rr workload needs 'workload.rr.server' (the address its "
+                    "requests go to, like \"2001:db8:1::1\")");
+            if (!t->get("source_prefix"))
+                s.fail_here(
+                    "an rr workload needs 'workload.source_prefix' (the peers' "
+                    "addresses; route it back through workload.port)");
+            bool served = false;
+            for (const auto& a : cfg.apps)
+                served |= a.kind == AppKind::echo && a.port == rr.server_port;
+            if (!served)
+                s.fail(rr_table->get("port") ? *rr_table->get("port") : *rr_table,
+                       "'workload.rr.port' = " + std::to_string(rr.server_port) +
+                           ": no [[app]] with kind = \"echo\" listens on that UDP port (add "
+                           "one, with connected = true for a socket per client)");
+        }
         g.port = port;
         p.port = port;
+        rr.port = port;
+        rr.source_prefix = g.source_prefix;
         p.file = resolve(base_dir, p.file);
     }
     if (const auto* t = top.table("source")) {

@@ -23,10 +23,11 @@ std::unique_ptr<UdpSocket> bound_socket(EngineContext& ctx, uint16_t port) {
 class SinkApp final : public App {
   public:
     SinkApp(EngineContext& ctx, uint16_t port) : sock_(bound_socket(ctx, port)) {}
-    void poll() override {
+    unsigned poll() override {
         rte_mbuf* m[kBurst];
         const unsigned n = sock_->recv_burst(m, kBurst);
         if (n) rte_pktmbuf_free_bulk(m, n);
+        return n;
     }
 
   private:
@@ -36,7 +37,7 @@ class SinkApp final : public App {
 class EchoApp final : public App {
   public:
     EchoApp(EngineContext& ctx, uint16_t port) : sock_(bound_socket(ctx, port)) {}
-    void poll() override {
+    unsigned poll() override {
         rte_mbuf* m[kBurst];
         SockAddr6 to[kBurst];
         const unsigned n = sock_->recv_burst(m, kBurst);
@@ -46,6 +47,7 @@ class EchoApp final : public App {
             to[i].port = sm->peer_port;
         }
         if (n) sock_->sendto_burst(m, to, n);
+        return n;
     }
 
   private:
@@ -93,13 +95,13 @@ class SourceApp final : public App {
         if (s.rate_pps > 0) per_packet_ = static_cast<double>(ctx.tsc_hz) / s.rate_pps;
     }
 
-    void poll() override {
+    unsigned poll() override {
         unsigned n = cfg_.batch;
         if (per_packet_ > 0) {  // a token bucket on the TSC, at most one batch ahead
             const uint64_t now = rte_rdtsc();
             if (next_ == 0) next_ = static_cast<double>(now);
             const double due = (static_cast<double>(now) - next_) / per_packet_;
-            if (due < 1) return;
+            if (due < 1) return 0;
             n = static_cast<unsigned>(std::min<double>(due, cfg_.batch));
             next_ += n * per_packet_;
             if (static_cast<double>(now) - next_ > cfg_.batch * per_packet_)
@@ -107,7 +109,7 @@ class SourceApp final : public App {
         }
         rte_mbuf* m[256];
         n = std::min(n, 256u);
-        if (rte_pktmbuf_alloc_bulk(ctx_.pool, m, n) != 0) return;  // pool empty: try next poll
+        if (rte_pktmbuf_alloc_bulk(ctx_.pool, m, n) != 0) return 0;  // pool empty: try next poll
         for (unsigned i = 0; i < n; ++i) {
             char* p = rte_pktmbuf_append(m[i], cfg_.payload);
             if (p) memset(p, 0x5a, cfg_.payload);
@@ -120,7 +122,7 @@ class SourceApp final : public App {
             } else {
                 for (unsigned i = 0; i < n; ++i) s.send(m[i]);
             }
-            return;
+            return n;
         }
         UdpSocket& s = *sockets_[0];
         if (burst_) {
@@ -133,6 +135,7 @@ class SourceApp final : public App {
                 s.sendto(m[i], d.addr, d.port);
             }
         }
+        return n;
     }
 
   private:
@@ -168,6 +171,7 @@ class SourceApp final : public App {
 }  // namespace
 
 std::unique_ptr<App> make_app(EngineContext& ctx, const AppConfig& cfg) {
+    if (cfg.kind == AppKind::echo && cfg.connected) return make_connected_echo(ctx, cfg);
     if (cfg.kind == AppKind::echo) return std::make_unique<EchoApp>(ctx, cfg.port);
     return std::make_unique<SinkApp>(ctx, cfg.port);
 }

@@ -14,10 +14,15 @@ namespace pathscope::engine {
 class App {
   public:
     virtual ~App() = default;
-    virtual void poll() = 0;
+    /// Runs on the worker after each graph walk; returns the datagrams it
+    /// received or sent (0: an idle poll, for the engine's busy/idle split).
+    virtual unsigned poll() = 0;
 };
 
 std::unique_ptr<App> make_app(EngineContext& ctx, const AppConfig& cfg);
+
+/// The echo application with a connected socket per client (AppConfig::connected).
+std::unique_ptr<App> make_connected_echo(EngineContext& ctx, const AppConfig& cfg);
 
 /// The source application of `cfg.source` (it must be enabled). Throws
 /// std::runtime_error naming the setting when a socket call fails.

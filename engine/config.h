@@ -46,6 +46,13 @@ enum class AppKind { sink, echo };
 struct AppConfig {
     AppKind kind = AppKind::sink;
     uint16_t port = 0;  ///< UDP port the app binds
+    /// Echo only: a connected socket per client (SO_REUSEADDR, bound to the
+    /// address the client sent to, connected to the client), as UDP servers
+    /// that want the 4-tuple lookup do; false: every reply from the one bound socket.
+    bool connected = false;
+    /// Connected echo: at most this many client sockets; clients beyond are
+    /// answered from the bound socket (counted as rr_server_unconnected).
+    uint32_t max_clients = 1024;
 };
 
 /// The design variants a review compares: runtime switches, so that one
@@ -73,7 +80,7 @@ struct SourceConfig {
     uint32_t flow_label = 0;
 };
 
-enum class WorkloadKind { none, generator, pcap, tap };
+enum class WorkloadKind { none, generator, pcap, tap, rr };
 
 struct GeneratorConfig {
     std::string port;          ///< a "ring" port the generator feeds
@@ -87,6 +94,20 @@ struct GeneratorConfig {
     Prefix6 source_prefix;  ///< sources of generated traffic (routed back via the port)
 };
 
+/// The request/response workload (workload.kind = "rr"), the engine's stand-in
+/// for netperf TCP_RR: `streams` remote peers on a ring port, each with its own
+/// source address and port, each sending one request and waiting for its
+/// response (or its timeout) before the next.
+struct RrConfig {
+    std::string port;        ///< the "ring" port the peers are behind
+    uint32_t streams = 200;  ///< concurrent streams, one flow each
+    Ip6Addr server{};        ///< where requests go (need not be ours: ILA may translate it)
+    uint16_t server_port = 7;
+    uint16_t payload = 8;  ///< request bytes; the stream and sequence numbers ride in the first 8
+    double timeout_s = 0.010;  ///< a request unanswered this long is sent again (rr_timeouts)
+    Prefix6 source_prefix;     ///< the peers' addresses: prefix + stream + 1
+};
+
 struct PcapWorkloadConfig {
     std::string port;  ///< the port whose device becomes a net_pcap replay
     std::string file;
@@ -97,6 +118,7 @@ struct WorkloadConfig {
     WorkloadKind kind = WorkloadKind::none;
     GeneratorConfig generator;
     PcapWorkloadConfig pcap;
+    RrConfig rr;
 };
 
 struct EngineConfig {

@@ -103,6 +103,18 @@ struct LatencyRecorders {
     }
 };
 
+/// The worker's application polls (all applications after a walk, timed as
+/// one call): busy when some application received or sent a datagram.
+/// Applications run outside the graph, so their cycles are not in any
+/// stage's; with these, the worker's busy cycles are the stages' busy cycles
+/// plus busy_cycles.
+struct alignas(64) AppPollCounters {
+    Counter busy_polls;
+    Counter busy_cycles;
+    Counter idle_polls;
+    Counter idle_cycles;
+};
+
 /// Graph walks of the worker, and those in which no stage handled a packet.
 struct alignas(64) WalkCounters {
     Counter walks;

@@ -468,9 +468,28 @@ uint64_t Engine::poll() {
         walk();
     else
         rte_graph_walk(graph_);
-    for (auto& app : apps_) app->poll();
+    poll_apps();
     ctx_->ifaddrs->offline(0);
     return ctx_->counters.received.get() - before;
+}
+
+void Engine::poll_apps() {
+    if (!cfg_.call_histograms) {
+        for (auto& app : apps_) app->poll();
+        return;
+    }
+    if (apps_.empty()) return;
+    const uint64_t start = rte_rdtsc();
+    unsigned handled = 0;
+    for (auto& app : apps_) handled += app->poll();
+    const uint64_t cycles = rte_rdtsc() - start;
+    if (handled) {
+        app_polls_.busy_polls.add();
+        app_polls_.busy_cycles.add(cycles);
+    } else {
+        app_polls_.idle_polls.add();
+        app_polls_.idle_cycles.add(cycles);
+    }
 }
 
 void Engine::run_until_idle(unsigned idle_polls) {
@@ -489,7 +508,7 @@ int Engine::worker_main(void* arg) {
             self->walk();
         else
             rte_graph_walk(self->graph_);
-        for (auto& app : self->apps_) app->poll();
+        self->poll_apps();
         if (rcu) ifaddrs.quiescent(0);  // no address list reference survives a walk
     }
     // What the applications queued in their last poll is still in the socket
@@ -570,6 +589,10 @@ EngineSnapshot Engine::snapshot(bool histograms) const {
     s.tsc = rte_rdtsc();
     s.walks = walks_.walks.get();
     s.idle_walks = walks_.idle_walks.get();
+    s.app_polls.busy_polls = app_polls_.busy_polls.get();
+    s.app_polls.busy_cycles = app_polls_.busy_cycles.get();
+    s.app_polls.idle_polls = app_polls_.idle_polls.get();
+    s.app_polls.idle_cycles = app_polls_.idle_cycles.get();
     for (const rte_node_t id : node_ids_) {
         const rte_node* n = rte_graph_node_get(graph_id_, id);
         StageSnapshot st;

@@ -92,6 +92,8 @@ class Engine {
     void setup_graph();
     void walk();
     void walk_traced(uint64_t now);
+    /// Every application's poll, timed as one call when per-call histograms are on.
+    void poll_apps();
     static int worker_main(void* arg);
     /// Control thread of engine.ifaddr_churn_per_s: adds an address and
     /// removes the oldest it added, at the set rate, until stop().
@@ -117,6 +119,7 @@ class Engine {
     std::unique_ptr<HistogramRecorder[]> call_cycles_;  ///< by node id
     std::unique_ptr<IdleCounters[]> idle_;              ///< by node id
     WalkCounters walks_;
+    AppPollCounters app_polls_;
     std::vector<rte_node_t> node_ids_;
     std::atomic<bool> stop_{false};
     std::atomic<int> worker_tid_{0};

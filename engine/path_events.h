@@ -18,7 +18,10 @@ namespace pathscope::engine {
     X(demux_misses, "early demux found no connected socket")                                  \
     X(ila_translations, "ILA identifier-locator translations (receive and send)")             \
     X(nptv6_translations, "NPTv6 prefix translations (receive and send)")                     \
-    X(rr_transactions, "request/response transactions completed (a response received)")
+    X(rr_transactions, "request/response transactions completed (a response received)")       \
+    X(rr_timeouts, "requests sent again after their response did not come in time")           \
+    X(rr_server_unconnected,                                                                  \
+      "requests a connected echo server answered from its bound socket (client limit reached)")
 
 enum class PathEvent : uint8_t {
 #define PATHSCOPE_EVENT_ENUM(name, what) name,

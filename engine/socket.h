@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "engine/config.h"
 #include "engine/context.h"
@@ -22,6 +23,16 @@ struct SockAddr6 {
     Ip6Addr addr{};
     uint16_t port = 0;
 };
+
+class UdpSocket;
+
+/// Sockets with datagrams waiting, for an application that owns many (what
+/// epoll's ready list is to a server): a socket joins when udp6_input
+/// delivers to it while it is not listed, so the application visits only
+/// those instead of polling every socket's ring. Worker thread only (the
+/// stages and the applications' polls run there); reserve room for every
+/// socket that may join, so that joining never allocates.
+using ReadyList = std::vector<UdpSocket*>;
 
 class UdpSocket {
   public:
@@ -52,6 +63,10 @@ class UdpSocket {
     void set_hop_limit(uint8_t h) { hop_limit_ = h; }
     void set_traffic_class(uint8_t tc) { traffic_class_ = tc; }
     void set_flow_label(uint32_t fl) { flow_label_ = fl & 0xfffff; }
+    /// Joins `list` whenever a datagram arrives while not listed (nullptr: never).
+    void set_ready_list(ReadyList* list) { ready_ = list; }
+    /// The application took this socket off its ready list: the next delivery lists it again.
+    void unlist() { listed_ = false; }
 
     /// Queues `m` (data = payload) for the connected peer. 0, -EDESTADDRREQ
     /// when not connected, -ENOBUFS when the send ring is full (counted as a
@@ -90,7 +105,14 @@ class UdpSocket {
     uint32_t flow_label() const { return flow_label_; }
 
     // Stage side.
-    bool deliver(rte_mbuf* m) { return rte_ring_sp_enqueue(rx_, m) == 0; }
+    bool deliver(rte_mbuf* m) {
+        if (rte_ring_sp_enqueue(rx_, m) != 0) return false;
+        if (ready_ && !listed_) {
+            listed_ = true;
+            ready_->push_back(this);
+        }
+        return true;
+    }
     unsigned take_outgoing(rte_mbuf** out, unsigned n) {
         return rte_ring_sc_dequeue_burst(tx_, reinterpret_cast<void**>(out), n, nullptr);
     }
@@ -117,6 +139,8 @@ class UdpSocket {
     uint32_t flow_label_ = 0;
     rte_ring* rx_ = nullptr;
     rte_ring* tx_ = nullptr;
+    ReadyList* ready_ = nullptr;
+    bool listed_ = false;  ///< on ready_ now
 };
 
 }  // namespace pathscope::engine

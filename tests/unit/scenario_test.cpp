@@ -296,3 +296,104 @@ engine.route_cache = ["on", "off"]
               "s.toml:2: '[matrix] engine.burst' must list the values its cells take, like "
               "[\"on\", \"off\"]");
 }
+
+namespace {
+/// A ring port, a connected echo server on 7 and the rr workload's keys.
+const std::string kRr = R"([[port]]
+name = "wire"
+device = "ring"
+addresses = ["2001:db8:1::1/64"]
+[[app]]
+kind = "echo"
+port = 7
+connected = true
+max_clients = 300
+[workload]
+kind = "rr"
+port = "wire"
+source_prefix = "2001:db8:100::/48"
+[workload.rr]
+server = "2001:db8:1::1"
+)";
+}  // namespace
+
+TEST(Scenario, RequestResponseWorkloadKeysAndDefaults) {
+    const auto cfg = parse_scenario(kRr, "s.toml", "/base").engine;
+    EXPECT_EQ(cfg.workload.kind, engine::WorkloadKind::rr);
+    const engine::RrConfig& rr = cfg.workload.rr;
+    EXPECT_EQ(rr.port, "wire");
+    EXPECT_EQ(rr.streams, 200u);  // netperf TCP_RR's 200 concurrent streams, as the review ran
+    EXPECT_EQ(rr.server_port, 7);
+    EXPECT_EQ(rr.payload, 8);
+    EXPECT_DOUBLE_EQ(rr.timeout_s, 0.010);
+    EXPECT_EQ(rr.server[15], 1);
+    EXPECT_EQ(rr.source_prefix.len, 48);
+    ASSERT_EQ(cfg.apps.size(), 1u);
+    EXPECT_TRUE(cfg.apps[0].connected);
+    EXPECT_EQ(cfg.apps[0].max_clients, 300u);
+
+    const auto set = parse_scenario(kRr + "streams = 16\nport = 7\npayload = 100\ntimeout = 0.5\n",
+                                    "s.toml", "/base")
+                         .engine.workload.rr;
+    EXPECT_EQ(set.streams, 16u);
+    EXPECT_EQ(set.payload, 100);
+    EXPECT_DOUBLE_EQ(set.timeout_s, 0.5);
+    // --set reaches the sub-table, as a [matrix] cell would.
+    const auto over = parse_scenario(kRr, "s.toml", "/base", {"workload.rr.streams=50"});
+    EXPECT_EQ(over.engine.workload.rr.streams, 50u);
+    // A plain echo app is a server too.
+    EXPECT_FALSE(
+        parse_scenario(kRr, "s.toml", "/base", {"app.0.connected=false"}).engine.apps[0].connected);
+}
+
+TEST(Scenario, RequestResponseWorkloadErrorsNameTheKey) {
+    EXPECT_EQ(error_of(kRr + "streams = 0\n"),
+              "s.toml:16: 'workload.rr.streams' must be between 1 and 1024 streams, not 0");
+    EXPECT_EQ(error_of(kRr + "payload = 4\n"),
+              "s.toml:16: 'workload.rr.payload' must be between 8 and 1400 bytes, not 4");
+    EXPECT_EQ(error_of(kRr + "timeout = 0\n"),
+              "s.toml:16: 'workload.rr.timeout' must be between 0.0001 and 10 seconds, not 0");
+    std::string bad_server = kRr;
+    bad_server.replace(bad_server.find("\"2001:db8:1::1\"\n"), 16, "\"nope\"");
+    EXPECT_EQ(error_of(bad_server),
+              "s.toml:15: 'workload.rr.server' = \"nope\" is not an IPv6 address");
+    EXPECT_NE(error_of(kRr + "stream = 3\n").find("unknown key 'workload.rr.stream'"),
+              std::string::npos);
+    // No server address.
+    std::string no_server = kRr.substr(0, kRr.find("[workload.rr]"));
+    EXPECT_NE(error_of(no_server).find("needs 'workload.rr.server'"), std::string::npos)
+        << error_of(no_server);
+    // Nobody listens on the port the requests go to.
+    const std::string e = error_of(kRr + "port = 9\n");
+    EXPECT_EQ(e,
+              "s.toml:16: 'workload.rr.port' = 9: no [[app]] with kind = \"echo\" listens on "
+              "that UDP port (add one, with connected = true for a socket per client)");
+    // The peers live behind a ring port.
+    std::string pcap = kRr;
+    pcap.replace(pcap.find("device = \"ring\""), 15, "device = \"net_null0\"");
+    EXPECT_NE(error_of(pcap).find("the rr peers need a port with device = \"ring\""),
+              std::string::npos)
+        << error_of(pcap);
+    // No source prefix: the responses would have nowhere to go.
+    std::string no_prefix = kRr;
+    no_prefix.erase(no_prefix.find("source_prefix"),
+                    std::string("source_prefix = \"2001:db8:100::/48\"\n").size());
+    EXPECT_NE(error_of(no_prefix).find("needs 'workload.source_prefix'"), std::string::npos);
+    // [workload.rr] with another workload kind.
+    std::string gen = kRr;
+    gen.replace(gen.find("kind = \"rr\""), 11, "kind = \"generator\"");
+    EXPECT_NE(error_of(gen).find("[workload.rr] configures the request/response workload"),
+              std::string::npos)
+        << error_of(gen);
+    // Connected and max_clients belong to echo apps.
+    std::string sink = kRr;
+    sink.replace(sink.find("kind = \"echo\""), 13, "kind = \"sink\"");
+    EXPECT_NE(
+        error_of(sink).find("'app.connected' and 'app.max_clients' are settings of an echo app"),
+        std::string::npos)
+        << error_of(sink);
+    std::string many = kRr;
+    many.replace(many.find("max_clients = 300"), 17, "max_clients = 2000");
+    EXPECT_EQ(error_of(many),
+              "s.toml:9: 'app.max_clients' must be between 1 and 1024 sockets, not 2000");
+}
