@@ -105,14 +105,13 @@ struct LatencyRecorders {
 
 /// The worker's application polls (all applications after a walk, timed as
 /// one call): busy when some application received or sent a datagram.
-/// Applications run outside the graph, so their cycles are not in any
-/// stage's; with these, the worker's busy cycles are the stages' busy cycles
-/// plus busy_cycles.
+/// Applications run outside the graph, so the snapshot shows them as one more
+/// stage, "apps", counted like the graph's: a busy poll's cycles in the
+/// histogram (its count and sum are the busy polls and cycles), idle apart.
 struct alignas(64) AppPollCounters {
-    Counter busy_polls;
-    Counter busy_cycles;
-    Counter idle_polls;
-    Counter idle_cycles;
+    HistogramRecorder busy;
+    Counter datagrams;  ///< datagrams the applications handled
+    IdleCounters idle;
 };
 
 /// Graph walks of the worker, and those in which no stage handled a packet.

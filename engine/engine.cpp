@@ -484,11 +484,11 @@ void Engine::poll_apps() {
     for (auto& app : apps_) handled += app->poll();
     const uint64_t cycles = rte_rdtsc() - start;
     if (handled) {
-        app_polls_.busy_polls.add();
-        app_polls_.busy_cycles.add(cycles);
+        app_polls_.busy.record(cycles);
+        app_polls_.datagrams.add(handled);
     } else {
-        app_polls_.idle_polls.add();
-        app_polls_.idle_cycles.add(cycles);
+        app_polls_.idle.calls.add();
+        app_polls_.idle.cycles.add(cycles);
     }
 }
 
@@ -589,10 +589,6 @@ EngineSnapshot Engine::snapshot(bool histograms) const {
     s.tsc = rte_rdtsc();
     s.walks = walks_.walks.get();
     s.idle_walks = walks_.idle_walks.get();
-    s.app_polls.busy_polls = app_polls_.busy_polls.get();
-    s.app_polls.busy_cycles = app_polls_.busy_cycles.get();
-    s.app_polls.idle_polls = app_polls_.idle_polls.get();
-    s.app_polls.idle_cycles = app_polls_.idle_cycles.get();
     for (const rte_node_t id : node_ids_) {
         const rte_node* n = rte_graph_node_get(graph_id_, id);
         StageSnapshot st;
@@ -617,6 +613,16 @@ EngineSnapshot Engine::snapshot(bool histograms) const {
         }
         if (histograms) st.cycles_per_call = call_cycles_[id].snapshot();
         s.stages.push_back(std::move(st));
+    }
+    if (!apps_.empty() && cfg_.call_histograms) {  // the applications, after the graph's stages
+        StageSnapshot& st = s.stages.emplace_back();
+        st.name = kAppsStage;
+        st.packets = app_polls_.datagrams.get();
+        st.idle_calls = app_polls_.idle.calls.get();
+        st.idle_cycles = app_polls_.idle.cycles.get();
+        st.calls = app_polls_.busy.count() + st.idle_calls;
+        st.cycles = app_polls_.busy.sum() + st.idle_cycles;
+        if (histograms) st.cycles_per_call = app_polls_.busy.snapshot();
     }
     for (uint16_t id = 0; id < port_names_.size(); ++id) {
         if (port_names_[id].empty()) continue;

@@ -70,14 +70,10 @@ struct SendPathSnapshot {
     uint64_t ifaddr_changes = 0;     ///< interface address list changes (churn)
 };
 
-/// The worker's application polls (AppPollCounters); all 0 when
-/// engine.call_histograms = false (nothing is timed then) or no application runs.
-struct AppPollSnapshot {
-    uint64_t busy_polls = 0;
-    uint64_t busy_cycles = 0;
-    uint64_t idle_polls = 0;
-    uint64_t idle_cycles = 0;
-};
+/// The stage row of the worker's application polls (after the graph's
+/// stages; only with engine.call_histograms and at least one application):
+/// calls are polls, packets the datagrams the applications handled.
+inline constexpr const char* kAppsStage = "apps";
 
 struct EngineSnapshot {
     uint64_t tsc_hz = 0;
@@ -87,7 +83,6 @@ struct EngineSnapshot {
     /// DPDK's own rte_graph_walk).
     uint64_t walks = 0;
     uint64_t idle_walks = 0;
-    AppPollSnapshot app_polls;
     std::vector<StageSnapshot> stages;
     std::vector<QueueSnapshot> queues;
     Ledger ledger;

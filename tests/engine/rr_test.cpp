@@ -42,9 +42,10 @@ EngineConfig rr_config(uint32_t streams, bool connected = true, uint32_t max_cli
 
 uint64_t event(const EngineSnapshot& s, PathEvent e) { return s.events[static_cast<unsigned>(e)]; }
 
-/// Cycles the worker spent on packets: stages' busy calls plus busy application polls.
+/// Cycles the worker spent on packets: stages' busy calls (the graph's and
+/// the applications' polls, the "apps" row).
 uint64_t busy_cycles(const EngineSnapshot& s) {
-    uint64_t c = s.app_polls.busy_cycles;
+    uint64_t c = 0;
     for (const auto& st : s.stages) c += st.cycles - st.idle_cycles;
     return c;
 }
