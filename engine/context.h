@@ -63,6 +63,7 @@ struct EngineContext {
     // Variants (EngineConfig's switches, read by the stages).
     bool route_cache = true;
     TxqHash txq_hash = TxqHash::flow;
+    SendAccounting send_accounting = SendAccounting::local;
     std::vector<PortRuntime> ports;      ///< indexed by DPDK port id
     std::vector<uint16_t> polled_ports;  ///< port ids whose rx queues eth_rx polls
     std::vector<Nexthop> nexthops;

@@ -1,5 +1,7 @@
 #include "engine/ifaddr.h"
 
+#include <chrono>
+
 #include <rte_malloc.h>
 #include <rte_rcu_qsbr.h>
 
@@ -110,7 +112,13 @@ void InterfaceAddresses::publish(uint16_t port, Set* next) {
     } else {
         Set* old = sets_[port].exchange(next, std::memory_order_acq_rel);
         // Every online reader must pass a quiescent state before `old` goes.
-        rte_rcu_qsbr_synchronize(qs_, RTE_QSBR_THRID_INVALID);
+        // The writer sleeps between checks instead of rte_rcu_qsbr_synchronize's
+        // busy wait: a control thread that spins takes a CPU the worker (or
+        // its traffic source) may share, and the grace period is one graph
+        // walk, far shorter than the time between changes.
+        const uint64_t token = rte_rcu_qsbr_start(qs_);
+        while (!rte_rcu_qsbr_check(qs_, token, false))
+            std::this_thread::sleep_for(std::chrono::microseconds(20));
         delete old;
     }
 }

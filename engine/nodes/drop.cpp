@@ -2,6 +2,7 @@
 // the receive ledger, or in the send ledger for locally built packets; the
 // engine's own solicitations count apart.
 #include "engine/nodes/nodes.h"
+#include "engine/socket.h"
 
 namespace pathscope::engine {
 
@@ -10,11 +11,13 @@ namespace {
 uint16_t drop_process(rte_graph*, rte_node* node, void** objs, uint16_t n) {
     EngineContext& ctx = *node_context(node);
     for (uint16_t i = 0; i < n; ++i) {
-        const PacketMeta* pm = meta(static_cast<rte_mbuf*>(objs[i]));
+        auto* m = static_cast<rte_mbuf*>(objs[i]);
+        const PacketMeta* pm = meta(m);
         if (unlikely(pm->fate == Fate::control)) {
             ctx.send_path.control_drops.add();
             continue;
         }
+        release_if_sent(m);  // a dropped datagram leaves its socket's send buffer too
         Counter* ledger = pm->fate == Fate::local ? ctx.counters.send_drops : ctx.counters.drops;
         ledger[static_cast<unsigned>(pm->drop)].add();
     }

@@ -1,8 +1,11 @@
 // eth_tx: transmits runs of packets that share an egress port and queue
 // (chosen by txq_select; replies made in place use queue 0), counts each sent
 // packet by its fate (forwarded, replied, sent, control) and per queue, and
-// hands what the queue refused to the drop stage as tx_full.
+// hands what the queue refused to the drop stage as tx_full. A locally sent
+// datagram leaves its socket's send buffer once the device took it
+// (engine.send_accounting: Linux's sock_wfree on the transmit completion).
 #include "engine/nodes/nodes.h"
+#include "engine/socket.h"
 
 namespace pathscope::engine {
 
@@ -20,16 +23,31 @@ uint16_t eth_tx_process(rte_graph* graph, rte_node* node, void** objs, uint16_t 
         const uint16_t port_id = meta(pkts[start])->tx_port;
         const uint16_t queue = meta(pkts[start])->tx_queue;
         uint64_t run_fates[4] = {}, bytes = 0;
+        // Locally sent datagrams of the run, read before the device may free
+        // them: their socket, buffer size and place in the run. A run is cut
+        // at a graph burst so that these fit on the stack.
+        UdpSocket* by[RTE_GRAPH_BURST_SIZE];
+        uint32_t truesize[RTE_GRAPH_BURST_SIZE];
+        uint16_t at[RTE_GRAPH_BURST_SIZE];
+        unsigned locals = 0;
         uint16_t end = start;
-        for (; end < n; ++end) {
+        for (; end < n && end - start < RTE_GRAPH_BURST_SIZE; ++end) {
             const PacketMeta* pm = meta(pkts[end]);
             if (pm->tx_port != port_id || pm->tx_queue != queue) break;
             ++run_fates[static_cast<unsigned>(pm->fate)];
             bytes += rte_pktmbuf_pkt_len(pkts[end]);
+            if (pm->fate == Fate::local) {
+                by[locals] = socket_meta(pkts[end])->socket;
+                truesize[locals] = pkts[end]->buf_len;
+                at[locals++] = static_cast<uint16_t>(end - start);
+            }
         }
         const uint16_t len = end - start;
         PortRuntime& port = ctx.ports[port_id];
         const uint16_t sent = port.nb_tx ? rte_eth_tx_burst(port_id, queue, pkts + start, len) : 0;
+        // What the device refused goes to drop, which releases it there.
+        for (unsigned i = 0; i < locals && at[i] < sent; ++i)
+            if (by[i]) by[i]->release_sent(truesize[i]);
         // Refused packets are rare: take them back out of the tallies.
         for (uint16_t i = sent; i < len; ++i) {
             PacketMeta* pm = meta(pkts[start + i]);
