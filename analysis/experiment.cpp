@@ -241,7 +241,8 @@ std::string render_experiment_ministat(const ExperimentComparison& e) {
                 out += (baseline && sets.size() >= 2 ? "left out:\n" : "no ministat block:\n") +
                        missing;
         }
-    return out;
+    // Folded at 80 columns as report's text is, so that a block reads the same in both.
+    return fold_lines(out, 80);
 }
 
 std::string render_experiment_markdown(const ExperimentComparison& e) {
