@@ -13,6 +13,10 @@ namespace pathscope::engine {
 
 namespace {
 
+/// How long an rcu writer checks for the end of a grace period before it
+/// sleeps between checks: a few graph walks.
+constexpr std::chrono::microseconds kGraceSpin{50};
+
 enum class Scope { link_local, global };
 
 Scope scope_of(const uint8_t* a) {
@@ -112,13 +116,21 @@ void InterfaceAddresses::publish(uint16_t port, Set* next) {
     } else {
         Set* old = sets_[port].exchange(next, std::memory_order_acq_rel);
         // Every online reader must pass a quiescent state before `old` goes.
-        // The writer sleeps between checks instead of rte_rcu_qsbr_synchronize's
-        // busy wait: a control thread that spins takes a CPU the worker (or
-        // its traffic source) may share, and the grace period is one graph
-        // walk, far shorter than the time between changes.
+        // The grace period is one graph walk (a few microseconds): the writer
+        // checks for it for at most kGraceSpin, then sleeps between checks,
+        // where rte_rcu_qsbr_synchronize would spin for as long as it takes
+        // (a whole time slice when the worker is preempted), on a CPU the
+        // worker or its traffic source may share. Sleeping from the start
+        // would make each change wait for a wake-up, which on a loaded
+        // machine takes milliseconds and slows the churn far below its rate.
         const uint64_t token = rte_rcu_qsbr_start(qs_);
-        while (!rte_rcu_qsbr_check(qs_, token, false))
-            std::this_thread::sleep_for(std::chrono::microseconds(20));
+        const auto spin_until = std::chrono::steady_clock::now() + kGraceSpin;
+        while (!rte_rcu_qsbr_check(qs_, token, false)) {
+            if (std::chrono::steady_clock::now() < spin_until)
+                rte_pause();
+            else
+                std::this_thread::sleep_for(std::chrono::microseconds(20));
+        }
         delete old;
     }
 }
