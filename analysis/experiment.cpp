@@ -10,6 +10,7 @@
 #include "analysis/flame_svg.h"
 #include "analysis/text_builder.h"
 #include "analysis/json_text.h"
+#include "analysis/ministat.h"
 #include "analysis/report_tables.h"
 #include "analysis/run_metrics.h"
 #include "analysis/run_summary.h"
@@ -153,6 +154,16 @@ ExperimentComparison compare_experiment(const std::vector<db::RunData>& runs, co
             row.run_ids.push_back(it == cells.end() ? 0 : it->second->info.id);
             metrics.push_back(it == cells.end() ? std::vector<Metric>{} : run_metrics(*it->second));
         }
+        for (const auto& v : e.values) {
+            auto it = cells.find(v);
+            row.labels.push_back(it == cells.end() ? "" : it->second->info.label);
+        }
+        row.values.resize(e.metrics.size());
+        for (size_t m = 0; m < e.metrics.size(); ++m)
+            for (size_t v = 0; v < e.values.size(); ++v) {
+                const Metric* x = find_named(metrics[v], e.metrics[m]);
+                row.values[m].push_back(x ? x->values : std::vector<double>{});
+            }
         row.verdicts.resize(e.metrics.size());
         for (size_t m = 0; m < e.metrics.size(); ++m)
             for (size_t v = 1; v < e.values.size(); ++v) {
@@ -198,6 +209,40 @@ std::string render_experiment_text(const ExperimentComparison& e) {
             out += " " + e.by + "=" + e.values[v] + " run " + std::to_string(row.run_ids[v]);
     }
     return out + "\n";
+}
+
+std::string render_experiment_ministat(const ExperimentComparison& e) {
+    std::string out;
+    MinistatOptions mo;
+    mo.confidence = e.confidence;
+    for (const auto& row : e.rows)
+        for (size_t m = 0; m < e.metrics.size(); ++m) {
+            const std::string h =
+                row.others + ": " + e.metrics[m] + " (ministat, " + e.units[m] + ")";
+            out += "\n" + h + "\n" + std::string(h.size(), '-') + "\n";
+            // The same sets as report's plot of two runs: labelled by run, with the unit.
+            std::vector<DataSet> sets;
+            std::string missing;
+            for (size_t v = 0; v < e.values.size() && sets.size() < kMaxDataSets; ++v) {
+                const auto& x = row.values[m][v];
+                if (x.size() < 3)
+                    missing += fmt::format("  {}={}: {}\n", e.by, e.values[v],
+                                           row.run_ids[v] == 0
+                                               ? std::string("no run in this cell")
+                                               : fmt::format("{} trial(s) of run {}, ministat needs 3",
+                                                             x.size(), row.run_ids[v]));
+                else
+                    sets.push_back({row.labels[v] + " (" + e.units[m] + ")", x});
+            }
+            // Verdicts are against the first set: without the baseline there is none to give.
+            const bool baseline = row.values[m][0].size() >= 3;
+            if (baseline && sets.size() >= 2) out += render_ministat(sets, mo);
+            if (!missing.empty())
+                out += (baseline && sets.size() >= 2 ? "left out:\n" : "no ministat block:\n") +
+                       missing;
+        }
+    // Folded at 80 columns as report's text is, so that a block reads the same in both.
+    return fold_lines(out, 80);
 }
 
 std::string render_experiment_markdown(const ExperimentComparison& e) {

@@ -20,6 +20,9 @@ struct ExperimentRow {
     std::vector<int64_t> run_ids;   ///< one per value of the setting (0: no such cell)
     /// verdicts[m][v - 1]: metric m, value v against value 0.
     std::vector<std::vector<Verdict>> verdicts;
+    std::vector<std::string> labels;  ///< the runs' labels, one per value ("" when no cell)
+    /// values[m][v]: metric m's per-trial values in the run of value v (empty when none).
+    std::vector<std::vector<std::vector<double>>> values;
 };
 
 struct ExperimentComparison {
@@ -50,5 +53,11 @@ std::string render_experiment_text(const ExperimentComparison& e);
 std::string render_experiment_markdown(const ExperimentComparison& e);
 std::string render_experiment_html(const ExperimentComparison& e);
 std::string render_experiment_json(const ExperimentComparison& e);
+/// ministat's output for every cell and metric: the runs of `by`'s values,
+/// baseline first, exactly as `pathscope report BASE CAND` shows two runs
+/// (legend of run labels and unit, plot, vitals, Student's t verdicts), each
+/// under a heading "CELL: METRIC (ministat, UNIT)". A cell with fewer than
+/// 3 trials a side, or a value without a run, is said instead.
+std::string render_experiment_ministat(const ExperimentComparison& e);
 
 }  // namespace pathscope::analysis

@@ -334,7 +334,9 @@ std::string describe_variants(const EngineConfig& cfg) {
     std::string s = std::string("route_cache=") + (cfg.route_cache ? "on" : "off") +
                     " socket_send=" + (cfg.socket_send == SocketSend::burst ? "burst" : "single") +
                     " ifaddr_sync=" + (cfg.ifaddr_sync == IfaddrSync::rwlock ? "rwlock" : "rcu") +
-                    " txq_hash=" + (cfg.txq_hash == TxqHash::none ? "none" : "flow");
+                    " txq_hash=" + (cfg.txq_hash == TxqHash::none ? "none" : "flow") +
+                    " send_accounting=" +
+                    (cfg.send_accounting == SendAccounting::atomic ? "atomic" : "local");
     if (cfg.ifaddr_churn_per_s > 0) {
         std::ostringstream churn;
         churn << cfg.ifaddr_churn_per_s;
@@ -435,6 +437,8 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         choice("ifaddr_sync", cfg.ifaddr_sync,
                {{"rcu", IfaddrSync::rcu}, {"rwlock", IfaddrSync::rwlock}});
         choice("txq_hash", cfg.txq_hash, {{"flow", TxqHash::flow}, {"none", TxqHash::none}});
+        choice("send_accounting", cfg.send_accounting,
+               {{"local", SendAccounting::local}, {"atomic", SendAccounting::atomic}});
         s.get("ifaddr_churn", cfg.ifaddr_churn_per_s);
         s.get("nd_hold", cfg.nd_hold);
         s.get("nd_probes", cfg.nd_probes);

@@ -63,7 +63,8 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
 std::string check_setting(const std::string& key, double value);
 
 /// The engine's variant switches as stored with a run and shown in its
-/// header: "route_cache=on socket_send=single ifaddr_sync=rcu txq_hash=flow".
+/// header: "route_cache=on socket_send=single ifaddr_sync=rcu txq_hash=flow
+/// send_accounting=local".
 std::string describe_variants(const engine::EngineConfig& cfg);
 
 /// Every combination of the matrix's values, the first axis varying slowest.

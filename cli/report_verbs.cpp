@@ -19,6 +19,7 @@ struct CompareArgs {
     std::string db, base, cand, confidence = "95";
     std::string experiment, by, format = "text", out = "-";
     std::vector<std::string> metrics;
+    bool ministat = false;
 };
 
 struct ReportArgs {
@@ -56,8 +57,11 @@ int compare_experiment(const CompareArgs& a) {
         if (a.format == "text") warn_starved(runs.back());
     }
     const auto e = analysis::compare_experiment(runs, a.by, a.metrics, std::stod(a.confidence));
+    if (a.ministat && a.format != "text")
+        throw UsageError("--ministat prints ministat's text blocks: use it with --format text");
     std::string text;
     if (a.format == "text") text = analysis::render_experiment_text(e);
+    if (a.ministat) text += analysis::render_experiment_ministat(e);
     if (a.format == "md" || a.format == "markdown") text = analysis::render_experiment_markdown(e);
     if (a.format == "html") text = analysis::render_experiment_html(e);
     if (a.format == "json") text = analysis::render_experiment_json(e);
@@ -72,8 +76,9 @@ int compare(const CompareArgs& a) {
     if (!a.experiment.empty()) return compare_experiment(a);
     if (a.base.empty() || a.cand.empty())
         throw UsageError("compare needs BASE and CAND (two runs), or --experiment ID --by SETTING");
-    if (!a.by.empty() || !a.metrics.empty() || a.format != "text" || a.out != "-")
-        throw UsageError("--by, --metric, --format and --output go with --experiment");
+    if (!a.by.empty() || !a.metrics.empty() || a.format != "text" || a.out != "-" || a.ministat)
+        throw UsageError("--by, --metric, --ministat, --format and --output go with --experiment "
+                         "(pathscope report BASE CAND shows two runs' ministat blocks)");
     const double confidence = std::stod(a.confidence);
     const auto [base, cand] = load_pair(a.db, a.base, a.cand);
     // The report's verdicts and, where both runs sampled stacks, its
@@ -139,7 +144,9 @@ void add_report_verbs(CLI::App& app, Verbs& verbs) {
             "other settings, each value of SETTING against its first value, on the run's\n"
             "rate and cycles per packet (or the --metric list), e.g.\n"
             "  pathscope compare --experiment 3f2a --by engine.route_cache\n"
-            "  pathscope compare --experiment 3f2a --by engine.route_cache --metric udp6_output");
+            "  pathscope compare --experiment 3f2a --by engine.route_cache --metric udp6_output\n"
+            "--ministat adds, for every cell and metric, ministat's output for the runs of\n"
+            "SETTING's values (baseline first), the block report prints for two runs.");
         v->add_option("BASE", a->base, "the baseline: id, label or label@N");
         v->add_option("CAND", a->cand, "the candidate: id, label or label@N");
         add_db_option(v, a->db);
@@ -151,6 +158,8 @@ void add_report_verbs(CLI::App& app, Verbs& verbs) {
                       "\"rx rate\", \"all stages\", a stage name, \"STAGE p50\"...")
             ->type_name("NAME")
             ->allow_extra_args(false);
+        v->add_flag("--ministat", a->ministat,
+                    "with --experiment: ministat's plot, vitals and verdict for every cell");
         v->add_option("--format", a->format, "with --experiment: text (default), md, html or json")
             ->check(CLI::IsMember({"text", "md", "markdown", "html", "json"}));
         v->add_option("-o,--output", a->out, "with --experiment: write there instead of standard output")

@@ -60,6 +60,12 @@ struct AppConfig {
 enum class SocketSend { single, burst };  ///< one send call per datagram, or a batch per call
 enum class IfaddrSync { rcu, rwlock };    ///< how the interface address list is protected
 enum class TxqHash { flow, none };        ///< spread over transmit queues by flow, or queue 0
+/// How a socket counts the bytes it has in flight (sent, not yet freed after
+/// transmit), as Linux's sk_wmem_alloc: `atomic` as the kernel did before the
+/// review (an atomic add at send, an atomic subtract, a full barrier and a
+/// wake-up check when the buffer is freed: sock_wfree), `local` as after it
+/// (a plain count only the worker touches, no barrier).
+enum class SendAccounting { local, atomic };
 
 /// The source application: a UDP sender on the worker lcore, in one of the
 /// four bind/connect combinations ([source] and [socket] in a scenario).
@@ -146,6 +152,7 @@ struct EngineConfig {
     SocketSend socket_send = SocketSend::single;
     IfaddrSync ifaddr_sync = IfaddrSync::rcu;
     TxqHash txq_hash = TxqHash::flow;
+    SendAccounting send_accounting = SendAccounting::local;
     /// Interface address changes a second made by a control thread during the
     /// run (an address added, an older one removed); 0: none.
     double ifaddr_churn_per_s = 0;

@@ -66,6 +66,7 @@ struct EngineContext {
     /// histograms): on with engine.call_histograms, off to measure without.
     bool latency_histograms = true;
     TxqHash txq_hash = TxqHash::flow;
+    SendAccounting send_accounting = SendAccounting::local;
     std::vector<PortRuntime> ports;      ///< indexed by DPDK port id
     std::vector<uint16_t> polled_ports;  ///< port ids whose rx queues eth_rx polls
     std::vector<Nexthop> nexthops;

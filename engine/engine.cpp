@@ -12,6 +12,7 @@
 #include "engine/nodes/node.h"
 #include "engine/route_gen.h"
 #include "engine/routes.h"
+#include "engine/socket.h"
 
 namespace pathscope::engine {
 
@@ -51,6 +52,7 @@ Engine::Engine(const EngineConfig& cfg) : cfg_(cfg), serial_(next_serial()) {
     ctx_->route_cache = cfg_.route_cache;
     ctx_->latency_histograms = cfg_.call_histograms;
     ctx_->txq_hash = cfg_.txq_hash;
+    ctx_->send_accounting = cfg_.send_accounting;
     ctx_->ports.resize(RTE_MAX_ETHPORTS);
     ctx_->ifaddrs = std::make_unique<InterfaceAddresses>(cfg_.ifaddr_sync, RTE_MAX_ETHPORTS);
     port_names_.resize(RTE_MAX_ETHPORTS);
@@ -553,6 +555,7 @@ void Engine::drop_held_packets() {
         const PacketMeta* pm = meta(m);
         const unsigned r = static_cast<unsigned>(DropReason::nd_pending_at_stop);
         (pm->fate == Fate::local ? ctx_->counters.send_drops : ctx_->counters.drops)[r].add();
+        release_if_sent(m);
         rte_pktmbuf_free(m);
     });
 }
@@ -578,7 +581,11 @@ void Engine::churn_addresses() {
         if (ctx_->ifaddrs->add(port, address(next))) churned_.fetch_add(1);
         if (next >= 4 && ctx_->ifaddrs->remove(port, address(next - 4).addr)) churned_.fetch_add(1);
         ++next;
+        // It sleeps between changes, always: a change that took longer than
+        // the period (a slow grace period) moves the schedule on rather than
+        // leaving a debt that later changes would pay back to back.
         due += period;
+        if (const auto now = std::chrono::steady_clock::now(); due < now) due = now + period;
         std::this_thread::sleep_until(due);
     }
 }

@@ -1,5 +1,7 @@
 #include "engine/ifaddr.h"
 
+#include <chrono>
+
 #include <rte_malloc.h>
 #include <rte_rcu_qsbr.h>
 
@@ -10,6 +12,10 @@
 namespace pathscope::engine {
 
 namespace {
+
+/// How long an rcu writer checks for the end of a grace period before it
+/// sleeps between checks: a few graph walks.
+constexpr std::chrono::microseconds kGraceSpin{50};
 
 enum class Scope { link_local, global };
 
@@ -110,7 +116,21 @@ void InterfaceAddresses::publish(uint16_t port, Set* next) {
     } else {
         Set* old = sets_[port].exchange(next, std::memory_order_acq_rel);
         // Every online reader must pass a quiescent state before `old` goes.
-        rte_rcu_qsbr_synchronize(qs_, RTE_QSBR_THRID_INVALID);
+        // The grace period is one graph walk (a few microseconds): the writer
+        // checks for it for at most kGraceSpin, then sleeps between checks,
+        // where rte_rcu_qsbr_synchronize would spin for as long as it takes
+        // (a whole time slice when the worker is preempted), on a CPU the
+        // worker or its traffic source may share. Sleeping from the start
+        // would make each change wait for a wake-up, which on a loaded
+        // machine takes milliseconds and slows the churn far below its rate.
+        const uint64_t token = rte_rcu_qsbr_start(qs_);
+        const auto spin_until = std::chrono::steady_clock::now() + kGraceSpin;
+        while (!rte_rcu_qsbr_check(qs_, token, false)) {
+            if (std::chrono::steady_clock::now() < spin_until)
+                rte_pause();
+            else
+                std::this_thread::sleep_for(std::chrono::microseconds(20));
+        }
         delete old;
     }
 }

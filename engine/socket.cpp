@@ -31,7 +31,8 @@ bool v4_mapped(const uint8_t* a) {
 
 }  // namespace
 
-UdpSocket::UdpSocket(EngineContext& ctx, unsigned ring_size) : ctx_(ctx) {
+UdpSocket::UdpSocket(EngineContext& ctx, unsigned ring_size)
+    : ctx_(ctx), accounting_(ctx.send_accounting) {
     static unsigned serial = 0;
     const std::string base = "us" + std::to_string(serial++);
     rx_ = make_ring(base + "rx", ring_size);
@@ -48,7 +49,10 @@ UdpSocket::~UdpSocket() {
     std::erase(ctx_.sockets, this);
     rte_mbuf* m;
     while (rte_ring_dequeue(rx_, reinterpret_cast<void**>(&m)) == 0) rte_pktmbuf_free(m);
-    while (rte_ring_dequeue(tx_, reinterpret_cast<void**>(&m)) == 0) rte_pktmbuf_free(m);
+    while (rte_ring_dequeue(tx_, reinterpret_cast<void**>(&m)) == 0) {
+        release_if_sent(m);
+        rte_pktmbuf_free(m);
+    }
     rte_ring_free(rx_);
     rte_ring_free(tx_);
 }
@@ -120,8 +124,11 @@ int UdpSocket::queue(rte_mbuf* m, const uint8_t* to, uint16_t port) {
     sm->socket = this;
     meta(m)->fate = Fate::local;
     ctx_.send_path.sends.add();
+    // Charged before it is queued: the worker may transmit it at once.
+    charge(m->buf_len);
     if (rte_ring_sp_enqueue(tx_, m) != 0) {
         ctx_.counters.send_drops[static_cast<unsigned>(DropReason::socket_full)].add();
+        release_sent(m->buf_len);
         rte_pktmbuf_free(m);
         return -ENOBUFS;
     }
@@ -129,10 +136,12 @@ int UdpSocket::queue(rte_mbuf* m, const uint8_t* to, uint16_t port) {
 }
 
 unsigned UdpSocket::queue_burst(rte_mbuf** m, unsigned n) {
+    for (unsigned i = 0; i < n; ++i) charge(m[i]->buf_len);  // one charge a datagram, as the kernel
     const unsigned done =
         rte_ring_sp_enqueue_burst(tx_, reinterpret_cast<void* const*>(m), n, nullptr);
     ctx_.send_path.sends.add(n);
     if (done < n) {
+        for (unsigned i = done; i < n; ++i) release_sent(m[i]->buf_len);
         ctx_.counters.send_drops[static_cast<unsigned>(DropReason::socket_full)].add(n - done);
         rte_pktmbuf_free_bulk(m + done, n - done);
     }

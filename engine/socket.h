@@ -9,6 +9,7 @@
 // send ring, which the udp6_output stage drains.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "engine/config.h"
 #include "engine/context.h"
 #include "engine/dpdk.h"
+#include "engine/packet_meta.h"
 
 namespace pathscope::engine {
 
@@ -104,6 +106,43 @@ class UdpSocket {
     uint8_t traffic_class() const { return traffic_class_; }
     uint32_t flow_label() const { return flow_label_; }
 
+    /// Send-buffer accounting (engine.send_accounting), Linux's sk_wmem_alloc:
+    /// every queued datagram charges its buffer's size (m->buf_len, as the
+    /// kernel charges skb->truesize) until the engine transmits or drops it.
+    /// Bytes in flight now; 0 once everything sent has left or been dropped.
+    uint64_t inflight_bytes() const {
+        return std::atomic_ref<const uint64_t>(wmem_).load(std::memory_order_relaxed);
+    }
+    /// Write-space wake-ups: times a release found the buffer under half its
+    /// size with a sender waiting (atomic accounting only).
+    uint64_t write_wakeups() const { return write_wakeups_; }
+    /// The send buffer size the wake-up check compares with (Linux's
+    /// wmem_default); a sender that finds more in flight sets the waiter flag.
+    static constexpr uint64_t kSendBuffer = 212992;
+
+    /// What the transmit and free paths call for a datagram this socket
+    /// sent, once, when its mbuf leaves the engine (transmitted or dropped).
+    /// atomic: sock_wfree before the review, an atomic subtract, then (the
+    /// buffer being writable) a full barrier and the waiter check of
+    /// sock_def_write_space / skwq_has_sleeper. local: a plain subtract on
+    /// a count only the worker lcore touches.
+    void release_sent(uint32_t bytes) {
+        if (accounting_ == SendAccounting::atomic) {
+            std::atomic_ref<uint64_t> wmem(wmem_);
+            const uint64_t left = wmem.fetch_sub(bytes, std::memory_order_release) - bytes;
+            if (left * 2 <= kSendBuffer) {
+                std::atomic_thread_fence(std::memory_order_seq_cst);  // smp_mb()
+                std::atomic_ref<uint8_t> waiter(write_waiter_);
+                if (waiter.load(std::memory_order_relaxed)) {
+                    waiter.store(0, std::memory_order_relaxed);
+                    ++write_wakeups_;
+                }
+            }
+        } else {
+            wmem_ -= bytes;
+        }
+    }
+
     // Stage side.
     bool deliver(rte_mbuf* m) {
         if (rte_ring_sp_enqueue(rx_, m) != 0) return false;
@@ -125,6 +164,16 @@ class UdpSocket {
     /// Stamps `m` for `to` and puts it on the send ring.
     int queue(rte_mbuf* m, const uint8_t* to, uint16_t port);
     unsigned queue_burst(rte_mbuf** m, unsigned n);
+    /// Charges a queued datagram's buffer to the socket (see release_sent).
+    void charge(uint32_t bytes) {
+        if (accounting_ == SendAccounting::atomic) {
+            std::atomic_ref<uint64_t> wmem(wmem_);
+            if (wmem.fetch_add(bytes, std::memory_order_relaxed) + bytes > kSendBuffer)
+                std::atomic_ref<uint8_t>(write_waiter_).store(1, std::memory_order_relaxed);
+        } else {
+            wmem_ += bytes;
+        }
+    }
 
     EngineContext& ctx_;
     uint16_t port_ = 0;  ///< 0: not bound
@@ -141,6 +190,19 @@ class UdpSocket {
     rte_ring* tx_ = nullptr;
     ReadyList* ready_ = nullptr;
     bool listed_ = false;  ///< on ready_ now
+    SendAccounting accounting_;
+    /// Bytes in flight; accessed through atomic_ref in atomic accounting,
+    /// plainly in local accounting (then only the worker lcore touches it).
+    alignas(8) uint64_t wmem_ = 0;
+    uint8_t write_waiter_ = 0;  ///< SOCK_NOSPACE: a send found the buffer full
+    uint64_t write_wakeups_ = 0;
 };
+
+/// Releases a locally sent datagram's in-flight bytes (the free path of
+/// eth_tx, drop and the engine's stop); other packets are left alone.
+inline void release_if_sent(rte_mbuf* m) {
+    if (meta(m)->fate != Fate::local) return;
+    if (UdpSocket* s = socket_meta(m)->socket) s->release_sent(m->buf_len);
+}
 
 }  // namespace pathscope::engine

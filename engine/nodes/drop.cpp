@@ -3,6 +3,7 @@
 // engine's own solicitations count apart. A received packet's time through
 // the engine is recorded as a dropped sojourn.
 #include "engine/nodes/nodes.h"
+#include "engine/socket.h"
 
 namespace pathscope::engine {
 
@@ -12,11 +13,13 @@ uint16_t drop_process(rte_graph*, rte_node* node, void** objs, uint16_t n) {
     EngineContext& ctx = *node_context(node);
     const uint64_t now = ctx.latency_histograms ? rte_rdtsc() : 0;
     for (uint16_t i = 0; i < n; ++i) {
-        const PacketMeta* pm = meta(static_cast<rte_mbuf*>(objs[i]));
+        auto* m = static_cast<rte_mbuf*>(objs[i]);
+        const PacketMeta* pm = meta(m);
         if (unlikely(pm->fate == Fate::control)) {
             ctx.send_path.control_drops.add();
             continue;
         }
+        release_if_sent(m);  // a dropped datagram leaves its socket's send buffer too
         Counter* ledger = pm->fate == Fate::local ? ctx.counters.send_drops : ctx.counters.drops;
         ledger[static_cast<unsigned>(pm->drop)].add();
         if (now && pm->fate != Fate::local) ctx.latency.record(Sojourn::dropped, now - pm->rx_tsc);

@@ -2,8 +2,11 @@
 // (chosen by txq_select; replies made in place use queue 0), counts each sent
 // packet by its fate (forwarded, replied, sent, control) and per queue, and
 // hands what the queue refused to the drop stage as tx_full. A received
-// packet that leaves has its time through the engine recorded (sojourn).
+// packet that leaves has its time through the engine recorded (sojourn); a
+// locally sent datagram leaves its socket's send buffer once the device took
+// it (engine.send_accounting: Linux's sock_wfree on the transmit completion).
 #include "engine/nodes/nodes.h"
+#include "engine/socket.h"
 
 namespace pathscope::engine {
 
@@ -12,9 +15,9 @@ namespace {
 enum Edge : rte_edge_t { to_drop };
 
 /// Packets per transmit call at most: a longer run of one port and queue is
-/// sent in pieces, so that their receive stamps fit on the stack (they must
-/// be read before the transmit, after which the driver may free the mbufs).
-constexpr uint16_t kTxRun = 256;
+/// sent in pieces, so that what is read of them before the transmit (after
+/// which the driver may free the mbufs) fits on the stack.
+constexpr uint16_t kTxRun = RTE_GRAPH_BURST_SIZE;
 
 uint16_t eth_tx_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
     EngineContext& ctx = *node_context(node);
@@ -30,6 +33,12 @@ uint16_t eth_tx_process(rte_graph* graph, rte_node* node, void** objs, uint16_t 
         const uint16_t port_id = meta(pkts[start])->tx_port;
         const uint16_t queue = meta(pkts[start])->tx_queue;
         uint64_t run_fates[4] = {}, bytes = 0;
+        // Locally sent datagrams of the run, read before the device may free
+        // them: their socket, buffer size and place in the run.
+        UdpSocket* by[kTxRun];
+        uint32_t truesize[kTxRun];
+        uint16_t at[kTxRun];
+        unsigned locals = 0;
         uint16_t end = start;
         for (; end < n && end - start < kTxRun; ++end) {
             const PacketMeta* pm = meta(pkts[end]);
@@ -42,10 +51,18 @@ uint16_t eth_tx_process(rte_graph* graph, rte_node* node, void** objs, uint16_t 
                 outcomes[end - start] =
                     pm->fate == Fate::forward ? Sojourn::forwarded : Sojourn::replied;
             }
+            if (pm->fate == Fate::local) {
+                by[locals] = socket_meta(pkts[end])->socket;
+                truesize[locals] = pkts[end]->buf_len;
+                at[locals++] = static_cast<uint16_t>(end - start);
+            }
         }
         const uint16_t len = end - start;
         PortRuntime& port = ctx.ports[port_id];
         const uint16_t sent = port.nb_tx ? rte_eth_tx_burst(port_id, queue, pkts + start, len) : 0;
+        // What the device refused goes to drop, which releases it there.
+        for (unsigned i = 0; i < locals && at[i] < sent; ++i)
+            if (by[i]) by[i]->release_sent(truesize[i]);
         // Refused packets are rare: take them back out of the tallies.
         for (uint16_t i = sent; i < len; ++i) {
             PacketMeta* pm = meta(pkts[start + i]);

@@ -393,6 +393,110 @@ TEST_F(Transmit, SourceApplicationSendsInEachCombinationAndBurstMode) {
             }
 }
 
+/// What one send-accounting mode sent, and what its sockets still count.
+struct AccountingOutcome {
+    std::vector<Frame> out;
+    uint64_t sent = 0, no_route = 0, tx_full = 0, stuck_sent = 0;
+    uint64_t conn_before = 0, plain_before = 0;  ///< in flight once queued, before any walk
+    uint64_t conn_after = 0, plain_after = 0, stuck_after = 0;
+    uint64_t wakeups = 0;
+};
+
+AccountingOutcome account(SendAccounting mode) {
+    auto cfg = test::ring_config();
+    cfg.send_accounting = mode;
+    Engine eng(cfg);
+    AccountingOutcome r;
+    UdpSocket conn(eng.context()), plain(eng.context()), stuck(eng.context());
+    EXPECT_EQ(conn.connect(ip("2001:db8:aaaa::5"), 9), 0);
+    EXPECT_EQ(stuck.bind(ip("2001:db8:2::1"), 0), 0);  // the stuck port has no address of its own
+    for (int i = 0; i < 40; ++i) EXPECT_EQ(conn.send(datagram(eng, "single")), 0);
+    rte_mbuf* burst[24];
+    for (auto*& m : burst) m = datagram(eng, "burst");
+    EXPECT_EQ(conn.send_burst(burst, 24), 24);
+    for (int i = 0; i < 10; ++i)
+        EXPECT_EQ(plain.sendto(datagram(eng, "routed"), ip("2001:db8:aaaa::6"), 9), 0);
+    for (int i = 0; i < 5; ++i)  // no route: dropped in udp6_output, freed by drop
+        EXPECT_EQ(plain.sendto(datagram(eng, "lost"), ip("2001:db8:dead::1"), 9), 0);
+    r.conn_before = conn.inflight_bytes();
+    r.plain_before = plain.inflight_bytes();
+    eng.run_until_idle();
+    r.out = test::collect(eng, "out");
+    // A port nobody drains: once its 4095 slots are full, eth_tx hands the
+    // rest to drop as tx_full. 1000 queued at a time is 2 MB in flight, over
+    // the send buffer: a sender waits, and the releases wake it.
+    for (int round = 0; round < 5; ++round) {
+        for (int i = 0; i < 1000; ++i)
+            EXPECT_EQ(stuck.sendto(datagram(eng, "stuck"), ip("2001:db8:bbbb::1"), 9), 0);
+        eng.run_until_idle();
+    }
+    const EngineSnapshot s = eng.snapshot();
+    r.sent = s.ledger.sent;
+    r.no_route = s.ledger.send_drops[static_cast<unsigned>(DropReason::ip6_no_route)];
+    r.tx_full = s.ledger.send_drops[static_cast<unsigned>(DropReason::tx_full)];
+    EXPECT_TRUE(s.ledger.send_balanced());
+    r.conn_after = conn.inflight_bytes();
+    r.plain_after = plain.inflight_bytes();
+    r.stuck_after = stuck.inflight_bytes();
+    r.wakeups = conn.write_wakeups() + plain.write_wakeups() + stuck.write_wakeups();
+    r.stuck_sent = test::collect(eng, "stuck").size();
+    return r;
+}
+
+TEST_F(Transmit, SendAccountingModesSendTheSameDatagramsAndReleaseEveryByte) {
+    const AccountingOutcome atomic = account(SendAccounting::atomic);
+    const AccountingOutcome local = account(SendAccounting::local);
+    // Each queued datagram holds its whole buffer (as skb->truesize): the
+    // pool's data room, RTE_MBUF_DEFAULT_BUF_SIZE.
+    const uint64_t truesize = RTE_MBUF_DEFAULT_BUF_SIZE;
+    for (const AccountingOutcome* r : {&atomic, &local}) {
+        const char* mode = r == &atomic ? "atomic" : "local";
+        EXPECT_EQ(r->conn_before, 64 * truesize) << mode;
+        EXPECT_EQ(r->plain_before, 15 * truesize) << mode;
+        EXPECT_EQ(r->out.size(), 74u) << mode;
+        EXPECT_EQ(r->no_route, 5u) << mode;
+        EXPECT_EQ(r->stuck_sent, 4095u) << mode;  // a 4096-slot ring holds 4095
+        EXPECT_EQ(r->tx_full, 5000u - 4095u) << mode;
+        EXPECT_EQ(r->sent, 74u + 4095u) << mode;
+        // Transmitted, dropped in the stages or refused by the device: every
+        // byte charged at send is released.
+        EXPECT_EQ(r->conn_after, 0u) << mode;
+        EXPECT_EQ(r->plain_after, 0u) << mode;
+        EXPECT_EQ(r->stuck_after, 0u) << mode;
+    }
+    EXPECT_EQ(atomic.out, local.out) << "the same datagrams, byte for byte";
+    EXPECT_GT(atomic.wakeups, 0u) << "atomic accounting checks for a waiting sender";
+    EXPECT_EQ(local.wakeups, 0u);
+}
+
+TEST_F(Transmit, SendAccountingReturnsToZeroAfterARunningEngineStops) {
+    for (const SendAccounting mode : {SendAccounting::atomic, SendAccounting::local})
+        for (const SocketSend send : {SocketSend::single, SocketSend::burst}) {
+            auto cfg = test::ring_config();
+            cfg.source.enabled = true;
+            cfg.source.destination = ip("2001:db8:aaaa::1");
+            cfg.source.destinations = 2;
+            cfg.source.bind = cfg.source.connect = true;
+            cfg.source.batch = 16;
+            cfg.source.rate_pps = 4000;
+            cfg.socket_send = send;
+            cfg.send_accounting = mode;
+            Engine eng(cfg);
+            eng.start();
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            eng.stop();
+            const EngineSnapshot s = eng.snapshot();
+            EXPECT_GE(s.ledger.sent, 100u);
+            EXPECT_EQ(s.ledger.sent, s.ledger.sends);
+            EXPECT_EQ(test::collect(eng, "out").size(), s.ledger.sent);
+            ASSERT_FALSE(eng.context().sockets.empty());
+            for (const UdpSocket* sock : eng.context().sockets)
+                EXPECT_EQ(sock->inflight_bytes(), 0u)
+                    << (mode == SendAccounting::atomic ? "atomic" : "local") << " port "
+                    << sock->local_port();
+        }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {

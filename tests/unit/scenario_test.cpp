@@ -245,6 +245,7 @@ route_cache = "off"
 socket_send = "burst"
 ifaddr_sync = "rwlock"
 txq_hash = "none"
+send_accounting = "atomic"
 ifaddr_churn = 500
 [source]
 destination = "2001:db8::7"
@@ -261,13 +262,19 @@ flow_label = 77
     EXPECT_EQ(e.socket_send, engine::SocketSend::burst);
     EXPECT_EQ(e.ifaddr_sync, engine::IfaddrSync::rwlock);
     EXPECT_EQ(e.txq_hash, engine::TxqHash::none);
+    EXPECT_EQ(e.send_accounting, engine::SendAccounting::atomic);
     EXPECT_EQ(e.ifaddr_churn_per_s, 500);
     EXPECT_TRUE(e.source.enabled && e.source.bind && e.source.connect);
     EXPECT_EQ(e.source.destinations, 4u);
     EXPECT_EQ(e.source.flow_label, 77u);
     EXPECT_EQ(capture::describe_variants(e),
               "route_cache=off socket_send=burst ifaddr_sync=rwlock txq_hash=none "
-              "ifaddr_churn=500/s socket.bind=true socket.connect=true");
+              "send_accounting=atomic ifaddr_churn=500/s socket.bind=true socket.connect=true");
+    // The default, as the review left it: a plain per-worker count.
+    EXPECT_EQ(parse_scenario("", "s.toml", "/b").engine.send_accounting,
+              engine::SendAccounting::local);
+    EXPECT_EQ(error_of("[engine]\nsend_accounting = \"percpu\"\n"),
+              "s.toml:2: 'engine.send_accounting' = \"percpu\": expected \"local\" or \"atomic\"");
     EXPECT_EQ(error_of("[engine]\nroute_cache = \"maybe\"\n"),
               "s.toml:2: 'engine.route_cache' = \"maybe\": expected \"on\" or \"off\"");
     EXPECT_EQ(error_of("[socket]\nbind = true\n"),
