@@ -133,8 +133,14 @@ void add_report_verbs(CLI::App& app, Verbs& verbs) {
             "A verdict on every metric the two runs share: receive, forward and deliver\n"
             "rates per trial; busy cycles per received packet at each stage (they add up\n"
             "to \"all stages\"); the per-call cycle median and 99th percentile of each\n"
-            "stage (per packet when the runs' packets per call differ); and perf counters\n"
-            "per packet. Rates, cycles and counters use Student's t with pooled variance\n"
+            "stage (per packet when the runs' packets per call differ); perf counters\n"
+            "per packet; latency percentiles (\"forwarded p50\", \"delivered p99\", ...: a\n"
+            "packet's time from receive to its outcome; \"rr p50/p90/p99\": request/response\n"
+            "round trips; \"route-output p50\": a micro-benchmark's calls), all in cycles;\n"
+            "and the path events the runs counted: \"rr rate\" (kT/s), \"busy cyc/transaction\",\n"
+            "\"worker busy\" (%), \"rule entries/lookup\", \"rules/lookup\", \"tables/lookup\",\n"
+            "\"demux hits\" (%), \"translations/pkt\". Every one is a per-trial value.\n"
+            "Rates, cycles, latencies and counters use Student's t with pooled variance\n"
             "(as ministat); the skewed per-call percentiles use Mann-Whitney U. Each\n"
             "verdict says better, worse, or no difference proven, and warns when there are\n"
             "too few trials to tell. Exit status 1 when the runs share no metric.\n"
@@ -155,7 +161,8 @@ void add_report_verbs(CLI::App& app, Verbs& verbs) {
         v->add_option("--by", a->by, "with --experiment: the setting to judge, as the matrix names it");
         v->add_option("--metric", a->metrics,
                       "with --experiment: a metric to compare (repeat for more): \"tx rate\",\n"
-                      "\"rx rate\", \"all stages\", a stage name, \"STAGE p50\"...")
+                      "\"rx rate\", \"rr rate\", \"all stages\", a stage name, \"STAGE p50\",\n"
+                      "\"rr p99\", \"demux hits\"... (every name above)")
             ->type_name("NAME")
             ->allow_extra_args(false);
         v->add_flag("--ministat", a->ministat,
