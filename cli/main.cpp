@@ -83,6 +83,7 @@ int main(int argc, char** argv) {
     add_stats_verb(app, verbs);
     add_import_export_verbs(app, verbs);
     add_routes_verb(app, verbs);
+    add_bench_verb(app, verbs);
     std::string help_verb;
     CLI::App* help = app.add_subcommand("help", "show this text, or a verb's own help");
     help->add_option("VERB", help_verb, "the verb to explain");
@@ -103,6 +104,8 @@ int main(int argc, char** argv) {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp&) {
         const CLI::App* sub = app.get_subcommands().empty() ? nullptr : app.get_subcommands()[0];
+        // A verb's own subcommand (bench route-output --help) gets its own help.
+        while (sub && sub != help && !sub->get_subcommands().empty()) sub = sub->get_subcommands()[0];
         std::cout << (sub && sub != help ? sub->help() : app.help());
         return 0;
     } catch (const CLI::CallForVersion& e) {
