@@ -35,12 +35,14 @@ class Formatter : public CLI::Formatter {
         std::string usage = CLI::Formatter::make_usage(app, name);
         const std::string from = "Usage: " + name;
         if (const auto at = usage.find(from); at != std::string::npos)
-            usage.replace(at, from.size(),
-                          "usage: " +
-                              std::string(app->get_parent() && name.rfind("pathscope ", 0) != 0
-                                              ? "pathscope "
-                                              : "") +
-                              name);
+        {
+            // Every parent's name in front: "pathscope bench route-output".
+            std::string path = name;
+            for (const CLI::App* p = app->get_parent(); p && path.rfind("pathscope ", 0) != 0;
+                 p = p->get_parent())
+                path = (p->get_parent() ? p->get_name() : std::string("pathscope")) + " " + path;
+            usage.replace(at, from.size(), "usage: " + path);
+        }
         return usage;
     }
 };

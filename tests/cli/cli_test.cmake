@@ -35,6 +35,9 @@ expect_run(ARGS run --label 42 --db ${CMAKE_CURRENT_BINARY_DIR}/never.db EXIT 2 
 expect_run(ARGS run /nonexistent.toml EXIT 2 MATCH "File does not exist: /nonexistent.toml" STREAM err)
 expect_run(ARGS routes --count 10 EXIT 0 MATCH "/48 1" STREAM out)
 expect_run(ARGS routes --count x EXIT 2 MATCH "--count" STREAM err)
+expect_run(ARGS bench route-output --help EXIT 0 MATCH "usage: pathscope bench route-output" STREAM out)
+expect_run(ARGS bench --help EXIT 0 MATCH "route-output" STREAM out)
+expect_run(ARGS bench route-output --fast-path maybe EXIT 2 MATCH "--fast-path" STREAM err)
 
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/bad.toml "[engine]\nburst = 32\nspeed = \"fast\"\n")
 expect_run(ARGS run ${CMAKE_CURRENT_BINARY_DIR}/bad.toml EXIT 1 MATCH "bad.toml:3: unknown key 'engine.speed'" STREAM err)
