@@ -39,7 +39,17 @@ std::string render_histogram(const std::vector<uint64_t>& values, const std::str
     std::vector<uint64_t> v = values;
     std::sort(v.begin(), v.end());
     const uint64_t lo = v.front(), top = nearest_rank(v, 99);
-    const uint64_t width = std::max<uint64_t>(1, (top - lo + rows - 2) / (rows - 1));
+    // Values that come in steps (a virtual machine's TSC: multiples of 26
+    // cycles) get buckets a whole number of steps wide, so none is empty
+    // only because no step lands in it.
+    uint64_t step = 0;
+    for (size_t i = 1; i < v.size(); ++i)
+        if (v[i] != v[i - 1] && (!step || v[i] - v[i - 1] < step)) step = v[i] - v[i - 1];
+    step = std::max<uint64_t>(step, 1);
+    uint64_t width = std::max<uint64_t>(1, (top - lo + rows - 2) / (rows - 1));
+    width = (width + step - 1) / step * step;
+    // Buckets up to the 99th percentile, and the one row above it.
+    rows = static_cast<unsigned>(std::min<uint64_t>(rows, (top - lo) / width + 2));
     std::vector<uint64_t> counts(rows, 0);
     for (uint64_t x : v) counts[std::min<uint64_t>(rows - 1, (x - lo) / width)]++;
     while (counts.size() > 1 && counts.back() == 0) counts.pop_back();
