@@ -88,6 +88,49 @@ TEST_F(FibRulesTest, FastPathOffEntersTheRuleLayerOnEveryLookup) {
     EXPECT_TRUE(s.ledger.balanced());
 }
 
+// The fast path's one lookup (main, holding copies of the local routes)
+// answers as the default rules' walk (local, then main, then default) does,
+// over a BGP-shaped table, our own addresses, on-link neighbours and misses.
+TEST_F(FibRulesTest, FastPathAnswersAsTheDefaultRulesWalk) {
+    EngineConfig c = test::ring_config();
+    c.routes_generate = 5000;
+    c.routes_file_nexthop = 1;
+    c.routes.push_back({*parse_prefix6("2001:db8:1::1/128"), 3});  // a main route our address shadows
+    Engine on_eng(c);
+    ASSERT_TRUE(on_eng.context().fib.direct());
+    std::vector<Ip6Addr> probes = {ip("2001:db8:1::1"), ip("2001:db8:2::1"), ip("2001:db8:1::77"),
+                                   ip("2001:db8:aaaa::1"), ip("3fff::1"), ip("::1")};
+    std::mt19937_64 rng(3);
+    for (const auto& r : on_eng.routes()) {
+        Ip6Addr a = r.prefix.addr;
+        for (int bit = r.prefix.len; bit < 128; ++bit)
+            if (rng() & 1) a[bit / 8] |= static_cast<uint8_t>(0x80u >> (bit % 8));
+        probes.push_back(a);
+        Ip6Addr miss = a;
+        miss[15] ^= 1, miss[1] ^= 0x40;  // most of these fall outside every route
+        probes.push_back(miss);
+    }
+    std::vector<uint32_t> fast;
+    for (const auto& p : probes) {
+        RuleTally t;
+        fast.push_back(on_eng.context().fib.lookup(p.data(), p.data(), 0, t));
+        EXPECT_EQ(t.entries, 0u);
+    }
+    EXPECT_EQ(fast[0], kNexthopLocal);  // our address, not the main route to "stuck"
+    c.fib_rules_fast_path = false;
+    Engine off_eng(c);
+    ASSERT_FALSE(off_eng.context().fib.direct());
+    unsigned misses = 0;
+    for (size_t i = 0; i < probes.size(); ++i) {
+        RuleTally t;
+        const uint32_t walked = off_eng.context().fib.lookup(probes[i].data(), probes[i].data(), 0, t);
+        EXPECT_EQ(walked, fast[i]) << format_ip6(probes[i]);
+        EXPECT_EQ(t.entries, 1u);
+        misses += walked == kNexthopNone;
+    }
+    EXPECT_GT(misses, 0u);
+}
+
 // ---- The test's own view of policy routing (independent of the engine) ----
 
 bool covers(const std::string& prefix, const Ip6Addr& a) {
