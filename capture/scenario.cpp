@@ -51,6 +51,10 @@ constexpr SettingRange kRanges[] = {
     {"port.tx_queues", 1, 1024, "queues"},
     {"nexthop.id", 1, std::numeric_limits<uint32_t>::max(), ""},
     {"route.nexthop", 0, std::numeric_limits<uint32_t>::max(), ""},
+    // Linux's table ids: 1 to 2^32-1 (0 is RT_TABLE_UNSPEC); 255 local, 254 main, 253 default.
+    {"route.table", 1, std::numeric_limits<uint32_t>::max(), ""},
+    {"rule.priority", 0, std::numeric_limits<uint32_t>::max(), ""},
+    {"rule.table", 1, std::numeric_limits<uint32_t>::max(), ""},
     {"routes.nexthop", 0, std::numeric_limits<uint32_t>::max(), ""},
     {"routes.generate", 0, 10'000'000, "routes"},
     {"routes.seed", 0, kInt64Max, ""},
@@ -336,7 +340,9 @@ std::string describe_variants(const EngineConfig& cfg) {
                     " ifaddr_sync=" + (cfg.ifaddr_sync == IfaddrSync::rwlock ? "rwlock" : "rcu") +
                     " txq_hash=" + (cfg.txq_hash == TxqHash::none ? "none" : "flow") +
                     " send_accounting=" +
-                    (cfg.send_accounting == SendAccounting::atomic ? "atomic" : "local");
+                    (cfg.send_accounting == SendAccounting::atomic ? "atomic" : "local") +
+                    " fib_rules_fast_path=" + (cfg.fib_rules_fast_path ? "on" : "off");
+    if (!cfg.rules.empty()) s += " fib_rules=" + std::to_string(cfg.rules.size());
     if (cfg.ifaddr_churn_per_s > 0) {
         std::ostringstream churn;
         churn << cfg.ifaddr_churn_per_s;
@@ -389,8 +395,8 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
     scenario.overrides = overrides;
     EngineConfig& cfg = scenario.engine;
     Section top(root, name, "");
-    for (const char* k : {"eal", "engine", "capture", "port", "nexthop", "route", "routes", "app",
-                          "workload", "source", "socket", "matrix"})
+    for (const char* k : {"eal", "engine", "capture", "port", "nexthop", "route", "routes", "rule",
+                          "app", "workload", "source", "socket", "matrix"})
         top.know(k);
     top.finish();
     if (const auto* t = top.table("matrix")) read_matrix(*t, name, "", scenario.matrix);
@@ -439,6 +445,7 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         choice("txq_hash", cfg.txq_hash, {{"flow", TxqHash::flow}, {"none", TxqHash::none}});
         choice("send_accounting", cfg.send_accounting,
                {{"local", SendAccounting::local}, {"atomic", SendAccounting::atomic}});
+        choice("fib_rules_fast_path", cfg.fib_rules_fast_path, {{"on", true}, {"off", false}});
         s.get("ifaddr_churn", cfg.ifaddr_churn_per_s);
         s.get("nd_hold", cfg.nd_hold);
         s.get("nd_probes", cfg.nd_probes);
@@ -501,8 +508,42 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         RouteConfig r;
         s.get_parsed("prefix", r.prefix, parse_prefix6, "an IPv6 prefix like 2001:db8::/32");
         s.get("nexthop", r.nexthop);
+        s.get("table", r.table);
         s.finish();
         cfg.routes.push_back(r);
+    }
+    for (const auto* t : top.tables("rule")) {
+        Section s(*t, name, "rule");
+        RuleConfig r;
+        s.get("priority", r.priority);
+        if (!t->get("priority"))
+            s.fail_here("every [[rule]] needs a priority (0 to 4294967295; lower is tried first)");
+        s.get_parsed("from", r.from, parse_prefix6, "an IPv6 prefix like 2001:db8::/32");
+        s.get_parsed("to", r.to, parse_prefix6, "an IPv6 prefix like 2001:db8::/32");
+        r.has_from = t->get("from") != nullptr;
+        r.has_to = t->get("to") != nullptr;
+        s.get("iif", r.iif);
+        s.get("table", r.table);
+        std::string action;
+        s.get("action", action);
+        s.finish();
+        if (action == "unreachable")
+            r.action = RuleAction::unreachable;
+        else if (action == "prohibit")
+            r.action = RuleAction::prohibit;
+        else if (action == "blackhole")
+            r.action = RuleAction::blackhole;
+        else if (!action.empty())
+            s.fail(*t->get("action"), "'rule.action' = \"" + action +
+                                          "\": expected \"unreachable\", \"prohibit\" or "
+                                          "\"blackhole\" (or no action and a table)");
+        const bool table = t->get("table") != nullptr;
+        if (table == !action.empty())
+            s.fail_here("a [[rule]] needs either 'table' (the table to look up) or 'action' "
+                        "(unreachable, prohibit or blackhole), not " +
+                        std::string(table ? "both" : "neither"));
+        if (!r.iif.empty() && r.iif != "lo") known_port(s, *t, r.iif, "iif");
+        cfg.rules.push_back(r);
     }
     if (const auto* t = top.table("routes")) {
         Section s(*t, name, "routes");

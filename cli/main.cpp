@@ -35,12 +35,14 @@ class Formatter : public CLI::Formatter {
         std::string usage = CLI::Formatter::make_usage(app, name);
         const std::string from = "Usage: " + name;
         if (const auto at = usage.find(from); at != std::string::npos)
-            usage.replace(at, from.size(),
-                          "usage: " +
-                              std::string(app->get_parent() && name.rfind("pathscope ", 0) != 0
-                                              ? "pathscope "
-                                              : "") +
-                              name);
+        {
+            // Every parent's name in front: "pathscope bench route-output".
+            std::string path = name;
+            for (const CLI::App* p = app->get_parent(); p && path.rfind("pathscope ", 0) != 0;
+                 p = p->get_parent())
+                path = (p->get_parent() ? p->get_name() : std::string("pathscope")) + " " + path;
+            usage.replace(at, from.size(), "usage: " + path);
+        }
         return usage;
     }
 };
@@ -84,6 +86,7 @@ int main(int argc, char** argv) {
     add_import_export_verbs(app, verbs);
     add_routes_verb(app, verbs);
     add_frames_verb(app, verbs);
+    add_bench_verb(app, verbs);
     std::string help_verb;
     CLI::App* help = app.add_subcommand("help", "show this text, or a verb's own help");
     help->add_option("VERB", help_verb, "the verb to explain");
@@ -104,6 +107,8 @@ int main(int argc, char** argv) {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp&) {
         const CLI::App* sub = app.get_subcommands().empty() ? nullptr : app.get_subcommands()[0];
+        // A verb's own subcommand (bench route-output --help) gets its own help.
+        while (sub && sub != help && !sub->get_subcommands().empty()) sub = sub->get_subcommands()[0];
         std::cout << (sub && sub != help ? sub->help() : app.help());
         return 0;
     } catch (const CLI::CallForVersion& e) {

@@ -145,9 +145,11 @@ class SourceApp final : public App {
         return d;
     }
     Ip6Addr source_for(const Ip6Addr& dst) {
-        const uint32_t nh = ctx_.lookup(dst.data());
+        RuleTally tally;
+        const uint32_t nh = ctx_.route_output(dst.data(), nullptr, tally);
+        tally.flush(ctx_.events);
         Ip6Addr src{};
-        if (nh == kNexthopNone || nh == kNexthopLocal ||
+        if (nh < kNexthopFirstRoute ||
             !ctx_.ifaddrs->select_source(ctx_.nexthops[nh].port, dst.data(), src.data()))
             throw std::runtime_error("[source] destination " + format_ip6(dst) +
                                      ": no route or no source address to bind to (set "

@@ -36,9 +36,32 @@ struct NexthopConfig {
     MacAddr mac{};
 };
 
+/// Linux's well-known routing table ids (rtnetlink.h: RT_TABLE_*).
+inline constexpr uint32_t kTableLocal = 255;
+inline constexpr uint32_t kTableMain = 254;
+inline constexpr uint32_t kTableDefault = 253;
+
 struct RouteConfig {
     Prefix6 prefix;
     uint32_t nexthop = 0;
+    uint32_t table = kTableMain;  ///< the routing table it goes in
+};
+
+/// What a policy rule does when its selectors match (Linux FR_ACT_*): look
+/// up a table (a miss there goes on to the next rule), or end the lookup as
+/// a named drop.
+enum class RuleAction : uint8_t { table, unreachable, prohibit, blackhole };
+
+/// A policy rule ([[rule]], like `ip -6 rule add`). Lower priority numbers
+/// are tried first. An unset selector matches everything.
+struct RuleConfig {
+    uint32_t priority = 0;
+    bool has_from = false, has_to = false;
+    Prefix6 from;      ///< source prefix
+    Prefix6 to;        ///< destination prefix
+    std::string iif;   ///< input port name; "lo" matches locally sent datagrams; "" any
+    RuleAction action = RuleAction::table;
+    uint32_t table = kTableMain;
 };
 
 enum class AppKind { sink, echo };
@@ -143,6 +166,8 @@ struct EngineConfig {
     /// routes_file_nexthop; 0: none.
     uint32_t routes_generate = 0;
     uint64_t routes_seed = 1;
+    /// Policy rules besides Linux's defaults (0 local, 32766 main, 32767 default).
+    std::vector<RuleConfig> rules;
     std::vector<AppConfig> apps;
     WorkloadConfig workload;
     uint32_t icmp_errors_per_s = 100;  ///< ICMPv6 port-unreachable rate limit
@@ -153,6 +178,9 @@ struct EngineConfig {
     IfaddrSync ifaddr_sync = IfaddrSync::rcu;
     TxqHash txq_hash = TxqHash::flow;
     SendAccounting send_accounting = SendAccounting::local;
+    /// With no custom rule, look the main table up directly (on), or walk the
+    /// default rules for every lookup (off: the code before the review).
+    bool fib_rules_fast_path = true;
     /// Interface address changes a second made by a control thread during the
     /// run (an address added, an older one removed); 0: none.
     double ifaddr_churn_per_s = 0;

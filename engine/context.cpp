@@ -40,12 +40,4 @@ bool EngineContext::icmp_error_allowed(uint64_t now) {
     return true;
 }
 
-uint32_t EngineContext::lookup(const uint8_t* dst) const {
-    uint64_t nh = kNexthopNone;
-    uint8_t key[1][RTE_FIB6_IPV6_ADDR_SIZE];
-    memcpy(key[0], dst, 16);
-    rte_fib6_lookup_bulk(fib, key, &nh, 1);
-    return static_cast<uint32_t>(nh);
-}
-
 }  // namespace pathscope::engine

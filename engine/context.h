@@ -12,6 +12,7 @@
 #include "engine/config.h"
 #include "engine/counters.h"
 #include "engine/dpdk.h"
+#include "engine/fib_rules.h"
 #include "engine/ifaddr.h"
 #include "engine/neighbours.h"
 
@@ -50,8 +51,7 @@ struct Nexthop {
     rte_ether_addr mac{};
 };
 
-inline constexpr uint32_t kNexthopNone = 0;
-inline constexpr uint32_t kNexthopLocal = 1;
+// kNexthopNone (0), kNexthopLocal (1) and the rule outcomes: fib_rules.h.
 
 struct EngineContext {
     PathCounters counters;
@@ -70,7 +70,8 @@ struct EngineContext {
     std::vector<PortRuntime> ports;      ///< indexed by DPDK port id
     std::vector<uint16_t> polled_ports;  ///< port ids whose rx queues eth_rx polls
     std::vector<Nexthop> nexthops;
-    rte_fib6* fib = nullptr;
+    /// The routing tables and policy rules (fib_rules.h).
+    FibRules fib;
     std::unique_ptr<NeighbourTable> neighbours;
     /// Addresses as they change during a run (local delivery checks and
     /// source selection read these; `ports[].addresses` keeps the configured ones).
@@ -94,12 +95,18 @@ struct EngineContext {
     /// ff02::1 or the solicited-node group of one of our addresses.
     bool joined(const uint8_t* group) const;
     bool icmp_error_allowed(uint64_t now);
-    /// Looks `dst` up in the FIB: the next hop's index, kNexthopNone when none.
-    uint32_t lookup(const uint8_t* dst) const;
+    /// Route output: the route of a datagram we send to `dst` from `src`
+    /// (nullptr while the source is not chosen), through the policy rules as
+    /// a locally sent datagram (`iif lo`). A next hop index, or kNexthopNone or
+    /// an outcome below kNexthopFirstRoute. Counts its work in `t`.
+    uint32_t route_output(const uint8_t* dst, const uint8_t* src, RuleTally& t) const {
+        static constexpr uint8_t kUnspecified[16] = {};
+        return fib.lookup(dst, src ? src : kUnspecified, kIifLocal, t);
+    }
     /// The same for a datagram being sent (counted in send_path.route_lookups).
-    uint32_t route(const uint8_t* dst) {
+    uint32_t route(const uint8_t* dst, const uint8_t* src, RuleTally& t) {
         send_path.route_lookups.add();
-        return lookup(dst);
+        return route_output(dst, src, t);
     }
 };
 

@@ -24,6 +24,9 @@ namespace pathscope::engine {
     X(ip6_fragment, "ip6_input", "fragments are not reassembled")                                 \
     X(ip6_no_route, "ip6_lookup", "no route to the destination")                                  \
     X(ip6_mcast_not_joined, "ip6_lookup", "multicast group not joined")                           \
+    X(ip6_rule_unreachable, "ip6_lookup", "a policy rule says unreachable")                       \
+    X(ip6_rule_prohibit, "ip6_lookup", "a policy rule says prohibit")                             \
+    X(ip6_rule_blackhole, "ip6_lookup", "a policy rule says blackhole")                           \
     X(ip6_hop_limit, "ip6_forward", "hop limit ran out (ICMPv6 time exceeded rate-limited)")      \
     X(ip6_unknown_proto, "ip6_local", "upper-layer protocol not handled locally")                 \
     X(icmp6_short, "icmp6_input", "ICMPv6 message too short")                                     \

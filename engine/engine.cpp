@@ -90,11 +90,9 @@ void Engine::teardown() {
     }
     ring_ports_.clear();
     if (ctx_) {
-        if (ctx_->fib) rte_fib6_free(ctx_->fib);
         ctx_->neighbours.reset();  // frees what it held, before the pool goes
         if (ctx_->connected) rte_hash_free(ctx_->connected);
         ctx_->connected = nullptr;
-        ctx_->fib = nullptr;
     }
     if (pool_) rte_mempool_free(pool_);
     pool_ = nullptr;
@@ -222,7 +220,8 @@ rte_hash* Engine::make_hash(const char* what, uint32_t key_len) const {
 
 void Engine::setup_routes() {
     EngineContext& ctx = *ctx_;
-    ctx.nexthops.assign(2, Nexthop{});
+    // Indices below kNexthopFirstRoute are outcomes (none, local, the rule drops).
+    ctx.nexthops.assign(kNexthopFirstRoute, Nexthop{});
     ctx.nexthops[kNexthopLocal].kind = NexthopKind::local;
     std::map<uint32_t, uint32_t> by_user_id;
     for (const auto& nc : cfg_.nexthops) {
@@ -248,29 +247,16 @@ void Engine::setup_routes() {
             routes.push_back({p, cfg_.routes_file_nexthop});
     }
 
-    rte_fib6_conf conf{};
-    conf.type = RTE_FIB6_TRIE;
-    conf.default_nh = kNexthopNone;
-    conf.max_routes = static_cast<int>(routes.size() + 4096);
-    conf.trie.nh_sz = RTE_FIB6_TRIE_4B;
-    conf.trie.num_tbl8 = static_cast<uint32_t>(std::max<size_t>(1 << 12, routes.size() * 3));
-    const std::string name = "fib" + std::to_string(serial_);
-    ctx.fib = rte_fib6_create(name.c_str(), SOCKET_ID_ANY, &conf);
-    if (!ctx.fib)
-        throw std::runtime_error("cannot create the FIB for " + std::to_string(routes.size()) +
-                                 " routes: " + rte_strerror(rte_errno) +
-                                 " (give the EAL more memory with -m)");
     ctx.neighbours = std::make_unique<NeighbourTable>(
         "nd" + std::to_string(serial_), 4096, cfg_.nd_hold, cfg_.nd_probes,
         static_cast<uint64_t>(cfg_.nd_retrans_s * static_cast<double>(ctx.tsc_hz)));
     ctx.connected = make_hash("conn", sizeof(ConnKey));
 
-    auto add = [&](const Prefix6& p, uint64_t nh, const std::string& what) {
-        const int rc = rte_fib6_add(ctx.fib, p.addr.data(), p.len, nh);
-        if (rc < 0)
-            throw std::runtime_error("cannot add " + what + " " + format_prefix6(p) + ": " +
-                                     rte_strerror(-rc));
-    };
+    // Tables as Linux fills them: our addresses in local, on-link prefixes
+    // and configured routes in main unless a route names a table.
+    std::map<uint32_t, TableRoutes> tables;
+    tables[kTableMain];  // always there, even empty
+    std::vector<std::pair<Prefix6, uint32_t>> local;
     for (const auto& pc : cfg_.ports) {
         for (const auto& a : pc.addresses) {
             Nexthop connected;
@@ -279,8 +265,8 @@ void Engine::setup_routes() {
             const uint32_t idx = static_cast<uint32_t>(ctx.nexthops.size());
             ctx.nexthops.push_back(connected);
             Prefix6 net = *parse_prefix6(format_ip6(a.addr) + "/" + std::to_string(a.len));
-            if (a.len < 128) add(net, idx, "on-link route");
-            add(Prefix6{a.addr, 128}, kNexthopLocal, "local address");
+            if (a.len < 128) tables[kTableMain].routes.push_back({net, idx});
+            local.push_back({Prefix6{a.addr, 128}, kNexthopLocal});
         }
     }
     for (const auto& r : routes) {
@@ -288,8 +274,45 @@ void Engine::setup_routes() {
         if (it == by_user_id.end())
             throw std::runtime_error("route " + format_prefix6(r.prefix) + " names next hop " +
                                      std::to_string(r.nexthop) + ", which no [[nexthop]] defines");
-        add(r.prefix, it->second, "route");
+        if (r.table == kTableLocal)
+            local.push_back({r.prefix, it->second});
+        else
+            tables[r.table].routes.push_back({r.prefix, it->second});
     }
+    auto& local_table = tables[kTableLocal].routes;
+    local_table = local;
+    // The fast path's single lookup is Linux's local-then-main lookup: main
+    // holds a copy of every local route, added last so that the local one
+    // wins over an equal main route as it does in Linux. On the rules walk
+    // the copies are never reached first: the local rule (priority 0) is
+    // tried before any other and catches those destinations.
+    auto& main_table = tables[kTableMain].routes;
+    main_table.insert(main_table.end(), local.begin(), local.end());
+    ctx.fib.build("fib" + std::to_string(serial_), tables,
+                  static_cast<uint32_t>(ctx.nexthops.size()));
+
+    std::vector<FibRules::Rule> rules;
+    for (const auto& rc : cfg_.rules) {
+        FibRules::Rule r;
+        r.priority = rc.priority;
+        if (rc.has_from) r.from_len = rc.from.len, memcpy(r.from, rc.from.addr.data(), 16);
+        if (rc.has_to) r.to_len = rc.to.len, memcpy(r.to, rc.to.addr.data(), 16);
+        r.iif = kIifAny;
+        if (rc.iif == "lo") {
+            r.iif = kIifLocal;
+        } else if (!rc.iif.empty()) {
+            const auto id = std::find(port_names_.begin(), port_names_.end(), rc.iif);
+            if (id == port_names_.end())
+                throw std::runtime_error("rule " + std::to_string(rc.priority) + ": iif '" +
+                                         rc.iif + "' is no port (name a [[port]], or \"lo\" for "
+                                         "datagrams we send)");
+            r.iif = static_cast<uint16_t>(id - port_names_.begin());
+        }
+        r.action = rc.action;
+        r.table_id = rc.table;
+        rules.push_back(r);
+    }
+    ctx.fib.set_rules(rules, cfg_.fib_rules_fast_path);
 }
 
 void Engine::setup_graph() {

@@ -96,8 +96,15 @@ int UdpSocket::connect(const Ip6Addr& peer, uint16_t port) {
     if (const int rc = autobind()) return rc;
     // The route and the source address are chosen once, here; the lookup is
     // not one of the per-packet lookups that send_path.route_lookups counts.
-    const uint32_t nh = ctx_.lookup(peer.data());
-    if (nh == kNexthopNone || nh == kNexthopLocal) return -ENETUNREACH;
+    // Through the policy rules, with the bound source if there is one (Linux:
+    // ip6_route_output with the socket's saddr). A rule's drop gives Linux's
+    // errno: unreachable -ENETUNREACH, prohibit -EACCES, blackhole -EINVAL.
+    RuleTally tally;
+    const uint32_t nh = ctx_.route_output(peer.data(), has_source_ ? source_.data() : nullptr, tally);
+    tally.flush(ctx_.events);
+    if (nh == kNexthopProhibit) return -EACCES;
+    if (nh == kNexthopBlackhole) return -EINVAL;
+    if (nh < kNexthopFirstRoute) return -ENETUNREACH;
     if (!has_source_) {
         if (!ctx_.ifaddrs->select_source(ctx_.nexthops[nh].port, peer.data(), source_.data()))
             return -EADDRNOTAVAIL;

@@ -1,6 +1,8 @@
 // ip6_lookup: the route lookup, in bulk over the burst on rte_fib6 (trie).
 // Our own addresses are /128 routes to the "local" next hop; multicast goes
-// to ip6_local when we joined the group.
+// to ip6_local when we joined the group. With policy rules (or the fast path
+// off) each packet walks the rules instead (fib_rules.h), and a rule may end
+// it as unreachable, prohibit or blackhole.
 #include "engine/nodes/nodes.h"
 
 #include <cstring>
@@ -10,6 +12,26 @@ namespace pathscope::engine {
 namespace {
 
 enum Edge : rte_edge_t { to_local, to_forward, to_drop };
+
+// The table choice: one bulk lookup in the main table on the fast path,
+// otherwise the rules walk per packet (source address and input port are
+// selectors). Path events are counted once for the burst.
+inline void choose_routes(EngineContext& ctx, void** objs,
+                          uint8_t (*dst)[RTE_FIB6_IPV6_ADDR_SIZE], uint64_t* nh,
+                          uint16_t len) {
+    const FibRules& fib = ctx.fib;
+    if (likely(fib.direct())) {
+        rte_fib6_lookup_bulk(fib.main(), dst, nh, len);
+        ctx.events.add(PathEvent::fib_lookups, len);
+        return;
+    }
+    RuleTally tally;
+    for (uint16_t i = 0; i < len; ++i) {
+        auto* m = static_cast<rte_mbuf*>(objs[i]);
+        nh[i] = fib.walk(dst[i], ip6_hdr(m)->src_addr, meta(m)->rx_port, tally);
+    }
+    tally.flush(ctx.events);
+}
 
 uint16_t ip6_lookup_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
     EngineContext& ctx = *node_context(node);
@@ -21,7 +43,7 @@ uint16_t ip6_lookup_process(rte_graph* graph, rte_node* node, void** objs, uint1
         const uint16_t len = std::min<uint16_t>(RTE_GRAPH_BURST_SIZE, n - base);
         for (uint16_t i = 0; i < len; ++i)
             memcpy(dst[i], ip6_hdr(static_cast<rte_mbuf*>(objs[base + i]))->dst_addr, 16);
-        rte_fib6_lookup_bulk(ctx.fib, dst, nh, len);
+        choose_routes(ctx, objs + base, dst, nh, len);
         uint16_t i = 0;
         dispatch(graph, node, objs + base, len, [&](rte_mbuf* m) -> rte_edge_t {
             const uint64_t hop = nh[i];
@@ -31,7 +53,7 @@ uint16_t ip6_lookup_process(rte_graph* graph, rte_node* node, void** objs, uint1
                 return to_local;
             }
             if (hop == kNexthopLocal) return to_local;
-            if (unlikely(hop == kNexthopNone)) return drop_as(m, DropReason::ip6_no_route, to_drop);
+            if (unlikely(hop < kNexthopFirstRoute)) return drop_as(m, outcome_drop(hop), to_drop);
             meta(m)->nexthop = static_cast<uint32_t>(hop);
             return to_forward;
         });

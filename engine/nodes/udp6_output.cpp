@@ -19,14 +19,15 @@ enum Edge : rte_edge_t { to_ip6_output, to_drop };
 
 constexpr uint16_t kHeaders = sizeof(rte_ether_hdr) + sizeof(rte_ipv6_hdr) + sizeof(rte_udp_hdr);
 
-rte_edge_t build(EngineContext& ctx, const UdpSocket& s, rte_mbuf* m) {
+rte_edge_t build(EngineContext& ctx, const UdpSocket& s, rte_mbuf* m, RuleTally& tally) {
     PacketMeta* pm = meta(m);
     const SocketMeta* sm = socket_meta(m);
     uint32_t nh_id;
     if (!(ctx.route_cache && s.cached_route(ctx.route_generation, &nh_id)))
-        nh_id = ctx.route(sm->peer);
-    if (unlikely(nh_id == kNexthopNone || nh_id == kNexthopLocal))
-        return drop_as(m, DropReason::ip6_no_route, to_drop);
+        nh_id = ctx.route(sm->peer, s.fixed_source(), tally);
+    // No route, our own address, or a policy rule's unreachable / prohibit /
+    // blackhole: each its own drop reason.
+    if (unlikely(nh_id < kNexthopFirstRoute)) return drop_as(m, outcome_drop(nh_id), to_drop);
     uint8_t src[16];
     if (const uint8_t* fixed = s.fixed_source()) {
         memcpy(src, fixed, 16);
@@ -61,13 +62,15 @@ uint16_t udp6_output_process(rte_graph* graph, rte_node* node, void**, uint16_t)
     EngineContext& ctx = *node_context(node);
     rte_mbuf* pkts[RTE_GRAPH_BURST_SIZE];
     uint16_t total = 0;
+    RuleTally tally;  // the route lookups' path events, added once per call
     for (UdpSocket* s : ctx.sockets) {
         const unsigned got = s->take_outgoing(pkts, RTE_GRAPH_BURST_SIZE);
         if (!got) continue;
         dispatch(graph, node, reinterpret_cast<void**>(pkts), static_cast<uint16_t>(got),
-                 [&](rte_mbuf* m) { return build(ctx, *s, m); });
+                 [&](rte_mbuf* m) { return build(ctx, *s, m, tally); });
         total += static_cast<uint16_t>(got);
     }
+    tally.flush(ctx.events);
     return total;
 }
 

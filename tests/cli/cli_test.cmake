@@ -36,6 +36,9 @@ expect_run(ARGS run /nonexistent.toml EXIT 2 MATCH "File does not exist: /nonexi
 expect_run(ARGS routes --count 10 EXIT 0 MATCH "/48 1" STREAM out)
 expect_run(ARGS routes --count x EXIT 2 MATCH "--count" STREAM err)
 expect_run(ARGS frames --to 2001:db8::1 -o ${CMAKE_CURRENT_BINARY_DIR}/never.pcap EXIT 2 MATCH "--to '2001:db8::1': expected \\[ADDRESS\\]:PORT" STREAM err)
+expect_run(ARGS bench route-output --help EXIT 0 MATCH "usage: pathscope bench route-output" STREAM out)
+expect_run(ARGS bench --help EXIT 0 MATCH "route-output" STREAM out)
+expect_run(ARGS bench route-output --fast-path maybe EXIT 2 MATCH "--fast-path" STREAM err)
 
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/bad.toml "[engine]\nburst = 32\nspeed = \"fast\"\n")
 expect_run(ARGS run ${CMAKE_CURRENT_BINARY_DIR}/bad.toml EXIT 1 MATCH "bad.toml:3: unknown key 'engine.speed'" STREAM err)

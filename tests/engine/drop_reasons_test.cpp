@@ -8,6 +8,7 @@
 
 #include "engine/dpdk.h"
 #include "engine/engine.h"
+#include "engine/routes.h"
 #include "engine/socket.h"
 #include "tests/engine/eal_env.h"
 
@@ -229,6 +230,44 @@ TEST_F(DropReasons, SendPath) {
     ASSERT_LT(rte_pktmbuf_headroom(full), 62u);
     expect_send_drop(*eng, s, full, "2001:db8:aaaa::1", DropReason::udp_no_headroom);
     covered.insert(DropReason::udp_no_headroom);
+}
+
+// Policy rules that end a lookup: each action its own reason, on the
+// receive path (ip6_lookup) and the send path (udp6_output), and a connect
+// gets Linux's errno for it.
+TEST_F(DropReasons, PolicyRules) {
+    EngineConfig c = test::ring_config();
+    const std::pair<const char*, RuleAction> kRules[] = {{"2001:db8:aaaa:1::/64", RuleAction::unreachable},
+                                                         {"2001:db8:aaaa:2::/64", RuleAction::prohibit},
+                                                         {"2001:db8:aaaa:3::/64", RuleAction::blackhole}};
+    for (const auto& [to, action] : kRules) {
+        RuleConfig r;
+        r.priority = 100;
+        r.has_to = true;
+        r.to = *parse_prefix6(to);
+        r.action = action;
+        c.rules.push_back(r);
+    }
+    eng = std::make_unique<Engine>(c);
+    expect_drop(udp6_frame(from_peer(*eng, "2001:db8:aaaa:1::9")), DropReason::ip6_rule_unreachable);
+    expect_drop(udp6_frame(from_peer(*eng, "2001:db8:aaaa:2::9")), DropReason::ip6_rule_prohibit);
+    expect_drop(udp6_frame(from_peer(*eng, "2001:db8:aaaa:3::9")), DropReason::ip6_rule_blackhole);
+    UdpSocket s(eng->context());
+    auto datagram = [&] {
+        rte_mbuf* m = rte_pktmbuf_alloc(eng->pool());
+        memcpy(rte_pktmbuf_append(m, 4), "ping", 4);
+        return m;
+    };
+    expect_send_drop(*eng, s, datagram(), "2001:db8:aaaa:1::9", DropReason::ip6_rule_unreachable);
+    expect_send_drop(*eng, s, datagram(), "2001:db8:aaaa:2::9", DropReason::ip6_rule_prohibit);
+    expect_send_drop(*eng, s, datagram(), "2001:db8:aaaa:3::9", DropReason::ip6_rule_blackhole);
+    UdpSocket a(eng->context()), b(eng->context()), d(eng->context());
+    EXPECT_EQ(a.connect(ip("2001:db8:aaaa:1::9"), 9), -ENETUNREACH);
+    EXPECT_EQ(b.connect(ip("2001:db8:aaaa:2::9"), 9), -EACCES);
+    EXPECT_EQ(d.connect(ip("2001:db8:aaaa:3::9"), 9), -EINVAL);
+    // Outside the rules' prefixes the main table still answers.
+    UdpSocket ok(eng->context());
+    EXPECT_EQ(ok.connect(ip("2001:db8:aaaa:4::9"), 9), 0);
 }
 
 TEST_F(DropReasons, SocketFull) {

@@ -269,7 +269,7 @@ flow_label = 77
     EXPECT_EQ(e.source.flow_label, 77u);
     EXPECT_EQ(capture::describe_variants(e),
               "route_cache=off socket_send=burst ifaddr_sync=rwlock txq_hash=none "
-              "send_accounting=atomic ifaddr_churn=500/s socket.bind=true socket.connect=true");
+              "send_accounting=atomic fib_rules_fast_path=on ifaddr_churn=500/s socket.bind=true socket.connect=true");
     // The default, as the review left it: a plain per-worker count.
     EXPECT_EQ(parse_scenario("", "s.toml", "/b").engine.send_accounting,
               engine::SendAccounting::local);
@@ -281,6 +281,72 @@ flow_label = 77
               "s.toml:1: [socket] configures the [source] application: add one");
     EXPECT_NE(error_of("[source]\ndestinations = 2\n").find("needs 'destination'"),
               std::string::npos);
+}
+
+TEST(Scenario, PolicyRulesAndRouteTables) {
+    const auto sc = parse_scenario(R"([engine]
+fib_rules_fast_path = "off"
+[[port]]
+name = "wire"
+[[route]]
+prefix = "2001:db8:9::/48"
+nexthop = 1
+table = 100
+[[route]]
+prefix = "2001:db8:8::/48"
+nexthop = 1
+[[rule]]
+priority = 100
+from = "2001:db8:1::/48"
+to = "2001:db8:9::/48"
+iif = "wire"
+table = 100
+[[rule]]
+priority = 200
+to = "2001:db8:66::/48"
+action = "prohibit"
+)",
+                                   "s.toml", "/base");
+    const auto& e = sc.engine;
+    EXPECT_FALSE(e.fib_rules_fast_path);
+    ASSERT_EQ(e.routes.size(), 2u);
+    EXPECT_EQ(e.routes[0].table, 100u);
+    EXPECT_EQ(e.routes[1].table, engine::kTableMain);  // a route names no table: main
+    ASSERT_EQ(e.rules.size(), 2u);
+    EXPECT_EQ(e.rules[0].priority, 100u);
+    EXPECT_TRUE(e.rules[0].has_from && e.rules[0].has_to);
+    EXPECT_EQ(e.rules[0].from.len, 48);
+    EXPECT_EQ(e.rules[0].iif, "wire");
+    EXPECT_EQ(e.rules[0].action, engine::RuleAction::table);
+    EXPECT_EQ(e.rules[0].table, 100u);
+    EXPECT_FALSE(e.rules[1].has_from);
+    EXPECT_EQ(e.rules[1].action, engine::RuleAction::prohibit);
+    EXPECT_EQ(capture::describe_variants(e),
+              "route_cache=on socket_send=single ifaddr_sync=rcu txq_hash=flow "
+              "fib_rules_fast_path=off fib_rules=2");
+
+    EXPECT_EQ(error_of("[engine]\nfib_rules_fast_path = \"yes\"\n"),
+              "s.toml:2: 'engine.fib_rules_fast_path' = \"yes\": expected \"on\" or \"off\"");
+    EXPECT_EQ(error_of("[[rule]]\ntable = 100\n"),
+              "s.toml:1: every [[rule]] needs a priority (0 to 4294967295; lower is tried first)");
+    EXPECT_EQ(error_of("[[rule]]\npriority = 5\n"),
+              "s.toml:1: a [[rule]] needs either 'table' (the table to look up) or 'action' "
+              "(unreachable, prohibit or blackhole), not neither");
+    EXPECT_EQ(error_of("[[rule]]\npriority = 5\ntable = 9\naction = \"blackhole\"\n"),
+              "s.toml:1: a [[rule]] needs either 'table' (the table to look up) or 'action' "
+              "(unreachable, prohibit or blackhole), not both");
+    EXPECT_EQ(error_of("[[rule]]\npriority = 5\naction = \"drop\"\n"),
+              "s.toml:3: 'rule.action' = \"drop\": expected \"unreachable\", \"prohibit\" or "
+              "\"blackhole\" (or no action and a table)");
+    EXPECT_EQ(error_of("[[rule]]\npriority = 5\ntable = 0\n"),
+              "s.toml:3: 'rule.table' must be between 1 and 4294967295, not 0");
+    EXPECT_EQ(error_of("[[rule]]\npriority = 5\ntable = 9\nfrom = \"x\"\n"),
+              "s.toml:4: 'rule.from' = \"x\" is not an IPv6 prefix like 2001:db8::/32");
+    EXPECT_EQ(error_of("[[rule]]\npriority = 5\ntable = 9\niif = \"eth9\"\n"),
+              "s.toml:4: 'rule.iif' names port 'eth9', which no [[port]] defines");
+    EXPECT_EQ(error_of("[[rule]]\npriority = 5\ntable = 9\niif = \"lo\"\n"), "");
+    EXPECT_EQ(error_of("[[route]]\nprefix = \"2001:db8::/32\"\ntable = -1\n"),
+              "s.toml:3: 'route.table' must be between 1 and 4294967295, not -1");
 }
 
 TEST(Scenario, MatrixCellsAreEveryCombination) {
