@@ -120,7 +120,7 @@ std::vector<Metric> run_metrics(const db::RunData& run) {
     std::vector<double> received(static_cast<size_t>(trials), 0.0);
     for (const auto& t : run.rows.trials) {
         received[t.trial] = static_cast<double>(basis.packets(t));
-        if (run.info.kind == kPcapImportKind) continue;
+        if (run.info.kind == kPcapImportKind || run.info.kind == db::kBenchKind) continue;
         if (basis.transmit) {
             m.get(kThroughput, kTxRate, "Mpps", true, false).values[t.trial] = t.sent_pps / 1e6;
             continue;

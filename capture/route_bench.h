@@ -10,9 +10,11 @@
 #include <ostream>
 #include <string>
 
+#include "db/records.h"
+
 namespace pathscope::capture {
 
-inline constexpr const char* kBenchKind = "bench";
+using db::kBenchKind;
 /// Histogram subjects (kind db::kLatency, unit cycles) a bench run stores.
 inline constexpr const char* kRouteOutputSubject = "route-output";
 inline constexpr const char* kBareFib6Subject = "rte_fib6_lookup";

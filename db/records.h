@@ -13,6 +13,9 @@ namespace pathscope::db {
 /// and the GUI read them): one constant each, never a literal repeated.
 inline constexpr const char* kCaptureKind = "capture";
 inline constexpr const char* kPcapImportKind = "pcap-import";
+/// A micro-benchmark run (pathscope bench route-output): trials of timed
+/// calls, no packets; its latency histograms and path events are its figures.
+inline constexpr const char* kBenchKind = "bench";
 inline constexpr const char* kStageCallCycles = "stage_call_cycles";  ///< histogram kind
 inline constexpr const char* kRxBurstSize = "rx_burst_size";          ///< histogram kind
 /// Histogram kind of latencies in cycles, one subject each: a packet's time
