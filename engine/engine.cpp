@@ -50,6 +50,8 @@ Engine::Engine(const EngineConfig& cfg) : cfg_(cfg), serial_(next_serial()) {
     ctx_->icmp_per_s = cfg_.icmp_errors_per_s;
     ctx_->route_cache = cfg_.route_cache;
     ctx_->txq_hash = cfg_.txq_hash;
+    ctx_->early_demux = cfg_.early_demux;
+    ctx_->ila = cfg_.ila;
     ctx_->ports.resize(RTE_MAX_ETHPORTS);
     ctx_->ifaddrs = std::make_unique<InterfaceAddresses>(cfg_.ifaddr_sync, RTE_MAX_ETHPORTS);
     port_names_.resize(RTE_MAX_ETHPORTS);
@@ -57,6 +59,7 @@ Engine::Engine(const EngineConfig& cfg) : cfg_(cfg), serial_(next_serial()) {
         setup_pool();
         for (const auto& pc : cfg_.ports) setup_port(pc);
         setup_routes();
+        setup_translation();
         for (const auto& ac : cfg_.apps) apps_.push_back(make_app(*ctx_, ac));
         if (cfg_.source.enabled) apps_.push_back(make_source(*ctx_, cfg_));
         setup_graph();
@@ -90,6 +93,7 @@ void Engine::teardown() {
         if (ctx_->fib) rte_fib6_free(ctx_->fib);
         ctx_->neighbours.reset();  // frees what it held, before the pool goes
         if (ctx_->connected) rte_hash_free(ctx_->connected);
+        ctx_->ila_table.reset();
         ctx_->connected = nullptr;
         ctx_->fib = nullptr;
     }
@@ -219,8 +223,9 @@ rte_hash* Engine::make_hash(const char* what, uint32_t key_len) const {
 
 void Engine::setup_routes() {
     EngineContext& ctx = *ctx_;
-    ctx.nexthops.assign(2, Nexthop{});
+    ctx.nexthops.assign(3, Nexthop{});
     ctx.nexthops[kNexthopLocal].kind = NexthopKind::local;
+    ctx.nexthops[kNexthopTranslate].kind = NexthopKind::translate;
     std::map<uint32_t, uint32_t> by_user_id;
     for (const auto& nc : cfg_.nexthops) {
         Nexthop nh;
@@ -286,6 +291,56 @@ void Engine::setup_routes() {
             throw std::runtime_error("route " + format_prefix6(r.prefix) + " names next hop " +
                                      std::to_string(r.nexthop) + ", which no [[nexthop]] defines");
         add(r.prefix, it->second, "route");
+    }
+}
+
+void Engine::setup_translation() {
+    EngineContext& ctx = *ctx_;
+    const IlaMode mode = cfg_.ila;
+    if (mode == IlaMode::off) return;
+    auto route_to_translate = [&](const uint8_t* prefix, uint8_t len, const std::string& what) {
+        const int rc = rte_fib6_add(ctx.fib, prefix, len, kNexthopTranslate);
+        if (rc < 0)
+            throw std::runtime_error("cannot add the translate route of " + what + ": " +
+                                     rte_strerror(-rc));
+    };
+    if (mode == IlaMode::nptv6) {
+        if (cfg_.nptv6.empty())
+            throw std::runtime_error("engine.ila = \"nptv6\" needs [[nptv6]] prefix pairs");
+        for (const auto& p : cfg_.nptv6) {
+            if (p.external.len != p.internal.len || p.external.len > 64 || p.external.len == 0)
+                throw std::runtime_error("[[nptv6]] " + format_prefix6(p.external) + " -> " +
+                                         format_prefix6(p.internal) +
+                                         ": the prefixes must have the same length, 1 to 64");
+            ctx.nptv6.add(p.external, p.internal);
+            // Received external destinations are translated after the lookup.
+            route_to_translate(p.external.addr.data(), p.external.len,
+                               "[[nptv6]] " + format_prefix6(p.external));
+        }
+        return;
+    }
+    if (cfg_.ila_map.empty())
+        throw std::runtime_error("engine.ila = \"" +
+                                 std::string(mode == IlaMode::late ? "late" : "early") +
+                                 "\" needs [[ila_map]] entries");
+    ctx.ila_table = std::make_unique<IlaTable>(
+        "ila" + std::to_string(serial_), static_cast<uint32_t>(2 * cfg_.ila_map.size()));
+    for (size_t i = 0; i < cfg_.ila_map.size(); ++i) {
+        const IlaMapConfig& e = cfg_.ila_map[i];
+        const std::string what = "[[ila_map]] entry " + std::to_string(i + 1);
+        const uint16_t port = e.port.empty() ? IlaTable::kAnyPort : port_id(e.port);
+        if (!ctx.ila_table->add_rx(e.identifier.data(), e.match_any ? nullptr : e.match.data(),
+                                   port, e.sir_prefix.data()))
+            throw std::runtime_error(what + " maps the same identifier, locator and port as an "
+                                            "earlier entry");
+        // Several receive entries (per port, per locator) may share one send mapping.
+        ctx.ila_table->add_tx(e.identifier.data(), e.sir_prefix.data(), e.locator.data());
+        if (mode == IlaMode::late) {
+            // The locator's /64 routes to translate: the lightweight tunnel.
+            Ip6Addr prefix{};
+            memcpy(prefix.data(), (e.match_any ? e.locator : e.match).data(), 8);
+            route_to_translate(prefix.data(), 64, what);
+        }
     }
 }
 

@@ -40,7 +40,10 @@ class UdpSocket;
 struct SocketMeta {
     uint8_t peer[16];         ///< IPv6 address of the peer (socket receive and send)
     uint16_t peer_port;       ///< UDP port of the peer
-    const UdpSocket* socket;  ///< send path: the sending socket (hop limit, class, flow label)
+    /// Send path: the sending socket (hop limit, class, flow label). Receive
+    /// path, with engine.early_demux on: the connected socket early demux
+    /// found for a UDP packet, nullptr when it found none (Linux's skb->sk).
+    const UdpSocket* socket;
 };
 
 inline constexpr uint16_t kSocketMetaSize = RTE_ALIGN(sizeof(SocketMeta), RTE_MBUF_PRIV_ALIGN);

@@ -90,7 +90,7 @@ class UdpSocket {
     uint32_t flow_label() const { return flow_label_; }
 
     // Stage side.
-    bool deliver(rte_mbuf* m) { return rte_ring_sp_enqueue(rx_, m) == 0; }
+    bool deliver(rte_mbuf* m) const { return rte_ring_sp_enqueue(rx_, m) == 0; }
     unsigned take_outgoing(rte_mbuf** out, unsigned n) {
         return rte_ring_sc_dequeue_burst(tx_, reinterpret_cast<void**>(out), n, nullptr);
     }

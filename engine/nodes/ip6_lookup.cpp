@@ -9,7 +9,7 @@ namespace pathscope::engine {
 
 namespace {
 
-enum Edge : rte_edge_t { to_local, to_forward, to_drop };
+enum Edge : rte_edge_t { to_local, to_forward, to_drop, to_ila_late };
 
 uint16_t ip6_lookup_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
     EngineContext& ctx = *node_context(node);
@@ -32,6 +32,7 @@ uint16_t ip6_lookup_process(rte_graph* graph, rte_node* node, void** objs, uint1
             }
             if (hop == kNexthopLocal) return to_local;
             if (unlikely(hop == kNexthopNone)) return drop_as(m, DropReason::ip6_no_route, to_drop);
+            if (unlikely(hop == kNexthopTranslate)) return to_ila_late;  // engine.ila late, nptv6
             meta(m)->nexthop = static_cast<uint32_t>(hop);
             return to_forward;
         });
@@ -42,7 +43,7 @@ uint16_t ip6_lookup_process(rte_graph* graph, rte_node* node, void** objs, uint1
 }  // namespace
 
 void register_ip6_lookup() {
-    register_node(kIp6Lookup, ip6_lookup_process, {kIp6Local, kIp6Forward, kDrop});
+    register_node(kIp6Lookup, ip6_lookup_process, {kIp6Local, kIp6Forward, kDrop, kIlaLate});
 }
 
 }  // namespace pathscope::engine
