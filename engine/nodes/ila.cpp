@@ -119,17 +119,31 @@ enum LateEdge : rte_edge_t { late_to_local, late_to_forward, late_to_drop };
 
 uint16_t ila_late_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
     EngineContext& ctx = *node_context(node);
-    dispatch(graph, node, objs, n, [&](rte_mbuf* m) -> rte_edge_t {
-        DropReason why;
-        if (!xlat_input(ctx, m, &why)) return drop_as(m, why, late_to_drop);
-        // The second lookup of a lightweight tunnel's input, on the new destination.
-        const uint32_t hop = ctx.lookup(ip6_hdr(m)->dst_addr);
-        if (likely(hop == kNexthopLocal)) return late_to_local;
-        if (hop == kNexthopNone || hop == kNexthopTranslate)
-            return drop_as(m, DropReason::xlat_no_route, late_to_drop);
-        meta(m)->nexthop = hop;
-        return late_to_forward;
-    });
+    // Translate the chunk, then the second lookup of a lightweight tunnel's
+    // input on the new destinations, in bulk as ip6_lookup does the first.
+    uint8_t dst[RTE_GRAPH_BURST_SIZE][RTE_FIB6_IPV6_ADDR_SIZE];
+    uint64_t hop[RTE_GRAPH_BURST_SIZE];
+    DropReason why[RTE_GRAPH_BURST_SIZE];
+    bool ok[RTE_GRAPH_BURST_SIZE];
+    for (uint16_t base = 0; base < n; base += RTE_GRAPH_BURST_SIZE) {
+        const uint16_t len = std::min<uint16_t>(RTE_GRAPH_BURST_SIZE, n - base);
+        for (uint16_t i = 0; i < len; ++i) {
+            rte_mbuf* m = static_cast<rte_mbuf*>(objs[base + i]);
+            ok[i] = xlat_input(ctx, m, &why[i]);
+            memcpy(dst[i], ip6_hdr(m)->dst_addr, 16);
+        }
+        rte_fib6_lookup_bulk(ctx.fib, dst, hop, len);
+        uint16_t i = 0;
+        dispatch(graph, node, objs + base, len, [&](rte_mbuf* m) -> rte_edge_t {
+            const uint16_t k = i++;
+            if (unlikely(!ok[k])) return drop_as(m, why[k], late_to_drop);
+            if (likely(hop[k] == kNexthopLocal)) return late_to_local;
+            if (hop[k] == kNexthopNone || hop[k] == kNexthopTranslate)
+                return drop_as(m, DropReason::xlat_no_route, late_to_drop);
+            meta(m)->nexthop = static_cast<uint32_t>(hop[k]);
+            return late_to_forward;
+        });
+    }
     return n;
 }
 
