@@ -36,12 +36,18 @@ uint16_t early_demux_process(rte_graph* graph, rte_node* node, void** objs, uint
             slot[i] = -1;
             const PacketMeta* pm = meta(m);
             if (pm->l4_proto != IPPROTO_UDP) continue;  // not a candidate, not counted
-            socket_meta(m)->socket = nullptr;           // udp6_input reads it for every UDP packet
+            // No connected socket: a miss that leaves the socket-path line
+            // (the mbuf's third) untouched; udp6_input then looks no further.
+            if (ctx.connected_count == 0) {
+                slot[i] = static_cast<int8_t>(kChunk);
+                continue;
+            }
+            socket_meta(m)->socket = nullptr;  // udp6_input reads it for every UDP packet
             const rte_ipv6_hdr* ip = ip6_hdr(m);
             const uint32_t l4 = kL3Offset + pm->l4_off;
             // A short header or a multicast destination is udp6_input's to judge, after the lookup.
             if (unlikely(rte_pktmbuf_data_len(m) < l4 + sizeof(rte_udp_hdr) ||
-                         ip->dst_addr[0] == 0xff || ctx.connected_count == 0)) {
+                         ip->dst_addr[0] == 0xff)) {
                 slot[i] = static_cast<int8_t>(kChunk);  // a miss without a lookup
                 continue;
             }
