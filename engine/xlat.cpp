@@ -4,7 +4,8 @@
 
 namespace pathscope::engine {
 
-static_assert(sizeof(void*) == 8, "ILA mappings keep the 64 bits to write in the hash's data pointer");
+static_assert(sizeof(void*) == 8,
+              "ILA mappings keep the 64 bits to write in the hash's data pointer");
 
 IlaTable::IlaTable(const std::string& name, uint32_t entries) {
     rte_hash_parameters hp{};
@@ -33,8 +34,12 @@ bool IlaTable::add(const Key& k, const uint8_t* to) {
 
 bool IlaTable::add_rx(const uint8_t* identifier, const uint8_t* match, uint16_t port,
                       const uint8_t* sir_prefix) {
-    const Key k{load64(identifier), match ? load64(match) : 0, port,
-                static_cast<uint8_t>(match ? 0 : 1), 0, 0};
+    const Key k{load64(identifier),
+                match ? load64(match) : 0,
+                port,
+                static_cast<uint8_t>(match ? 0 : 1),
+                0,
+                0};
     if (!add(k, sir_prefix)) return false;
     port_keys_ = port_keys_ || port != kAnyPort;
     any_keys_ = any_keys_ || !match;
@@ -48,7 +53,8 @@ bool IlaTable::add_tx(const uint8_t* identifier, const uint8_t* sir_prefix,
 
 void Nptv6Table::add(const Prefix6& external, const Prefix6& internal) {
     Map in{}, out{};
-    for (unsigned b = 0; b < external.len; ++b) in.mask[b / 8] |= static_cast<uint8_t>(0x80 >> (b % 8));
+    for (unsigned b = 0; b < external.len; ++b)
+        in.mask[b / 8] |= static_cast<uint8_t>(0x80 >> (b % 8));
     for (unsigned i = 0; i < 16; ++i) {
         in.from[i] = external.addr[i] & in.mask[i];
         in.to[i] = internal.addr[i] & in.mask[i];

@@ -69,7 +69,8 @@ class IlaTable {
     bool rx(const uint8_t* addr, uint16_t port, uint8_t* upper) const {
         const uint64_t id = load64(addr + 8), loc = load64(addr);
         void* v;
-        if ((port_keys_ && find(id, loc, false, port, 0, &v)) || find(id, loc, false, kAnyPort, 0, &v) ||
+        if ((port_keys_ && find(id, loc, false, port, 0, &v)) ||
+            find(id, loc, false, kAnyPort, 0, &v) ||
             (any_keys_ && port_keys_ && find(id, 0, true, port, 0, &v)) ||
             (any_keys_ && find(id, 0, true, kAnyPort, 0, &v))) {
             memcpy(upper, &v, 8);

@@ -37,7 +37,8 @@ bool adjust_l4(rte_mbuf* m, const PacketMeta* pm, const uint8_t* from, const uin
     memcpy(&c, p, 2);
     if (pm->l4_proto == IPPROTO_UDP && c == 0) return true;  // none: udp6_input drops it
     c = adjust_checksum64(c, from, to);
-    if (pm->l4_proto == IPPROTO_UDP && c == 0) c = 0xffff;  // RFC 768: a computed zero is sent as ones
+    if (pm->l4_proto == IPPROTO_UDP && c == 0)
+        c = 0xffff;  // RFC 768: a computed zero is sent as ones
     memcpy(p, &c, 2);
     return true;
 }

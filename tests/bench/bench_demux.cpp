@@ -58,7 +58,8 @@ EngineConfig config(const Variant& v, const Ip6Addr& nptv6_internal) {
     PortConfig wire;
     wire.name = "wire";
     wire.mac = {2, 0, 0, 0, 0, 1};
-    wire.addresses = {{*parse_ip6("2001:db8:1::1"), 64}, {*parse_ip6("2001:db8:5::1"), 128},
+    wire.addresses = {{*parse_ip6("2001:db8:1::1"), 64},
+                      {*parse_ip6("2001:db8:5::1"), 128},
                       {nptv6_internal, 128}};
     c.ports = {wire};
     c.nexthops = {{1, "wire", {2, 0, 0, 0, 0, 0x10}}};
@@ -145,9 +146,9 @@ Figures run(const Variant& v, uint64_t packets) {
     const EngineSnapshot s = eng.snapshot(false);
     const double rx = static_cast<double>(s.ledger.received);
     Figures f{};
-    static const std::vector<std::string> receive_path = {
-        "eth_rx",     "eth_input", "ip6_input", "ila_early", "early_demux",
-        "ip6_lookup", "ila_late",  "ip6_local", "udp6_input"};
+    static const std::vector<std::string> receive_path = {"eth_rx",    "eth_input",   "ip6_input",
+                                                          "ila_early", "early_demux", "ip6_lookup",
+                                                          "ila_late",  "ip6_local",   "udp6_input"};
     for (const auto& st : s.stages) {
         const double busy = static_cast<double>(st.cycles - st.idle_cycles);
         if (st.name == "ip6_lookup") f.lookup = busy / rx;
@@ -182,7 +183,8 @@ double median(std::vector<double> v) {
 int main(int argc, char** argv) {
     uint64_t packets = 400000;
     unsigned rounds = 5;
-    bool use_min = false;  // --min: the least of the rounds (on a loaded machine, the least disturbed)
+    bool use_min =
+        false;  // --min: the least of the rounds (on a loaded machine, the least disturbed)
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--packets")) packets = std::strtoull(argv[i + 1], nullptr, 10);
         if (!strcmp(argv[i], "--rounds")) rounds = static_cast<unsigned>(std::atoi(argv[i + 1]));
@@ -206,8 +208,8 @@ int main(int argc, char** argv) {
                 kClients, static_cast<unsigned long>(packets), use_min ? "least" : "median",
                 rounds);
     std::printf("%-27s %10s %11s %9s %9s %12s %10s %10s %12s\n", "variant", "ip6_lookup",
-                "early_demux", "ila_stage", "ip6_local", "receive path", "whole path",
-                "demux hits", "translations");
+                "early_demux", "ila_stage", "ip6_local", "receive path", "whole path", "demux hits",
+                "translations");
     for (const auto& v : variants) {
         auto med = [&](double Figures::*field) {
             std::vector<double> x;

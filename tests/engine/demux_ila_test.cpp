@@ -270,7 +270,8 @@ TEST_F(DemuxIla, WithoutDemuxEarlyTranslationStillDelivers) {
     test::inject(*eng, "wire", {request(kIla, 0), request(kSir, 1)});
     eng->run_until_idle();
     const EngineSnapshot s = eng->snapshot();
-    EXPECT_EQ(event(s, PathEvent::ila_translations), 1u);  // the SIR address has no mapping to apply
+    EXPECT_EQ(event(s, PathEvent::ila_translations),
+              1u);  // the SIR address has no mapping to apply
     EXPECT_EQ(event(s, PathEvent::demux_hits) + event(s, PathEvent::demux_misses), 0u);
     EXPECT_EQ(stage_packets(s)["ip6_lookup"], 2u);
     EXPECT_EQ(s.ledger.delivered, 2u);
@@ -295,7 +296,8 @@ TEST_F(DemuxIla, MostSpecificIlaMappingWins) {
     const auto seen = receive_all();
     ASSERT_EQ(seen.size(), 1u);
     EXPECT_EQ(seen[0].payload, "request00000");
-    EXPECT_EQ(s.ledger.drops[static_cast<unsigned>(DropReason::ip6_no_route)], 1u);  // 2001:db8:7::1
+    EXPECT_EQ(s.ledger.drops[static_cast<unsigned>(DropReason::ip6_no_route)],
+              1u);  // 2001:db8:7::1
 }
 
 TEST_F(DemuxIla, Nptv6KeepsTheChecksumFieldByConstruction) {
@@ -324,7 +326,7 @@ TEST_F(DemuxIla, Nptv6KeepsTheChecksumFieldByConstruction) {
     for (unsigned i = 0; i < kN; ++i) {
         EXPECT_EQ(seen[i].to, internal);
         EXPECT_EQ(seen[i].checksum_field, sent_checksums[i]);  // unchanged
-        EXPECT_TRUE(seen[i].checksum_ok);                       // and still right
+        EXPECT_TRUE(seen[i].checksum_ok);                      // and still right
     }
     send_replies(kN);
     const auto out = test::collect(*eng, "wire");
@@ -350,10 +352,9 @@ TEST_F(DemuxIla, TsharkSeesTranslatedRepliesWithGoodChecksums) {
                                  ("pathscope_ila_" + std::to_string(getpid()) + ".pcap");
         std::filesystem::remove(pcap);
         EngineConfig c = config(true, mode);
-        c.ports.push_back(
-            test::port("tx", "net_pcap_ila" + std::to_string(static_cast<int>(mode)) +
-                                 ",tx_pcap=" + pcap,
-                       {2, 0, 0, 0, 0, 4}, {{ip("2001:db8:4::1"), 64}}));
+        c.ports.push_back(test::port(
+            "tx", "net_pcap_ila" + std::to_string(static_cast<int>(mode)) + ",tx_pcap=" + pcap,
+            {2, 0, 0, 0, 0, 4}, {{ip("2001:db8:4::1"), 64}}));
         c.ports.back().poll = false;
         c.ports.back().rx_queues = 0;
         c.nexthops[1].port = "tx";  // the peers are reached through the pcap port
