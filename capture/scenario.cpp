@@ -548,7 +548,8 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         constexpr const char* kHalf = "64 bits as four hex groups, like \"2001:db8:ff:0\"";
         auto half = [&](const char* k, Half64& out) {
             s.get_parsed(k, out, parse_half64, kHalf);
-            if (!t->get(k)) s.fail_here(std::string("every [[ila_map]] needs '") + k + "' (" + kHalf + ")");
+            if (!t->get(k))
+                s.fail_here(std::string("every [[ila_map]] needs '") + k + "' (" + kHalf + ")");
         };
         half("identifier", e.identifier);
         half("locator", e.locator);
@@ -561,7 +562,8 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
             auto m = parse_half64(match);
             if (!m)
                 s.fail(*t->get("match_locator"), "'ila_map.match_locator' = \"" + match +
-                                                     "\" is not " + kHalf + " or \"*\" (any locator)");
+                                                     "\" is not " + kHalf +
+                                                     " or \"*\" (any locator)");
             e.match = *m;
         } else {
             e.match = e.locator;
@@ -593,7 +595,7 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
     };
     if ((cfg.ila == IlaMode::late || cfg.ila == IlaMode::early) && cfg.ila_map.empty())
         ila_error("engine.ila = \"" + std::string(cfg.ila == IlaMode::late ? "late" : "early") +
-                      "\" needs [[ila_map]] entries (identifier, locator, sir_prefix)");
+                  "\" needs [[ila_map]] entries (identifier, locator, sir_prefix)");
     if (cfg.ila == IlaMode::nptv6 && cfg.nptv6.empty())
         ila_error("engine.ila = \"nptv6\" needs [[nptv6]] prefix pairs (external, internal)");
     for (const auto* t : top.tables("app")) {

@@ -68,9 +68,9 @@ using Half64 = std::array<uint8_t, 8>;
 /// source sir_prefix:identifier to locator:identifier.
 struct IlaMapConfig {
     Half64 identifier{};
-    Half64 locator{};     ///< the locator on the wire (written on send)
-    Half64 sir_prefix{};  ///< the SIR prefix the sockets see (written on receive)
-    Half64 match{};       ///< receive matches this locator (default: `locator`)
+    Half64 locator{};        ///< the locator on the wire (written on send)
+    Half64 sir_prefix{};     ///< the SIR prefix the sockets see (written on receive)
+    Half64 match{};          ///< receive matches this locator (default: `locator`)
     bool match_any = false;  ///< receive matches any locator for the identifier
     std::string port;        ///< receive matches only packets in on this port ("": any)
 };

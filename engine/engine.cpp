@@ -323,16 +323,17 @@ void Engine::setup_translation() {
         throw std::runtime_error("engine.ila = \"" +
                                  std::string(mode == IlaMode::late ? "late" : "early") +
                                  "\" needs [[ila_map]] entries");
-    ctx.ila_table = std::make_unique<IlaTable>(
-        "ila" + std::to_string(serial_), static_cast<uint32_t>(2 * cfg_.ila_map.size()));
+    ctx.ila_table = std::make_unique<IlaTable>("ila" + std::to_string(serial_),
+                                               static_cast<uint32_t>(2 * cfg_.ila_map.size()));
     for (size_t i = 0; i < cfg_.ila_map.size(); ++i) {
         const IlaMapConfig& e = cfg_.ila_map[i];
         const std::string what = "[[ila_map]] entry " + std::to_string(i + 1);
         const uint16_t port = e.port.empty() ? IlaTable::kAnyPort : port_id(e.port);
         if (!ctx.ila_table->add_rx(e.identifier.data(), e.match_any ? nullptr : e.match.data(),
                                    port, e.sir_prefix.data()))
-            throw std::runtime_error(what + " maps the same identifier, locator and port as an "
-                                            "earlier entry");
+            throw std::runtime_error(what +
+                                     " maps the same identifier, locator and port as an "
+                                     "earlier entry");
         // Several receive entries (per port, per locator) may share one send mapping.
         ctx.ila_table->add_tx(e.identifier.data(), e.sir_prefix.data(), e.locator.data());
         if (mode == IlaMode::late) {

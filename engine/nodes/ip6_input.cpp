@@ -64,6 +64,8 @@ uint16_t ip6_input_process(rte_graph* graph, rte_node* node, void** objs, uint16
 
 }  // namespace
 
-void register_ip6_input() { register_node(kIp6Input, ip6_input_process, {kIp6Lookup, kDrop, kEarlyDemux, kIlaEarly}); }
+void register_ip6_input() {
+    register_node(kIp6Input, ip6_input_process, {kIp6Lookup, kDrop, kEarlyDemux, kIlaEarly});
+}
 
 }  // namespace pathscope::engine

@@ -371,7 +371,8 @@ TEST(Scenario, TranslationErrorsNameTheKey) {
               "sir_prefix)");
     EXPECT_EQ(error_of("[engine]\nila = \"nptv6\"\n"),
               "s.toml:2: engine.ila = \"nptv6\" needs [[nptv6]] prefix pairs (external, internal)");
-    const std::string map = "[[ila_map]]\nidentifier = \"0:0:0:1\"\nsir_prefix = \"2001:db8:5:0\"\n";
+    const std::string map =
+        "[[ila_map]]\nidentifier = \"0:0:0:1\"\nsir_prefix = \"2001:db8:5:0\"\n";
     EXPECT_EQ(error_of(map + "locator = \"2001:db8::\"\n"),
               "s.toml:4: 'ila_map.locator' = \"2001:db8::\" is not 64 bits as four hex groups, "
               "like \"2001:db8:ff:0\"");
