@@ -51,6 +51,27 @@ bool IlaTable::add_tx(const uint8_t* identifier, const uint8_t* sir_prefix,
     return add(Key{load64(identifier), load64(sir_prefix), kAnyPort, 0, 1, 0}, locator);
 }
 
+uint64_t IlaTable::rx_bulk(const uint8_t* const* addrs, const uint16_t* ports, unsigned n,
+                           uint8_t (*upper)[8]) const {
+    uint64_t hits = 0;
+    if (port_keys_ || any_keys_) {
+        for (unsigned i = 0; i < n; ++i)
+            if (rx(addrs[i], ports[i], upper[i])) hits |= uint64_t{1} << i;
+        return hits;
+    }
+    Key keys[RTE_HASH_LOOKUP_BULK_MAX];
+    const void* ptrs[RTE_HASH_LOOKUP_BULK_MAX];
+    void* data[RTE_HASH_LOOKUP_BULK_MAX];
+    for (unsigned i = 0; i < n; ++i) {
+        keys[i] = Key{load64(addrs[i] + 8), load64(addrs[i]), kAnyPort, 0, 0, 0};
+        ptrs[i] = &keys[i];
+    }
+    rte_hash_lookup_bulk_data(h_, ptrs, n, &hits, data);
+    for (unsigned i = 0; i < n; ++i)
+        if (hits >> i & 1) memcpy(upper[i], &data[i], 8);
+    return hits;
+}
+
 void Nptv6Table::add(const Prefix6& external, const Prefix6& internal) {
     Map in{}, out{};
     for (unsigned b = 0; b < external.len; ++b)

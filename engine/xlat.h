@@ -78,6 +78,12 @@ class IlaTable {
         }
         return false;
     }
+    /// rx() over up to RTE_HASH_LOOKUP_BULK_MAX addresses: bit i of the
+    /// result says addrs[i] has a mapping, whose SIR prefix is then in
+    /// upper[i]. One bulk lookup when every receive key is (identifier,
+    /// locator), the usual table; rx() for each address otherwise.
+    uint64_t rx_bulk(const uint8_t* const* addrs, const uint16_t* ports, unsigned n,
+                     uint8_t (*upper)[8]) const;
     /// The locator for SIR address `addr`; false: not a mapped SIR address.
     bool tx(const uint8_t* addr, uint8_t* upper) const {
         void* v;

@@ -107,12 +107,34 @@ enum EarlyEdge : rte_edge_t { early_to_demux, early_to_lookup, early_to_drop };
 uint16_t ila_early_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
     EngineContext& ctx = *node_context(node);
     const rte_edge_t next = ctx.early_demux ? early_to_demux : early_to_lookup;
-    dispatch(graph, node, objs, n, [&](rte_mbuf* m) -> rte_edge_t {
-        if (unlikely(ip6_hdr(m)->dst_addr[0] == 0xff)) return next;
-        DropReason why;
-        if (xlat_input(ctx, m, &why) || why == DropReason::xlat_no_mapping) return next;
-        return drop_as(m, why, early_to_drop);
-    });
+    // One bulk lookup in the mapping table per chunk; multicast is never translated.
+    constexpr uint16_t kChunk = RTE_HASH_LOOKUP_BULK_MAX;
+    const uint8_t* addrs[kChunk];
+    uint16_t ports[kChunk];
+    uint8_t upper[kChunk][8];
+    int8_t slot[kChunk];  ///< a packet's place in the bulk lookup; -1: none
+    for (uint16_t base = 0; base < n; base += kChunk) {
+        const uint16_t len = std::min<uint16_t>(kChunk, n - base);
+        unsigned nkeys = 0;
+        for (uint16_t i = 0; i < len; ++i) {
+            rte_mbuf* m = static_cast<rte_mbuf*>(objs[base + i]);
+            const uint8_t* dst = ip6_hdr(m)->dst_addr;
+            slot[i] = -1;
+            if (unlikely(dst[0] == 0xff) || !ctx.ila_table) continue;
+            addrs[nkeys] = dst;
+            ports[nkeys] = meta(m)->rx_port;
+            slot[i] = static_cast<int8_t>(nkeys++);
+        }
+        const uint64_t hits = nkeys ? ctx.ila_table->rx_bulk(addrs, ports, nkeys, upper) : 0;
+        uint16_t i = 0;
+        dispatch(graph, node, objs + base, len, [&](rte_mbuf* m) -> rte_edge_t {
+            const int8_t k = slot[i++];
+            if (k < 0 || !(hits >> k & 1)) return next;  // no mapping: on as it is
+            DropReason why;
+            if (ila_rewrite(ctx, m, ip6_hdr(m)->dst_addr, upper[k], &why)) return next;
+            return drop_as(m, why, early_to_drop);
+        });
+    }
     return n;
 }
 
