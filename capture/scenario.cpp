@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -332,6 +333,31 @@ void read_matrix(const toml::table& t, const std::string& file, const std::strin
     }
 }
 
+/// 64 address bits as ILA writes them: four groups of 1-4 hex digits,
+/// "2001:db8:ff:0" (a locator or SIR prefix) or "0:0:0:1" (an identifier).
+std::optional<Half64> parse_half64(const std::string& s) {
+    Half64 out{};
+    size_t pos = 0;
+    for (unsigned g = 0; g < 4; ++g) {
+        const size_t end = g < 3 ? s.find(':', pos) : s.size();
+        if (end == std::string::npos || end == pos || end - pos > 4) return std::nullopt;
+        unsigned v = 0;
+        for (size_t i = pos; i < end; ++i) {
+            const char c = s[i];
+            const int d = c >= '0' && c <= '9'   ? c - '0'
+                          : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                          : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                                 : -1;
+            if (d < 0) return std::nullopt;
+            v = v * 16 + static_cast<unsigned>(d);
+        }
+        out[2 * g] = static_cast<uint8_t>(v >> 8);
+        out[2 * g + 1] = static_cast<uint8_t>(v);
+        pos = end + 1;
+    }
+    return out;
+}
+
 }  // namespace
 
 std::string describe_variants(const EngineConfig& cfg) {
@@ -343,6 +369,13 @@ std::string describe_variants(const EngineConfig& cfg) {
                     (cfg.send_accounting == SendAccounting::atomic ? "atomic" : "local") +
                     " fib_rules_fast_path=" + (cfg.fib_rules_fast_path ? "on" : "off");
     if (!cfg.rules.empty()) s += " fib_rules=" + std::to_string(cfg.rules.size());
+    // The translation variants show only when switched on, so that the
+    // variants of runs from before them read as they did.
+    if (cfg.early_demux) s += " early_demux=on";
+    if (cfg.ila != IlaMode::off)
+        s += std::string(" ila=") + (cfg.ila == IlaMode::late    ? "late"
+                                     : cfg.ila == IlaMode::early ? "early"
+                                                                 : "nptv6");
     if (cfg.ifaddr_churn_per_s > 0) {
         std::ostringstream churn;
         churn << cfg.ifaddr_churn_per_s;
@@ -396,7 +429,7 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
     EngineConfig& cfg = scenario.engine;
     Section top(root, name, "");
     for (const char* k : {"eal", "engine", "capture", "port", "nexthop", "route", "routes", "rule",
-                          "app", "workload", "source", "socket", "matrix"})
+                          "app", "workload", "source", "socket", "matrix", "ila_map", "nptv6"})
         top.know(k);
     top.finish();
     if (const auto* t = top.table("matrix")) read_matrix(*t, name, "", scenario.matrix);
@@ -446,6 +479,12 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         choice("send_accounting", cfg.send_accounting,
                {{"local", SendAccounting::local}, {"atomic", SendAccounting::atomic}});
         choice("fib_rules_fast_path", cfg.fib_rules_fast_path, {{"on", true}, {"off", false}});
+        choice("early_demux", cfg.early_demux, {{"on", true}, {"off", false}});
+        choice("ila", cfg.ila,
+               {{"off", IlaMode::off},
+                {"late", IlaMode::late},
+                {"early", IlaMode::early},
+                {"nptv6", IlaMode::nptv6}});
         s.get("ifaddr_churn", cfg.ifaddr_churn_per_s);
         s.get("nd_hold", cfg.nd_hold);
         s.get("nd_probes", cfg.nd_probes);
@@ -556,6 +595,62 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
             s.fail_here("[routes] needs 'nexthop' (the next hop id its routes go to)");
         cfg.routes_file = resolve(base_dir, cfg.routes_file);
     }
+    for (const auto* t : top.tables("ila_map")) {
+        Section s(*t, name, "ila_map");
+        IlaMapConfig e;
+        constexpr const char* kHalf = "64 bits as four hex groups, like \"2001:db8:ff:0\"";
+        auto half = [&](const char* k, Half64& out) {
+            s.get_parsed(k, out, parse_half64, kHalf);
+            if (!t->get(k))
+                s.fail_here(std::string("every [[ila_map]] needs '") + k + "' (" + kHalf + ")");
+        };
+        half("identifier", e.identifier);
+        half("locator", e.locator);
+        half("sir_prefix", e.sir_prefix);
+        std::string match;
+        s.get("match_locator", match);
+        if (match == "*") {
+            e.match_any = true;
+        } else if (t->get("match_locator")) {
+            auto m = parse_half64(match);
+            if (!m)
+                s.fail(*t->get("match_locator"), "'ila_map.match_locator' = \"" + match +
+                                                     "\" is not " + kHalf +
+                                                     " or \"*\" (any locator)");
+            e.match = *m;
+        } else {
+            e.match = e.locator;
+        }
+        s.get("port", e.port);
+        s.finish();
+        if (!e.port.empty()) known_port(s, *t, e.port, "port");
+        if (e.locator == e.sir_prefix)
+            s.fail_here("[[ila_map]] locator and sir_prefix are the same: nothing to translate");
+        cfg.ila_map.push_back(e);
+    }
+    for (const auto* t : top.tables("nptv6")) {
+        Section s(*t, name, "nptv6");
+        Nptv6Config p;
+        s.get_parsed("external", p.external, parse_prefix6, "an IPv6 prefix like 2001:db8:ff::/48");
+        s.get_parsed("internal", p.internal, parse_prefix6, "an IPv6 prefix like fd00:5::/48");
+        s.finish();
+        if (!t->get("external") || !t->get("internal"))
+            s.fail_here("every [[nptv6]] needs 'external' and 'internal' prefixes");
+        if (p.external.len != p.internal.len || p.external.len == 0 || p.external.len > 64)
+            s.fail(*t->get("internal"),
+                   "[[nptv6]] external and internal prefixes must have the same length, 1 to 64 "
+                   "(RFC 6296 keeps the interface identifier): " +
+                       format_prefix6(p.external) + " and " + format_prefix6(p.internal));
+        cfg.nptv6.push_back(p);
+    }
+    auto ila_error = [&](const std::string& msg) {
+        throw ScenarioError(where(*root.at_path("engine.ila").node(), name) + ": " + msg);
+    };
+    if ((cfg.ila == IlaMode::late || cfg.ila == IlaMode::early) && cfg.ila_map.empty())
+        ila_error("engine.ila = \"" + std::string(cfg.ila == IlaMode::late ? "late" : "early") +
+                  "\" needs [[ila_map]] entries (identifier, locator, sir_prefix)");
+    if (cfg.ila == IlaMode::nptv6 && cfg.nptv6.empty())
+        ila_error("engine.ila = \"nptv6\" needs [[nptv6]] prefix pairs (external, internal)");
     for (const auto* t : top.tables("app")) {
         Section s(*t, name, "app");
         AppConfig a;

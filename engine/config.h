@@ -89,6 +89,34 @@ enum class TxqHash { flow, none };        ///< spread over transmit queues by fl
 /// wake-up check when the buffer is freed: sock_wfree), `local` as after it
 /// (a plain count only the worker touches, no barrier).
 enum class SendAccounting { local, atomic };
+/// Where the receive path translates destination addresses: not at all,
+/// ILA after the route lookup (a "translate" route, as a lightweight tunnel),
+/// ILA before early demux, or NPTv6 (RFC 6296) after the route lookup.
+enum class IlaMode { off, late, early, nptv6 };
+
+/// 64 bits of an address in network byte order: an ILA locator, SIR prefix or identifier.
+using Half64 = std::array<uint8_t, 8>;
+
+/// One identifier-locator mapping ([[ila_map]]). The host's sockets use the
+/// SIR address (sir_prefix:identifier); the wire carries the ILA address
+/// (locator:identifier). Receive rewrites a destination whose upper half is
+/// the match locator (any, when match_any) to the SIR prefix; send rewrites a
+/// source sir_prefix:identifier to locator:identifier.
+struct IlaMapConfig {
+    Half64 identifier{};
+    Half64 locator{};        ///< the locator on the wire (written on send)
+    Half64 sir_prefix{};     ///< the SIR prefix the sockets see (written on receive)
+    Half64 match{};          ///< receive matches this locator (default: `locator`)
+    bool match_any = false;  ///< receive matches any locator for the identifier
+    std::string port;        ///< receive matches only packets in on this port ("": any)
+};
+
+/// One NPTv6 prefix pair ([[nptv6]]): receive maps external -> internal
+/// destinations, send maps internal -> external sources, checksum-neutrally.
+struct Nptv6Config {
+    Prefix6 external;
+    Prefix6 internal;  ///< same length as external, at most 64
+};
 
 /// The source application: a UDP sender on the worker lcore, in one of the
 /// four bind/connect combinations ([source] and [socket] in a scenario).
@@ -181,6 +209,12 @@ struct EngineConfig {
     /// With no custom rule, look the main table up directly (on), or walk the
     /// default rules for every lookup (off: the code before the review).
     bool fib_rules_fast_path = true;
+    /// Early demux: a UDP packet's connected socket found by its full 4-tuple
+    /// before the route lookup, which a hit skips.
+    bool early_demux = false;
+    IlaMode ila = IlaMode::off;
+    std::vector<IlaMapConfig> ila_map;
+    std::vector<Nptv6Config> nptv6;
     /// Interface address changes a second made by a control thread during the
     /// run (an address added, an older one removed); 0: none.
     double ifaddr_churn_per_s = 0;

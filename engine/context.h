@@ -15,6 +15,7 @@
 #include "engine/fib_rules.h"
 #include "engine/ifaddr.h"
 #include "engine/neighbours.h"
+#include "engine/xlat.h"
 
 namespace pathscope::engine {
 
@@ -41,10 +42,12 @@ struct ConnKey {
     uint16_t local_port;
 };
 
-enum class NexthopKind : uint8_t { none, local, remote, onlink };
+/// translate: the destination is rewritten (ILA or NPTv6, engine.ila) by the
+/// ila_late stage and then looked up again, as a lightweight tunnel's input does.
+enum class NexthopKind : uint8_t { none, local, remote, onlink, translate };
 
 /// A FIB next hop value indexes this table. Index 0 is "no route" (the FIB's
-/// default), index 1 is "local delivery".
+/// default), index 1 is "local delivery", index 2 "translate".
 struct Nexthop {
     NexthopKind kind = NexthopKind::none;
     uint16_t port = 0;  ///< DPDK port id
@@ -67,6 +70,10 @@ struct EngineContext {
     bool latency_histograms = true;
     TxqHash txq_hash = TxqHash::flow;
     SendAccounting send_accounting = SendAccounting::local;
+    bool early_demux = false;
+    IlaMode ila = IlaMode::off;
+    std::unique_ptr<IlaTable> ila_table;  ///< engine.ila = late or early
+    Nptv6Table nptv6;                     ///< engine.ila = nptv6
     std::vector<PortRuntime> ports;      ///< indexed by DPDK port id
     std::vector<uint16_t> polled_ports;  ///< port ids whose rx queues eth_rx polls
     std::vector<Nexthop> nexthops;

@@ -44,7 +44,11 @@ namespace pathscope::engine {
     X(nd_queue_full, "nd_resolve", "neighbour unresolved and its hold queue full")               \
     X(nd_timeout, "nd_resolve", "neighbour never answered the solicitations")                    \
     X(nd_pending_at_stop, "nd_resolve", "held for neighbour resolution when the engine stopped") \
-    X(tx_full, "eth_tx", "transmit queue full")
+    X(tx_full, "eth_tx", "transmit queue full")                                                  \
+    X(xlat_no_mapping, "ila_late", "route says translate but no mapping matches")                \
+    X(ila_no_checksum, "ila_late", "ILA: upper-layer checksum beyond the packet")                \
+    X(nptv6_no_adjust_word, "ila_late", "NPTv6 /49-/64: words 4-7 all 0xffff (RFC 6296)")        \
+    X(xlat_no_route, "ila_late", "translated destination unroutable (or routed to translate)")
 
 enum class DropReason : uint16_t {
 #define PATHSCOPE_X(name, stage, text) name,

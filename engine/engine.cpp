@@ -53,6 +53,8 @@ Engine::Engine(const EngineConfig& cfg) : cfg_(cfg), serial_(next_serial()) {
     ctx_->latency_histograms = cfg_.call_histograms;
     ctx_->txq_hash = cfg_.txq_hash;
     ctx_->send_accounting = cfg_.send_accounting;
+    ctx_->early_demux = cfg_.early_demux;
+    ctx_->ila = cfg_.ila;
     ctx_->ports.resize(RTE_MAX_ETHPORTS);
     ctx_->ifaddrs = std::make_unique<InterfaceAddresses>(cfg_.ifaddr_sync, RTE_MAX_ETHPORTS);
     port_names_.resize(RTE_MAX_ETHPORTS);
@@ -60,6 +62,7 @@ Engine::Engine(const EngineConfig& cfg) : cfg_(cfg), serial_(next_serial()) {
         setup_pool();
         for (const auto& pc : cfg_.ports) setup_port(pc);
         setup_routes();
+        setup_translation();
         for (const auto& ac : cfg_.apps) apps_.push_back(make_app(*ctx_, ac));
         if (cfg_.source.enabled) apps_.push_back(make_source(*ctx_, cfg_));
         setup_graph();
@@ -92,6 +95,7 @@ void Engine::teardown() {
     if (ctx_) {
         ctx_->neighbours.reset();  // frees what it held, before the pool goes
         if (ctx_->connected) rte_hash_free(ctx_->connected);
+        ctx_->ila_table.reset();
         ctx_->connected = nullptr;
     }
     if (pool_) rte_mempool_free(pool_);
@@ -223,6 +227,7 @@ void Engine::setup_routes() {
     // Indices below kNexthopFirstRoute are outcomes (none, local, the rule drops).
     ctx.nexthops.assign(kNexthopFirstRoute, Nexthop{});
     ctx.nexthops[kNexthopLocal].kind = NexthopKind::local;
+    ctx.nexthops[kNexthopTranslate].kind = NexthopKind::translate;
     std::map<uint32_t, uint32_t> by_user_id;
     for (const auto& nc : cfg_.nexthops) {
         Nexthop nh;
@@ -313,6 +318,58 @@ void Engine::setup_routes() {
         rules.push_back(r);
     }
     ctx.fib.set_rules(rules, cfg_.fib_rules_fast_path);
+}
+
+void Engine::setup_translation() {
+    EngineContext& ctx = *ctx_;
+    const IlaMode mode = cfg_.ila;
+    if (mode == IlaMode::off) return;
+    auto route_to_translate = [&](const uint8_t* prefix, uint8_t len, const std::string& what) {
+        // Into the main table, where the fast path and the main rule find it.
+        const int rc = rte_fib6_add(ctx.fib.main(), prefix, len, kNexthopTranslate);
+        if (rc < 0)
+            throw std::runtime_error("cannot add the translate route of " + what + ": " +
+                                     rte_strerror(-rc));
+    };
+    if (mode == IlaMode::nptv6) {
+        if (cfg_.nptv6.empty())
+            throw std::runtime_error("engine.ila = \"nptv6\" needs [[nptv6]] prefix pairs");
+        for (const auto& p : cfg_.nptv6) {
+            if (p.external.len != p.internal.len || p.external.len > 64 || p.external.len == 0)
+                throw std::runtime_error("[[nptv6]] " + format_prefix6(p.external) + " -> " +
+                                         format_prefix6(p.internal) +
+                                         ": the prefixes must have the same length, 1 to 64");
+            ctx.nptv6.add(p.external, p.internal);
+            // Received external destinations are translated after the lookup.
+            route_to_translate(p.external.addr.data(), p.external.len,
+                               "[[nptv6]] " + format_prefix6(p.external));
+        }
+        return;
+    }
+    if (cfg_.ila_map.empty())
+        throw std::runtime_error("engine.ila = \"" +
+                                 std::string(mode == IlaMode::late ? "late" : "early") +
+                                 "\" needs [[ila_map]] entries");
+    ctx.ila_table = std::make_unique<IlaTable>("ila" + std::to_string(serial_),
+                                               static_cast<uint32_t>(2 * cfg_.ila_map.size()));
+    for (size_t i = 0; i < cfg_.ila_map.size(); ++i) {
+        const IlaMapConfig& e = cfg_.ila_map[i];
+        const std::string what = "[[ila_map]] entry " + std::to_string(i + 1);
+        const uint16_t port = e.port.empty() ? IlaTable::kAnyPort : port_id(e.port);
+        if (!ctx.ila_table->add_rx(e.identifier.data(), e.match_any ? nullptr : e.match.data(),
+                                   port, e.sir_prefix.data()))
+            throw std::runtime_error(what +
+                                     " maps the same identifier, locator and port as an "
+                                     "earlier entry");
+        // Several receive entries (per port, per locator) may share one send mapping.
+        ctx.ila_table->add_tx(e.identifier.data(), e.sir_prefix.data(), e.locator.data());
+        if (mode == IlaMode::late) {
+            // The locator's /64 routes to translate: the lightweight tunnel.
+            Ip6Addr prefix{};
+            memcpy(prefix.data(), (e.match_any ? e.locator : e.match).data(), 8);
+            route_to_translate(prefix.data(), 64, what);
+        }
+    }
 }
 
 void Engine::setup_graph() {

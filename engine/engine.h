@@ -88,6 +88,9 @@ class Engine {
     void setup_pool();
     void setup_port(const PortConfig& pc);
     void setup_routes();
+    /// engine.ila: the ILA table or NPTv6 prefixes, and (late, nptv6) the
+    /// routes whose next hop is "translate".
+    void setup_translation();
     rte_hash* make_hash(const char* what, uint32_t key_len) const;
     void setup_graph();
     void walk();

@@ -26,14 +26,16 @@
 namespace pathscope::engine {
 
 // Next hop indices below kNexthopFirstRoute are outcomes, not next hops:
-// no route (the FIB's default), local delivery, and the rule actions that
-// end a lookup.
+// no route (the FIB's default), local delivery, the rule actions that end a
+// lookup, and translation (engine.ila late or nptv6: the route of a
+// locator or external prefix, as a lightweight tunnel).
 inline constexpr uint32_t kNexthopNone = 0;
 inline constexpr uint32_t kNexthopLocal = 1;
 inline constexpr uint32_t kNexthopUnreachable = 2;
 inline constexpr uint32_t kNexthopProhibit = 3;
 inline constexpr uint32_t kNexthopBlackhole = 4;
-inline constexpr uint32_t kNexthopFirstRoute = 5;
+inline constexpr uint32_t kNexthopTranslate = 5;
+inline constexpr uint32_t kNexthopFirstRoute = 6;
 
 /// Input "port" of a datagram we send (Linux's loopback: `iif lo`).
 inline constexpr uint16_t kIifLocal = 0xfffe;

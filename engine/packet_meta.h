@@ -42,6 +42,8 @@ struct SocketMeta {
     uint16_t peer_port;       ///< UDP port of the peer
     /// Send path: the sending socket (hop limit, class, flow label; and its
     /// in-flight bytes, released when the datagram is transmitted or dropped).
+    /// Receive path, with engine.early_demux on: the connected socket early
+    /// demux found for a UDP packet, nullptr when it found none (Linux's skb->sk).
     UdpSocket* socket;
 };
 

@@ -13,9 +13,15 @@ using analysis::Ip6ExtStop;
 using analysis::Ip6ExtWalk;
 using analysis::walk_ip6_ext;
 
-enum Edge : rte_edge_t { to_lookup, to_drop };
+enum Edge : rte_edge_t { to_lookup, to_drop, to_early_demux, to_ila_early };
 
 uint16_t ip6_input_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
+    // Where a checked packet goes next: the optional stages, when switched
+    // on, sit between here and the route lookup (chosen once a burst).
+    const EngineContext& ctx = *node_context(node);
+    const rte_edge_t next = ctx.ila == IlaMode::early ? to_ila_early
+                            : ctx.early_demux         ? to_early_demux
+                                                      : to_lookup;
     dispatch(graph, node, objs, n, [&](rte_mbuf* m) -> rte_edge_t {
         if (unlikely(rte_pktmbuf_data_len(m) < kL3Offset + sizeof(rte_ipv6_hdr)))
             return drop_as(m, DropReason::ip6_short, to_drop);
@@ -40,7 +46,7 @@ uint16_t ip6_input_process(rte_graph* graph, rte_node* node, void** objs, uint16
                 PacketMeta* pm = meta(m);
                 pm->l4_proto = w.proto;
                 pm->l4_off = static_cast<uint16_t>(w.off);
-                return to_lookup;
+                return next;
             }
             case Ip6ExtStop::hbh_not_first:
                 return drop_as(m, DropReason::ip6_hbh_not_first, to_drop);
@@ -58,6 +64,8 @@ uint16_t ip6_input_process(rte_graph* graph, rte_node* node, void** objs, uint16
 
 }  // namespace
 
-void register_ip6_input() { register_node(kIp6Input, ip6_input_process, {kIp6Lookup, kDrop}); }
+void register_ip6_input() {
+    register_node(kIp6Input, ip6_input_process, {kIp6Lookup, kDrop, kEarlyDemux, kIlaEarly});
+}
 
 }  // namespace pathscope::engine

@@ -11,7 +11,7 @@ namespace pathscope::engine {
 
 namespace {
 
-enum Edge : rte_edge_t { to_local, to_forward, to_drop };
+enum Edge : rte_edge_t { to_local, to_forward, to_drop, to_ila_late };
 
 // The table choice: one bulk lookup in the main table on the fast path,
 // otherwise the rules walk per packet (source address and input port are
@@ -53,6 +53,7 @@ uint16_t ip6_lookup_process(rte_graph* graph, rte_node* node, void** objs, uint1
                 return to_local;
             }
             if (hop == kNexthopLocal) return to_local;
+            if (unlikely(hop == kNexthopTranslate)) return to_ila_late;  // engine.ila late, nptv6
             if (unlikely(hop < kNexthopFirstRoute)) return drop_as(m, outcome_drop(hop), to_drop);
             meta(m)->nexthop = static_cast<uint32_t>(hop);
             return to_forward;
@@ -64,7 +65,7 @@ uint16_t ip6_lookup_process(rte_graph* graph, rte_node* node, void** objs, uint1
 }  // namespace
 
 void register_ip6_lookup() {
-    register_node(kIp6Lookup, ip6_lookup_process, {kIp6Local, kIp6Forward, kDrop});
+    register_node(kIp6Lookup, ip6_lookup_process, {kIp6Local, kIp6Forward, kDrop, kIlaLate});
 }
 
 }  // namespace pathscope::engine

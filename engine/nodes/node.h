@@ -92,7 +92,10 @@ void reply_ethernet(EngineContext& ctx, rte_mbuf* m);
 inline constexpr const char* kEthRx = "eth_rx";
 inline constexpr const char* kEthInput = "eth_input";
 inline constexpr const char* kIp6Input = "ip6_input";
+inline constexpr const char* kIlaEarly = "ila_early";
+inline constexpr const char* kEarlyDemux = "early_demux";
 inline constexpr const char* kIp6Lookup = "ip6_lookup";
+inline constexpr const char* kIlaLate = "ila_late";
 inline constexpr const char* kIp6Local = "ip6_local";
 inline constexpr const char* kIp6Forward = "ip6_forward";
 inline constexpr const char* kIcmp6Input = "icmp6_input";
@@ -114,6 +117,15 @@ rte_mbuf* make_solicitation(EngineContext& ctx, uint16_t port_id, const uint8_t*
 /// as nd_timeout. Returns the packets enqueued.
 uint16_t nd_service(EngineContext& ctx, rte_graph* graph, rte_node* node, uint64_t now,
                     rte_edge_t to_tx, rte_edge_t to_drop);
+
+/// engine.ila's receive translation of `m`'s destination (ILA: locator to
+/// SIR prefix; NPTv6: external to internal prefix), counted as a path event.
+/// False, with the reason in *why, when it cannot be translated.
+bool xlat_input(EngineContext& ctx, rte_mbuf* m, DropReason* why);
+/// The send side on a datagram udp6_output built: a mapped source goes back
+/// to its locator (external prefix). True for a source with no mapping too;
+/// false, with *why, when the datagram must be dropped.
+bool xlat_output(EngineContext& ctx, rte_mbuf* m, DropReason* why);
 
 /// Registers every stage once per process; returns the node names in path order.
 const std::vector<const char*>& register_all_nodes();

@@ -8,6 +8,8 @@ namespace pathscope::engine {
 void register_eth_rx();
 void register_eth_input();
 void register_ip6_input();
+void register_early_demux();
+void register_ila();  ///< ila_early and ila_late
 void register_ip6_lookup();
 void register_ip6_local();
 void register_ip6_forward();

@@ -1,4 +1,5 @@
-// udp6_input: length and checksum checks, then the socket lookup: a socket
+// udp6_input: length and checksum checks, then the socket lookup: the
+// socket early demux found (engine.early_demux), else a socket
 // connected to the sender (4-tuple) first, else one bound to the destination
 // port, gets the datagram (delivered); with none, an ICMPv6 port unreachable
 // goes back (rate-limited, counted as replied) or the packet is dropped as
@@ -37,8 +38,12 @@ uint16_t udp6_input_process(rte_graph* graph, rte_node* node, void** objs, uint1
                      ((m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) != RTE_MBUF_F_RX_L4_CKSUM_GOOD &&
                       l4_checksum_sum(m, ip, l4_off, IPPROTO_UDP, l4_len) != 0xffff)))
             return drop_as(m, DropReason::udp_bad_checksum, to_drop);
-        UdpSocket* s = nullptr;
-        if (unlikely(ctx.connected_count)) {  // connected 4-tuple first
+        // Early demux already found the connected socket of a packet it let
+        // through (it writes the field only while some socket is connected;
+        // that count changes between graph walks, never within one).
+        UdpSocket* s =
+            ctx.early_demux && ctx.connected_count ? socket_meta(m)->socket : nullptr;
+        if (!s && unlikely(ctx.connected_count)) {  // connected 4-tuple first
             ConnKey key;
             memcpy(key.remote, ip->src_addr, 16);
             key.remote_port = rte_be_to_cpu_16(udp->src_port);

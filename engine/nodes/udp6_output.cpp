@@ -55,6 +55,10 @@ rte_edge_t build(EngineContext& ctx, const UdpSocket& s, rte_mbuf* m, RuleTally&
     pm->l4_off = sizeof(rte_ipv6_hdr);
     pm->l4_proto = IPPROTO_UDP;
     pm->rx_tsc = 0;
+    // engine.ila: a SIR (internal) source goes out as its locator (external prefix).
+    DropReason why;
+    if (unlikely(ctx.ila != IlaMode::off) && !xlat_output(ctx, m, &why))
+        return drop_as(m, why, to_drop);
     return to_ip6_output;
 }
 

@@ -151,6 +151,36 @@ TEST_F(DropReasons, Udp) {
     expect_drop(udp6_frame(from_peer(*eng, "2001:db8:1::1", 4444)), DropReason::udp_no_socket);
 }
 
+TEST_F(DropReasons, Translation) {
+    // ILA late: the locator 2001:db8:ff::/64 routes to translate; identifier
+    // 0:0:0:1 maps to the SIR address 2001:db8:1::1, 0:0:0:3 to 3fff::3 (no route).
+    EngineConfig c = test::ring_config();
+    c.ila = IlaMode::late;
+    IlaMapConfig e;
+    e.identifier = {0, 0, 0, 0, 0, 0, 0, 1};
+    e.locator = e.match = {0x20, 0x01, 0x0d, 0xb8, 0, 0xff, 0, 0};
+    e.sir_prefix = {0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 0};
+    IlaMapConfig lost = e;
+    lost.identifier[7] = 3;
+    lost.sir_prefix = {0x3f, 0xff, 0, 0, 0, 0, 0, 0};
+    c.ila_map = {e, lost};
+    eng = std::make_unique<Engine>(c);
+    expect_drop(udp6_frame(from_peer(*eng, "2001:db8:ff::2")), DropReason::xlat_no_mapping);
+    Frame short_udp = udp6_frame(from_peer(*eng, "2001:db8:ff::1"));
+    short_udp.resize(kEthLen + kIp6Len + 4);  // the checksum field is not there
+    set_plen(short_udp);
+    expect_drop(short_udp, DropReason::ila_no_checksum);
+    expect_drop(udp6_frame(from_peer(*eng, "2001:db8:ff::3")), DropReason::xlat_no_route);
+    // NPTv6 /64: the adjustment goes in the first of words 4-7 that is not 0xffff.
+    eng.reset();
+    c.ila = IlaMode::nptv6;
+    c.ila_map.clear();
+    c.nptv6 = {{*parse_prefix6("2001:db8:ee::/64"), *parse_prefix6("2001:db8:1::/64")}};
+    eng = std::make_unique<Engine>(c);
+    expect_drop(udp6_frame(from_peer(*eng, "2001:db8:ee::ffff:ffff:ffff:ffff")),
+                DropReason::nptv6_no_adjust_word);
+}
+
 TEST_F(DropReasons, RemovedAddress) {
     // The FIB still routes 2001:db8:1::1 to us, but the address left the list.
     ASSERT_TRUE(eng->context().ifaddrs->remove(eng->port_id("wire"), ip("2001:db8:1::1")));

@@ -322,7 +322,7 @@ action = "prohibit"
     EXPECT_FALSE(e.rules[1].has_from);
     EXPECT_EQ(e.rules[1].action, engine::RuleAction::prohibit);
     EXPECT_EQ(capture::describe_variants(e),
-              "route_cache=on socket_send=single ifaddr_sync=rcu txq_hash=flow "
+              "route_cache=on socket_send=single ifaddr_sync=rcu txq_hash=flow send_accounting=local "
               "fib_rules_fast_path=off fib_rules=2");
 
     EXPECT_EQ(error_of("[engine]\nfib_rules_fast_path = \"yes\"\n"),
@@ -469,4 +469,107 @@ TEST(Scenario, RequestResponseWorkloadErrorsNameTheKey) {
     many.replace(many.find("max_clients = 300"), 17, "max_clients = 2000");
     EXPECT_EQ(error_of(many),
               "s.toml:9: 'app.max_clients' must be between 1 and 1024 sockets, not 2000");
+}
+
+TEST(Scenario, EarlyDemuxAndIlaMappings) {
+    const auto sc = parse_scenario(R"(
+[engine]
+early_demux = "on"
+ila = "late"
+[[port]]
+name = "wire"
+addresses = ["2001:db8:5::1/64"]
+[[ila_map]]
+identifier = "0:0:0:1"
+locator = "2001:db8:ff:0"
+sir_prefix = "2001:db8:5:0"
+[[ila_map]]
+identifier = "0:0:0:2"
+locator = "2001:db8:ff:0"
+sir_prefix = "2001:db8:5:0"
+match_locator = "*"
+port = "wire"
+[[ila_map]]
+identifier = "0:0:0:3"
+locator = "2001:DB8:FF:0"
+sir_prefix = "2001:db8:5:0"
+match_locator = "2001:db8:ee:1"
+)",
+                                   "s.toml", "/base");
+    const auto& e = sc.engine;
+    EXPECT_TRUE(e.early_demux);
+    EXPECT_EQ(e.ila, engine::IlaMode::late);
+    ASSERT_EQ(e.ila_map.size(), 3u);
+    const engine::Half64 id1{0, 0, 0, 0, 0, 0, 0, 1}, loc{0x20, 0x01, 0x0d, 0xb8, 0, 0xff, 0, 0},
+        sir{0x20, 0x01, 0x0d, 0xb8, 0, 5, 0, 0}, other{0x20, 0x01, 0x0d, 0xb8, 0, 0xee, 0, 1};
+    EXPECT_EQ(e.ila_map[0].identifier, id1);
+    EXPECT_EQ(e.ila_map[0].locator, loc);
+    EXPECT_EQ(e.ila_map[0].sir_prefix, sir);
+    EXPECT_EQ(e.ila_map[0].match, loc);  // the locator, unless told otherwise
+    EXPECT_FALSE(e.ila_map[0].match_any);
+    EXPECT_TRUE(e.ila_map[1].match_any);
+    EXPECT_EQ(e.ila_map[1].port, "wire");
+    EXPECT_EQ(e.ila_map[2].locator, loc);  // hex digits in either case
+    EXPECT_EQ(e.ila_map[2].match, other);
+    EXPECT_EQ(capture::describe_variants(e),
+              "route_cache=on socket_send=single ifaddr_sync=rcu txq_hash=flow "
+              "send_accounting=local fib_rules_fast_path=on early_demux=on ila=late");
+    // Off, the default, adds nothing to the variants.
+    EXPECT_EQ(capture::describe_variants(parse_scenario("", "s.toml", "/base").engine),
+              "route_cache=on socket_send=single ifaddr_sync=rcu txq_hash=flow "
+              "send_accounting=local fib_rules_fast_path=on");
+}
+
+TEST(Scenario, Nptv6PrefixPairs) {
+    const auto sc = parse_scenario(R"(
+[engine]
+ila = "nptv6"
+[[nptv6]]
+external = "2001:db8:ff::/48"
+internal = "fd00:5::/48"
+)",
+                                   "s.toml", "/base");
+    ASSERT_EQ(sc.engine.nptv6.size(), 1u);
+    EXPECT_EQ(sc.engine.nptv6[0].external.len, 48);
+    EXPECT_EQ(sc.engine.nptv6[0].internal.addr[0], 0xfd);
+    EXPECT_NE(capture::describe_variants(sc.engine).find(" ila=nptv6"), std::string::npos);
+}
+
+TEST(Scenario, TranslationErrorsNameTheKey) {
+    EXPECT_EQ(error_of("[engine]\nearly_demux = \"yes\"\n"),
+              "s.toml:2: 'engine.early_demux' = \"yes\": expected \"on\" or \"off\"");
+    EXPECT_EQ(error_of("[engine]\nila = \"before\"\n"),
+              "s.toml:2: 'engine.ila' = \"before\": expected \"off\" or \"late\" or \"early\" or "
+              "\"nptv6\"");
+    EXPECT_EQ(error_of("[engine]\nila = \"early\"\n"),
+              "s.toml:2: engine.ila = \"early\" needs [[ila_map]] entries (identifier, locator, "
+              "sir_prefix)");
+    EXPECT_EQ(error_of("[engine]\nila = \"nptv6\"\n"),
+              "s.toml:2: engine.ila = \"nptv6\" needs [[nptv6]] prefix pairs (external, internal)");
+    const std::string map =
+        "[[ila_map]]\nidentifier = \"0:0:0:1\"\nsir_prefix = \"2001:db8:5:0\"\n";
+    EXPECT_EQ(error_of(map + "locator = \"2001:db8::\"\n"),
+              "s.toml:4: 'ila_map.locator' = \"2001:db8::\" is not 64 bits as four hex groups, "
+              "like \"2001:db8:ff:0\"");
+    EXPECT_EQ(error_of(map),
+              "s.toml:1: every [[ila_map]] needs 'locator' (64 bits as four hex groups, like "
+              "\"2001:db8:ff:0\")");
+    EXPECT_EQ(error_of(map + "locator = \"2001:db8:5:0\"\n"),
+              "s.toml:1: [[ila_map]] locator and sir_prefix are the same: nothing to translate");
+    EXPECT_EQ(error_of(map + "locator = \"2001:db8:ff:0\"\nmatch_locator = \"any\"\n"),
+              "s.toml:5: 'ila_map.match_locator' = \"any\" is not 64 bits as four hex groups, "
+              "like \"2001:db8:ff:0\" or \"*\" (any locator)");
+    EXPECT_EQ(error_of(map + "locator = \"2001:db8:ff:0\"\nport = \"nope\"\n"),
+              "s.toml:5: 'ila_map.port' names port 'nope', which no [[port]] defines");
+    EXPECT_EQ(error_of(map + "locator = \"2001:db8:ff:0:1\"\n").substr(0, 9), "s.toml:4:");
+    EXPECT_EQ(error_of(map + "locator = \"12345:db8:ff:0\"\n").substr(0, 9), "s.toml:4:");
+    EXPECT_EQ(error_of("[[nptv6]]\nexternal = \"2001:db8:ff::/48\"\ninternal = \"fd00::/56\"\n"),
+              "s.toml:3: [[nptv6]] external and internal prefixes must have the same length, 1 "
+              "to 64 (RFC 6296 keeps the interface identifier): 2001:db8:ff::/48 and fd00::/56");
+    EXPECT_EQ(error_of("[[nptv6]]\nexternal = \"2001:db8:ff::/48\"\n"),
+              "s.toml:1: every [[nptv6]] needs 'external' and 'internal' prefixes");
+    EXPECT_NE(error_of("[[ila_map]]\nidentifier = \"0:0:0:1\"\nlocator = \"1:2:3:4\"\n"
+                       "sir_prefix = \"5:6:7:8\"\nsir = 1\n")
+                  .find("unknown key 'ila_map.sir'"),
+              std::string::npos);
 }
