@@ -10,6 +10,15 @@ EngineContext*& building_context() {
     return ctx;
 }
 
+void EngineContext::wire_address(uint8_t* a) const {
+    if (ila == IlaMode::nptv6) {
+        nptv6.tx(a);  // unchanged unless translated
+        return;
+    }
+    uint8_t locator[8];
+    if (ila != IlaMode::off && ila_table && ila_table->tx(a, locator)) memcpy(a, locator, 8);
+}
+
 bool EngineContext::is_local(const uint8_t* a) const {
     for (const auto& l : local_addresses)
         if (memcmp(l.data(), a, 16) == 0) return true;

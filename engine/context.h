@@ -99,6 +99,11 @@ struct EngineContext {
     uint64_t tsc_hz = 0;
 
     bool is_local(const uint8_t* a) const;
+    /// Our address `a` as remote peers see it: the source that the send
+    /// path's translation (engine.ila: ILA's SIR address to its locator, or
+    /// NPTv6's internal prefix to the external one) writes for it. `a` is
+    /// left as it is when no translation applies.
+    void wire_address(uint8_t* a) const;
     /// ff02::1 or the solicited-node group of one of our addresses.
     bool joined(const uint8_t* group) const;
     bool icmp_error_allowed(uint64_t now);

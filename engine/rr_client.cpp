@@ -68,7 +68,11 @@ RrClient::RrClient(Engine& engine, const RrConfig& cfg) : engine_(engine), cfg_(
         // prefix + stream + 1, in the low 32 bits
         s.src = cfg.source_prefix.addr;
         put32(&s.src[12], get32(&s.src[12]) + i + 1);
+        // Peers address the server as they see it: through the engine's
+        // translation when engine.ila is on (the locator, or NPTv6's
+        // external prefix), as it is when off (no translation deployed).
         s.dst = cfg.server;
+        engine.context().wire_address(s.dst.data());
         s.src_port = static_cast<uint16_t>(kFirstSourcePort + i);
         s.dst_port = cfg.server_port;
         s.payload = cfg.payload;
