@@ -113,6 +113,7 @@ void FibRules::set_rules(const std::vector<Rule>& custom, bool fast_path) {
 
 uint32_t FibRules::walk(const uint8_t* dst, const uint8_t* src, uint16_t iif,
                         RuleTally& t) const {
+    ++t.routes;
     ++t.entries;
     for (const Rule& r : rules_) {
         ++t.evaluated;

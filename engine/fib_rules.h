@@ -48,7 +48,9 @@ struct RuleTally {
     uint64_t entries = 0;    ///< lookups that entered the rules layer
     uint64_t evaluated = 0;  ///< rules tested
     uint64_t lookups = 0;    ///< table lookups
+    uint64_t routes = 0;     ///< routes resolved (the per-lookup figures' denominator)
     void flush(EventCounters& events) {
+        if (routes) events.add(PathEvent::routes_resolved, routes);
         if (lookups) events.add(PathEvent::fib_lookups, lookups);
         if (entries) events.add(PathEvent::rule_layer_entries, entries);
         if (evaluated) events.add(PathEvent::rules_evaluated, evaluated);
@@ -112,6 +114,7 @@ class FibRules {
     /// below kNexthopFirstRoute. Counts what it did in `t`.
     uint32_t lookup(const uint8_t* dst, const uint8_t* src, uint16_t iif, RuleTally& t) const {
         if (likely(direct_)) {
+            ++t.routes;
             ++t.lookups;
             return lookup_in(main_, dst);
         }

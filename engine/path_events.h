@@ -11,6 +11,7 @@
 namespace pathscope::engine {
 
 #define PATHSCOPE_PATH_EVENTS(X)                                                              \
+    X(routes_resolved, "routes found for a packet or datagram, however many tables it took")  \
     X(fib_lookups, "lookups in a FIB table (a lookup the rules send to two tables counts 2)") \
     X(rule_layer_entries, "route lookups that entered the policy-rules layer")                \
     X(rules_evaluated, "policy rules tested against a lookup")                                \

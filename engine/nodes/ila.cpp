@@ -158,6 +158,8 @@ uint16_t ila_late_process(rte_graph* graph, rte_node* node, void** objs, uint16_
         // The second lookup is in the main table (which holds our addresses
         // too): the translated destination is one of ours or routed on.
         rte_fib6_lookup_bulk(ctx.fib.main(), dst, hop, len);
+        ctx.events.add(PathEvent::routes_resolved, len);  // the late path's second route
+        ctx.events.add(PathEvent::fib_lookups, len);
         uint16_t i = 0;
         dispatch(graph, node, objs + base, len, [&](rte_mbuf* m) -> rte_edge_t {
             const uint16_t k = i++;

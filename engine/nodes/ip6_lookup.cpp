@@ -22,6 +22,7 @@ inline void choose_routes(EngineContext& ctx, void** objs,
     const FibRules& fib = ctx.fib;
     if (likely(fib.direct())) {
         rte_fib6_lookup_bulk(fib.main(), dst, nh, len);
+        ctx.events.add(PathEvent::routes_resolved, len);
         ctx.events.add(PathEvent::fib_lookups, len);
         return;
     }
