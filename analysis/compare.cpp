@@ -1,5 +1,6 @@
 #include "analysis/compare.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -149,11 +150,16 @@ std::string render_verdicts_text(const std::vector<Verdict>& verdicts, double co
     char line[512];
     std::string group;
     std::set<std::string> warnings, notes;
+    // The name column fits the longest name (up to 32), so that names that
+    // differ only at their end ("rte_fib6_lookup p50", "... p99") stay apart.
+    int width = 18;
+    for (const auto& v : verdicts) width = std::max(width, static_cast<int>(v.base.name.size()));
+    width = std::min(width, 32);
     for (const auto& v : verdicts) {
         if (v.base.group != group) {
             group = v.base.group;
-            std::snprintf(line, sizeof line, "%s%-18s %-10s %9s %9s %-17s %s\n",
-                          out.empty() ? "" : "\n", group.c_str(), "unit", "base", "cand",
+            std::snprintf(line, sizeof line, "%s%-*s %-10s %9s %9s %-17s %s\n",
+                          out.empty() ? "" : "\n", width, group.c_str(), "unit", "base", "cand",
                           "change", "verdict");
             out += line;
         }
@@ -161,8 +167,9 @@ std::string render_verdicts_text(const std::vector<Verdict>& verdicts, double co
         std::string verdict = v.outcome == "no difference" ? "no diff" : v.outcome;
         verdict += v.test == kMannWhitneyU ? " U" : " t";
         if (!v.warning.empty()) verdict += "!";
-        std::string name = v.base.name.size() > 18 ? v.base.name.substr(0, 17) + "~" : v.base.name;
-        std::snprintf(line, sizeof line, "%-18s %-10s %9s %9s %-17s %s\n", name.c_str(),
+        const size_t w = static_cast<size_t>(width);
+        std::string name = v.base.name.size() > w ? v.base.name.substr(0, w - 1) + "~" : v.base.name;
+        std::snprintf(line, sizeof line, "%-*s %-10s %9s %9s %-17s %s\n", width, name.c_str(),
                       v.base.unit.c_str(), short_number(v.base_summary.mean).c_str(),
                       short_number(v.cand_summary.mean).c_str(), format_change(v).c_str(),
                       verdict.c_str());
