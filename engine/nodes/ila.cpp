@@ -55,22 +55,24 @@ bool ila_rewrite(EngineContext& ctx, rte_mbuf* m, uint8_t* addr, const uint8_t* 
     return true;
 }
 
+/// Counts an NPTv6 rewrite's result: true when the address was translated,
+/// or (refused) false with `why` set; no mapping is false with `why` untouched.
+bool nptv6_done(EngineContext& ctx, Nptv6Table::Result r, DropReason* why, bool* refused) {
+    *refused = r == Nptv6Table::Result::no_adjust_word;
+    if (*refused) *why = DropReason::nptv6_no_adjust_word;
+    if (r != Nptv6Table::Result::translated) return false;
+    ctx.events.add(PathEvent::nptv6_translations);
+    return true;
+}
+
 }  // namespace
 
 bool xlat_input(EngineContext& ctx, rte_mbuf* m, DropReason* why) {
     uint8_t* dst = ip6_hdr(m)->dst_addr;
     if (ctx.ila == IlaMode::nptv6) {
-        switch (ctx.nptv6.rx(dst)) {
-            case Nptv6Table::Result::translated:
-                ctx.events.add(PathEvent::nptv6_translations);
-                return true;
-            case Nptv6Table::Result::no_adjust_word:
-                *why = DropReason::nptv6_no_adjust_word;
-                return false;
-            case Nptv6Table::Result::no_mapping:
-                break;
-        }
-        *why = DropReason::xlat_no_mapping;
+        bool refused;
+        if (nptv6_done(ctx, ctx.nptv6.rx(dst), why, &refused)) return true;
+        if (!refused) *why = DropReason::xlat_no_mapping;
         return false;
     }
     uint8_t sir[8];
@@ -84,16 +86,9 @@ bool xlat_input(EngineContext& ctx, rte_mbuf* m, DropReason* why) {
 bool xlat_output(EngineContext& ctx, rte_mbuf* m, DropReason* why) {
     uint8_t* src = ip6_hdr(m)->src_addr;
     if (ctx.ila == IlaMode::nptv6) {
-        switch (ctx.nptv6.tx(src)) {
-            case Nptv6Table::Result::translated:
-                ctx.events.add(PathEvent::nptv6_translations);
-                return true;
-            case Nptv6Table::Result::no_adjust_word:
-                *why = DropReason::nptv6_no_adjust_word;
-                return false;
-            case Nptv6Table::Result::no_mapping:
-                return true;  // not an internal source: sent as it is
-        }
+        bool refused;
+        nptv6_done(ctx, ctx.nptv6.tx(src), why, &refused);
+        return !refused;  // translated, or not an internal source: sent as it is
     }
     uint8_t locator[8];
     if (!ctx.ila_table || !ctx.ila_table->tx(src, locator)) return true;  // not a SIR address
