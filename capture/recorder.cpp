@@ -38,6 +38,7 @@ void append(db::Batch& to, db::Batch&& from) {
     move_all(to.stacks, from.stacks);
     move_all(to.traces, from.traces);
     move_all(to.facts, from.facts);
+    move_all(to.events, from.events);
 }
 
 std::string join_lines(const std::vector<std::string>& v) {

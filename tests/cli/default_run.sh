@@ -27,4 +27,14 @@ case $bad in
   ''|*bad*|0) echo "FAIL: stage_counters rows with idle above total, or none: ${bad:-no rows}"; exit 1 ;;
 esac
 echo "stage_counters: $bad rows, none with idle above total"
+# What run printed from its own rows reads the same from the store: the
+# ledger, latencies, path events and drops (run keeps its rows in memory).
+part() { sed -n '/^received /,/^port /p'; }
+from_run=$(printf '%s\n' "$out" | part)
+from_show=$("$P" show 1 --db "$DB" | part)
+[ -n "$from_run" ] || { echo "FAIL: no ledger in run's output"; exit 1; }
+printf '%s\n' "$from_run" | grep -q "^path event" || { echo "FAIL: run printed no path events"; exit 1; }
+[ "$from_run" = "$from_show" ] || {
+  echo "FAIL: run and show differ:"; printf '%s\n' "$from_run" > /tmp/ps_run.$$; printf '%s\n' "$from_show" | diff /tmp/ps_run.$$ - ; rm -f /tmp/ps_run.$$; exit 1; }
+echo "run's ledger, latencies, path events and drops read the same in show"
 exit 0
