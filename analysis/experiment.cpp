@@ -132,14 +132,22 @@ ExperimentComparison compare_experiment(const std::vector<db::RunData>& runs, co
     std::vector<std::string> names = metric_names;
     if (names.empty())
         names = {packet_basis(runs[0].rows.trials).transmit ? kTxRate : kRxRate, kAllStages};
+    // Each asked once; a metric some cells lack (demux hits where early
+    // demux is off) is judged where both sides of a cell have it.
+    std::vector<std::vector<Metric>> all;
+    for (const auto& r : runs) all.push_back(run_metrics(r));
     for (const auto& n : names) {
-        const Metric* m = find_named(first, n);
+        if (std::find(e.metrics.begin(), e.metrics.end(), n) != e.metrics.end()) continue;
+        const Metric* m = nullptr;
+        for (const auto& ms : all)
+            if (!m) m = find_named(ms, n);
         if (!m) {
             std::string list;
             for (const auto& x : first)
                 if (x.group != kCallLatency) list += (list.empty() ? "" : ", ") + x.name;
-            throw std::runtime_error("no metric '" + n + "' in run " +
-                                     std::to_string(runs[0].info.id) + " (it has: " + list + ")");
+            throw std::runtime_error("no metric '" + n + "' in any run of experiment " +
+                                     e.experiment + " (run " + std::to_string(runs[0].info.id) +
+                                     " has: " + list + ")");
         }
         e.metrics.push_back(n);
         e.units.push_back(m->unit);

@@ -77,4 +77,11 @@ check_cell off late "" yes
 cat "$D/cmp.txt"
 [ "$(grep -c "rr rate (kT/s)" "$D/cmp.txt")" -eq 2 ] || fail "not one rr rate row per early_demux cell"
 grep -q "engine.ila=late" "$D/cmp.txt" || fail "no late column"
+# A metric only some runs have (demux hits: not where early demux is off) is
+# judged where it exists; a metric asked twice is shown once.
+"$P" compare --db "$DB" --experiment "$EXP" --by engine.early_demux --metric "demux hits" \
+  --metric "rr rate" --metric "rr rate" > "$D/cmp-demux.txt" || { cat "$D/cmp-demux.txt"; fail "compare by early_demux"; }
+cat "$D/cmp-demux.txt"
+[ "$(grep -c "rr rate (kT/s)" "$D/cmp-demux.txt")" -eq 4 ] || fail "not one rr rate row per ila cell"
+[ "$(grep -c "demux hits (%)" "$D/cmp-demux.txt")" -eq 4 ] || fail "not one demux hits row per ila cell"
 echo "ok"
