@@ -155,7 +155,9 @@ class DemuxIla : public ::testing::Test {
         for (unsigned i = 0; i < n; ++i) {
             rte_mbuf* m = rte_pktmbuf_alloc(eng->pool());
             ASSERT_NE(m, nullptr);
-            snprintf(rte_pktmbuf_append(m, 10), 10, "reply%04u", i);
+            char text[16];  // "replyNNNN" and its NUL: the 10-byte payload
+            snprintf(text, sizeof text, "reply%04u", i % 10000);
+            memcpy(rte_pktmbuf_append(m, 10), text, 10);
             ASSERT_EQ(sock->send(m), 0);
         }
         eng->run_until_idle();
