@@ -127,7 +127,9 @@ class DemuxIla : public ::testing::Test {
         s.src_port = src_port;
         s.payload = 12;
         Frame f = udp6_frame(s);
-        snprintf(reinterpret_cast<char*>(&f[kEthLen + kIp6Len + kUdpLen]), 13, "request%05u", i);
+        char text[16];  // "requestNNNNN": the 12-byte payload, without its NUL
+        snprintf(text, sizeof text, "request%05u", i % 100000);
+        memcpy(&f[kEthLen + kIp6Len + kUdpLen], text, 12);
         fix_l4_checksum(f);
         return f;
     }
