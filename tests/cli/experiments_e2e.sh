@@ -3,9 +3,12 @@
 # matrix with 3 trials a cell, its report by route_cache (shape and
 # verdicts) in every format, list's grouping, and every sample scenario run
 # end to end with fewer, shorter trials.
-#   experiments_e2e.sh PATHSCOPE PYTHON
+#   experiments_e2e.sh PATHSCOPE PYTHON [sanitized]
+# With "sanitized" (an ASan + UBSan build) the verdicts' directions are not
+# checked: instrumentation changes every cell's cost, and three trials of it
+# say nothing about the product; the counts and the table's shape still are.
 set -eu
-P=$1 PY=$2
+P=$1 PY=$2 SANITIZED=${3:-}
 D=$(mktemp -d /tmp/pathscope_exp.XXXXXX)
 trap 'rm -rf "$D"' EXIT
 DB=$D/exp.db
@@ -35,6 +38,7 @@ cat "$D/cmp.txt"
 # verdict must be "worse" or "no difference", never "better"; the JSON check
 # below wants the mean change above 5%.
 for b in false true; do
+  [ -n "$SANITIZED" ] && break
   grep -A1 "^socket.bind=$b socket.connect=true " "$D/cmp.txt" | grep "udp6_output" \
     | grep -Eq "(worse|no difference)$" \
     || fail "bind=$b connect=true: route_cache=off has no worse-or-equal verdict for udp6_output"
@@ -54,9 +58,10 @@ for id in 1 2 3 4 5 6 7 8; do
 done
 echo "lookups/send: 0.000 for connected sockets with the cache on, 1.000 in the other cells"
 "$P" compare --db "$DB" --experiment "$EXP" --by engine.route_cache --metric udp6_output --format json -o "$D/cmp.json"
-"$PY" - "$D/cmp.json" <<'PY'
+"$PY" - "$D/cmp.json" "$SANITIZED" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
+sanitized = sys.argv[2] == "sanitized"
 assert doc["by"] == "engine.route_cache" and doc["values"] == ["on", "off"], doc["values"]
 assert len(doc["rows"]) == 4, len(doc["rows"])
 for row in doc["rows"]:
@@ -68,11 +73,14 @@ for row in doc["rows"]:
     # direction is required only where the measurement could show it; a
     # verdict against the design never passes.
     noisy = off["half_width_percent"] > 20
+    if sanitized:
+        continue
     if "connect=true" in row["cell"]:
         assert off["verdict"] in ("worse", "no difference") and (off["change_percent"] > 5 or noisy), row
     else:  # every datagram is looked up either way: the same work, within noise
-        assert off["verdict"] == "no difference" or abs(off["change_percent"]) < 10 or noisy, row
-print("json: 4 cells, connected ones costlier without the route cache")
+        assert off["verdict"] == "no difference" or abs(off["change_percent"]) < 15 or noisy, row
+print("json: 4 cells" + (" (directions not checked under sanitizers)" if sanitized else
+                         ", connected ones costlier without the route cache"))
 PY
 for f in md html; do "$P" compare --db "$DB" --experiment "$EXP" --by socket.bind --format $f -o "$D/cmp.$f"; done
 grep -q "^| socket.connect=false engine.route_cache=on\|^| engine.route_cache=on socket.connect=false" "$D/cmp.md" || fail "markdown rows"
