@@ -4,13 +4,51 @@
 #include <QTableView>
 #include <QTimer>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 #include "gui/main_window.h"
 #include "gui/models/run_list_model.h"
 
 using pathscope::gui::MainWindow;
 
+namespace {
+
+/// Whether the arguments ask for something that needs no window: help,
+/// the version, or a screenshot.
+bool windowless(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i)
+        for (const char* a : {"-h", "--help", "--help-all", "-v", "--version", "--screenshot"})
+            if (std::strcmp(argv[i], a) == 0 || std::strncmp(argv[i], "--screenshot=", 13) == 0)
+                return true;
+    return false;
+}
+
+/// Picks Qt's platform before QApplication exists: with no display (no X11
+/// or Wayland socket named in the environment) and no platform chosen, help
+/// and screenshots render offscreen, and the window itself is refused with a
+/// message, where Qt would abort with "could not connect to display".
+/// Returns false when the program cannot run here.
+bool choose_platform(int argc, char** argv) {
+    auto set = [](const char* v) { return v && *v; };
+    if (set(std::getenv("QT_QPA_PLATFORM")) || set(std::getenv("DISPLAY")) ||
+        set(std::getenv("WAYLAND_DISPLAY")))
+        return true;
+    if (windowless(argc, argv)) {
+        setenv("QT_QPA_PLATFORM", "offscreen", 1);
+        return true;
+    }
+    std::fprintf(stderr,
+                 "pathscope-gui: no display (DISPLAY and WAYLAND_DISPLAY are unset). Run it in a "
+                 "desktop session, or render a page without one: pathscope-gui STORE "
+                 "--screenshot stages -o stages.png\n");
+    return false;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+    if (!choose_platform(argc, argv)) return 1;
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("pathscope"));
     QApplication::setApplicationName(QStringLiteral("pathscope-gui"));
