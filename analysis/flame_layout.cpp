@@ -1,6 +1,7 @@
 #include "analysis/flame_layout.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -104,6 +105,13 @@ FlameSearch search_flame(const FlameDiff& d, const std::string& pattern, bool re
     FlameSearch s;
     s.matched.assign(d.nodes.size(), false);
     if (pattern.empty() || d.nodes.empty()) return s;
+    // Plain text matches regardless of case, as the HTML report's search
+    // box does (and the regex, which is icase).
+    auto lower = [](std::string t) {
+        for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return t;
+    };
+    const std::string needle = lower(pattern);
     std::regex re;
     if (regex) re = std::regex(pattern, std::regex::ECMAScript | std::regex::icase);
     const int root = opt.root >= 0 && static_cast<size_t>(opt.root) < d.nodes.size() ? opt.root : 0;
@@ -111,7 +119,8 @@ FlameSearch search_flame(const FlameDiff& d, const std::string& pattern, bool re
     double covered = 0;
     for (size_t i = 1; i < d.nodes.size(); ++i) {
         const std::string& name = d.nodes[i].name;
-        s.matched[i] = regex ? std::regex_search(name, re) : name.find(pattern) != std::string::npos;
+        s.matched[i] =
+            regex ? std::regex_search(name, re) : lower(name).find(needle) != std::string::npos;
         if (!s.matched[i] || !within(d, static_cast<int>(i), root)) continue;
         // Count the outermost match of a path only.
         bool inside = false;

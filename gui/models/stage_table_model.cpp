@@ -92,8 +92,10 @@ QVariant StageTableModel::data(const QModelIndex& index, int role) const {
 
 QVariant StageTableModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal) return {};
+    // The per-path-packet column is named by the run's basis (metric_names.h):
+    // cyc/rx pkt, or cyc/tx pkt for a run that only sent.
     static const char* names[] = {"stage",      "busy calls", "packets",    "pkts/call", "cycles/call",
-                                  "cycles/pkt", "cyc/rx pkt", "idle",       "drops"};
+                                  "cycles/pkt", nullptr,      "idle",       "drops"};
     static const char* tips[] = {
         "the graph node",
         "calls that handled at least one packet",
@@ -105,12 +107,10 @@ QVariant StageTableModel::headerData(int section, Qt::Orientation o, int role) c
         "share of the stage's cycles spent polling empty queues",
         "packets dropped at this stage"};
     if (section < 0 || section >= ColumnCount) return {};
-    if (section == CyclesPerPathPacket && basis_.transmit) {  // a run that only sent
-        if (role == Qt::DisplayRole) return QString(analysis::kCyclesPerTxPacket);
-        if (role == Qt::ToolTipRole)
-            return QStringLiteral("busy cycles over the datagrams sockets sent (these add up)");
-    }
-    if (role == Qt::DisplayRole) return QString(names[section]);
+    if (section == CyclesPerPathPacket && basis_.transmit && role == Qt::ToolTipRole)
+        return QStringLiteral("busy cycles over the datagrams sockets sent (these add up)");
+    if (role == Qt::DisplayRole)
+        return QString(section == CyclesPerPathPacket ? basis_.unit : names[section]);
     if (role == Qt::ToolTipRole) return QString(tips[section]);
     return {};
 }

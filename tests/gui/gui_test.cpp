@@ -245,6 +245,8 @@ class GuiTest : public QObject {
         QVERIFY(g->matches()[static_cast<size_t>(g->find_node("lookup"))]);
         QVERIFY(std::abs(g->search_share() - 0.40) < 1e-9);
         QCOMPARE(page.share_text(), QString("40.0% matched"));
+        page.search("LOOK", false);  // plain text ignores case, as the HTML report's search
+        QVERIFY(std::abs(g->search_share() - 0.40) < 1e-9);
         page.search("^(rx|idle)$", true);
         QVERIFY(std::abs(g->search_share() - 0.60) < 1e-9);
         page.search("walk|lookup", true);  // lookup inside walk counts once
