@@ -271,8 +271,8 @@ RunSummary summarize_run(const db::RunData& run, const SummaryOptions& opt) {
         s.events.assign(totals.begin(), totals.end());
         for (const auto& m : metrics)
             if (m.group == kPathEventsGroup || (m.group == kThroughput && m.name == kRrRate))
-                s.event_figures.push_back({m.group, m.name, m.unit, run_figure(m.values).mean,
-                                           run_figure(m.values).stddev});
+                if (const RunFigure f = run_figure(m.values); f.trials)
+                    s.event_figures.push_back({m.group, m.name, m.unit, f.mean, f.stddev});
         // Latencies in the ledger's order (forwarded, delivered, replied,
         // dropped), then round trips and timed calls, as they first appear.
         std::vector<std::pair<std::string, uint64_t>> counts;

@@ -23,24 +23,6 @@ using namespace engine;
 
 namespace {
 
-void append(db::Batch& to, db::Batch&& from) {
-    auto move_all = [](auto& dst, auto& src) {
-        dst.insert(dst.end(), std::make_move_iterator(src.begin()),
-                   std::make_move_iterator(src.end()));
-    };
-    move_all(to.trials, from.trials);
-    move_all(to.intervals, from.intervals);
-    move_all(to.stages, from.stages);
-    move_all(to.queues, from.queues);
-    move_all(to.drops, from.drops);
-    move_all(to.histograms, from.histograms);
-    move_all(to.perf, from.perf);
-    move_all(to.stacks, from.stacks);
-    move_all(to.traces, from.traces);
-    move_all(to.facts, from.facts);
-    move_all(to.events, from.events);
-}
-
 std::string join_lines(const std::vector<std::string>& v) {
     std::string out;
     for (const auto& s : v) out += (out.empty() ? "" : "\n") + s;
@@ -319,12 +301,12 @@ void RunRecording::trial(unsigned trial, unsigned cell, unsigned cells) {
     ++trials_done_;
     result.stop_signal = r.stop_signal;
     db::Batch totals = trial_rows(tr, r);
-    append(totals, std::move(late));
+    totals.append(std::move(late));
     db::Batch copy = totals;
     writer_->submit(std::move(totals));
     copy.stacks.insert(copy.stacks.end(), sampled.begin(), sampled.end());
     copy.traces.insert(copy.traces.begin(), traced.begin(), traced.end());
-    append(result.run.rows, std::move(copy));
+    result.run.rows.append(std::move(copy));
     if (auto err = writer_->error()) result.error = *err;
 }
 

@@ -204,6 +204,9 @@ struct Batch {
 
     size_t rows() const;
     bool empty() const { return rows() == 0; }
+    /// Moves every row of `other` to the end of this batch's (the one list
+    /// of a batch's parts, beside rows(): a part added to Batch goes in both).
+    void append(Batch&& other);
 };
 
 /// A run and all of its rows (histogram buckets, stacks with their frames).

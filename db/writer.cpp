@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <iterator>
 #include <random>
 #include <sstream>
 
@@ -16,6 +17,24 @@ size_t Batch::rows() const {
                events.size();
     for (const auto& h : histograms) n += 1 + h.buckets.size();
     return n;
+}
+
+void Batch::append(Batch&& o) {
+    auto move_all = [](auto& dst, auto& src) {
+        dst.insert(dst.end(), std::make_move_iterator(src.begin()),
+                   std::make_move_iterator(src.end()));
+    };
+    move_all(trials, o.trials);
+    move_all(intervals, o.intervals);
+    move_all(stages, o.stages);
+    move_all(queues, o.queues);
+    move_all(drops, o.drops);
+    move_all(histograms, o.histograms);
+    move_all(perf, o.perf);
+    move_all(stacks, o.stacks);
+    move_all(traces, o.traces);
+    move_all(events, o.events);
+    move_all(facts, o.facts);
 }
 
 std::string utc_now() {
