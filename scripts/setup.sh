@@ -23,6 +23,7 @@ PACKAGES=(
   libgtest-dev                    # tests
   iproute2 iputils-ping procps    # tap tests: ip, ping -6, sysctl
   ministat                        # test: pathscope stats against the real ministat
+  graphviz                        # test: dot -Tsvg renders pathscope export --format dot
   python3 python3-html5lib python3-jsonschema  # test: reports by real HTML/XML/JSON parsers
   nodejs node-jsdom               # test: the HTML flame graph's zoom and search in a DOM
 )
