@@ -28,24 +28,31 @@ uint32_t FlameTree::intern(const std::string& name) {
 }
 
 void FlameTree::add(const std::vector<std::string>& frames, double weight, int trial) {
+    size_t node = 0;
+    for (const auto& f : frames) node = static_cast<size_t>(add_child(node, f));
+    add_weight(node, weight, trial);
+}
+
+int FlameTree::add_child(size_t node, const std::string& name) {
+    const uint32_t id = intern(name);
+    const uint64_t key = (static_cast<uint64_t>(node) << 32) | id;
+    auto it = child_of_.find(key);
+    if (it == child_of_.end()) {
+        const int fresh = static_cast<int>(nodes_.size());
+        nodes_.push_back(Node{id, static_cast<int>(node), {}});
+        nodes_[node].children.push_back(fresh);
+        self_.resize(self_.size() + trials_, 0.0);
+        it = child_of_.emplace(key, fresh).first;
+        stale_ = true;
+    }
+    return it->second;
+}
+
+void FlameTree::add_weight(size_t node, double weight, int trial) {
     if (trial < 0 || trial >= trials_)
         throw std::out_of_range("trial " + std::to_string(trial) + " of a tree of " +
                                 std::to_string(trials_));
-    int node = 0;
-    for (const auto& f : frames) {
-        const uint32_t id = intern(f);
-        const uint64_t key = (static_cast<uint64_t>(node) << 32) | id;
-        auto it = child_of_.find(key);
-        if (it == child_of_.end()) {
-            const int fresh = static_cast<int>(nodes_.size());
-            nodes_.push_back(Node{id, node, {}});
-            nodes_[node].children.push_back(fresh);
-            self_.resize(self_.size() + trials_, 0.0);
-            it = child_of_.emplace(key, fresh).first;
-        }
-        node = it->second;
-    }
-    self_[static_cast<size_t>(node) * trials_ + trial] += weight;
+    self_[node * trials_ + trial] += weight;
     stale_ = true;
 }
 

@@ -21,6 +21,11 @@ class FlameTree {
 
     /// Adds `weight` to the stack `frames` (root first) in `trial`.
     void add(const std::vector<std::string>& frames, double weight, int trial = 0);
+    /// The child of `node` called `name`, made when missing (a builder that
+    /// walks interned stacks adds each distinct stack once this way).
+    int add_child(size_t node, const std::string& name);
+    /// Adds `weight` to node `node`'s own weight in `trial`.
+    void add_weight(size_t node, double weight, int trial = 0);
     /// What a trial's weights are divided by when trials are compared
     /// (its packets, or its total samples); 1 by default. A trial whose
     /// divisor is 0 (nothing received) scales to 0, as its per-trial

@@ -239,13 +239,10 @@ FlameTree stack_tree(const db::RunData& run, const std::string& event) {
     const int trials = std::max(1, trial_count(run));
     FlameTree tree(trials, "samples");
     std::vector<double> per_trial(static_cast<size_t>(trials), 0.0);
-    std::vector<std::string> frames;
+    StackPlacer placer(tree, run.stack_index);
     for (const auto& s : run.rows.stacks) {
         if (s.event != wanted || s.trial >= trials) continue;
-        frames.clear();
-        for (const auto& f : s.frames)
-            frames.push_back(frame_name(f));
-        tree.add(frames, static_cast<double>(s.weight), s.trial);
+        tree.add_weight(placer.node(s), static_cast<double>(s.weight), s.trial);
         per_trial[s.trial] += static_cast<double>(s.weight);
     }
     for (int t = 0; t < trials; ++t) {
@@ -253,6 +250,36 @@ FlameTree stack_tree(const db::RunData& run, const std::string& event) {
         if (per_trial[t] == 0) tree.exclude_trial(t);  // sampling was off, or failed
     }
     return tree;
+}
+
+StackPlacer::StackPlacer(FlameTree& tree, const db::StackIndex& index)
+    : tree_(tree), index_(index), placed_(index.nodes.size(), -1) {
+    names_.reserve(index.frames.size());
+    for (const auto& f : index.frames) names_.push_back(frame_name(f));
+}
+
+size_t StackPlacer::node(const db::StackRow& row) {
+    if (row.frames.empty() && row.node >= 0 && static_cast<size_t>(row.node) < placed_.size())
+        return place(row.node);
+    size_t at = 0;
+    for (const auto& f : row.frames) at = static_cast<size_t>(tree_.add_child(at, frame_name(f)));
+    return at;
+}
+
+size_t StackPlacer::place(int32_t n) {
+    // Up to the nearest placed ancestor, then down again making the nodes.
+    std::vector<int32_t> path;
+    while (n >= 0 && placed_[static_cast<size_t>(n)] < 0) {
+        path.push_back(n);
+        n = index_.nodes[static_cast<size_t>(n)].parent;
+    }
+    size_t at = n >= 0 ? static_cast<size_t>(placed_[static_cast<size_t>(n)]) : 0;
+    for (auto it = path.rbegin(); it != path.rend(); ++it) {
+        const auto& node = index_.nodes[static_cast<size_t>(*it)];
+        at = static_cast<size_t>(tree_.add_child(at, names_[static_cast<size_t>(node.frame)]));
+        placed_[static_cast<size_t>(*it)] = static_cast<int32_t>(at);
+    }
+    return at;
 }
 
 }  // namespace pathscope::analysis

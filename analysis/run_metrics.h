@@ -56,4 +56,21 @@ FlameTree stack_tree(const db::RunData& run, const std::string& event = "");
 /// The event stack_tree("") picks, or "" when the run has no stacks.
 std::string main_stack_event(const db::RunData& run);
 
+/// Finds a sampled stack's node in a tree, making it when missing: from the
+/// run's interned stacks each distinct stack is walked once (a million
+/// sample rows over a hundred thousand stacks cost a hundred thousand
+/// walks), from a row's own frames (rows made in memory) every time.
+class StackPlacer {
+  public:
+    StackPlacer(FlameTree& tree, const db::StackIndex& index);
+    size_t node(const db::StackRow& row);
+
+  private:
+    size_t place(int32_t index_node);
+    FlameTree& tree_;
+    const db::StackIndex& index_;
+    std::vector<int32_t> placed_;       ///< per index node, its tree node (-1: not yet)
+    std::vector<std::string> names_;    ///< per index frame, its frame_name
+};
+
 }  // namespace pathscope::analysis

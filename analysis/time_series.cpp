@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "analysis/run_metrics.h"
 #include "analysis/run_summary.h"
 
 namespace pathscope::analysis {
@@ -115,13 +116,10 @@ FlameTree stack_tree_in_range(const db::RunData& run, const std::string& event, 
     const RangeTrials range(run, t0, t1);
     FlameTree tree(range.trials(), "samples");
     std::vector<double> samples(static_cast<size_t>(range.trials()), 0.0);
-    std::vector<std::string> frames;
+    StackPlacer placer(tree, run.stack_index);
     for (const auto& s : run.rows.stacks) {
         if (s.seq < 0 || s.event != event || !range.holds(s.trial, s.seq)) continue;
-        frames.clear();
-        for (const auto& f : s.frames)
-            frames.push_back(frame_name(f));
-        tree.add(frames, static_cast<double>(s.weight), s.trial);
+        tree.add_weight(placer.node(s), static_cast<double>(s.weight), s.trial);
         samples[s.trial] += static_cast<double>(s.weight);
     }
     for (int t = 0; t < range.trials(); ++t) {

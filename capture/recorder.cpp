@@ -84,7 +84,7 @@ db::RunData store_import(const std::string& kind, const std::string& file,
     info.scenario_path = file;
     info.trials = 1;
     db::RunWriter writer(db_path, info);
-    db::RunData run{writer.run(), rows};
+    db::RunData run{writer.run(), rows, {}};
     writer.submit(std::move(rows));
     writer.finish("complete");
     run.info.status = "complete";

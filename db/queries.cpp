@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 
 #include "db/schema.h"
 #include "db/table_sql.h"
@@ -27,10 +28,98 @@ RunInfo read_run(const Statement& s) {
     return r;
 }
 
+/// Reads the frames of the stacks `samples` point to into d.stack_index
+/// (one node per stack of the store, parents first) and adds the samples'
+/// rows; with opt.expand_stacks each row also gets its frames, root first.
+void read_stacks(const Database& db, int64_t id, const std::string& where,
+                 const std::vector<SampleRow>& samples, const LoadOptions& opt, RunData& d) {
+    if (samples.empty()) return;
+    StackIndex& index = d.stack_index;
+    std::unordered_map<int64_t, int32_t> node_of;  // store id -> index node
+    std::vector<int64_t> parent_id;                 // per index node, its parent's store id
+    {
+        std::unordered_map<int64_t, int32_t> frame_of;
+        Statement st = db.prepare(
+            "WITH RECURSIVE up(id) AS (SELECT DISTINCT stack FROM stack_samples WHERE run_id = "
+            "?1 AND " + where + " UNION SELECT s.parent FROM stacks s JOIN up ON s.id = up.id "
+            "WHERE s.parent != 0) SELECT s.id, s.parent, s.frame, f.symbol, f.module FROM up "
+            "JOIN stacks s ON s.id = up.id JOIN frames f ON f.id = s.frame ORDER BY s.id");
+        st.bind(1, id);
+        while (st.step()) {
+            auto [at, fresh] = frame_of.try_emplace(st.i64(2), static_cast<int32_t>(index.frames.size()));
+            if (fresh) index.frames.push_back(Frame{st.text(3), st.text(4)});
+            node_of.emplace(st.i64(0), static_cast<int32_t>(index.nodes.size()));
+            index.nodes.push_back(StackIndex::Node{-1, at->second});
+            index.store_ids.push_back(st.i64(0));
+            parent_id.push_back(st.i64(1));
+        }
+    }
+    for (size_t n = 0; n < index.nodes.size(); ++n)
+        if (auto it = node_of.find(parent_id[n]); it != node_of.end())
+            index.nodes[n].parent = it->second;
+    std::vector<int32_t> path;
+    for (const auto& sample : samples) {
+        // Older stores name sampled CPU time by its source ("samples").
+        StackRow row{sample.trial, stack_event_name(sample.event), {}, sample.weight, sample.seq};
+        if (auto it = node_of.find(sample.stack); it != node_of.end()) row.node = it->second;
+        if (opt.expand_stacks)
+            for (int32_t n = row.node; n >= 0; n = index.nodes[static_cast<size_t>(n)].parent)
+                row.frames.push_back(index.frames[static_cast<size_t>(index.nodes[static_cast<size_t>(n)].frame)]);
+        std::reverse(row.frames.begin(), row.frames.end());
+        d.rows.stacks.push_back(std::move(row));
+    }
+}
+
+/// Adds `more`'s frames and nodes to `into` (those it lacks, by store id)
+/// and returns where each of `more`'s nodes is in `into`.
+std::vector<int32_t> join_stack_index(StackIndex& into, const StackIndex& more) {
+    std::unordered_map<int64_t, int32_t> node_of;
+    for (size_t n = 0; n < into.store_ids.size(); ++n)
+        node_of.emplace(into.store_ids[n], static_cast<int32_t>(n));
+    std::map<std::pair<std::string, std::string>, int32_t> frame_of;
+    for (size_t f = 0; f < into.frames.size(); ++f)
+        frame_of.emplace(std::pair(into.frames[f].symbol, into.frames[f].module), static_cast<int32_t>(f));
+    std::vector<int32_t> moved(more.nodes.size(), -1);
+    for (size_t n = 0; n < more.nodes.size(); ++n) {  // parents come first
+        if (auto it = node_of.find(more.store_ids[n]); it != node_of.end()) {
+            moved[n] = it->second;
+            continue;
+        }
+        const Frame& f = more.frames[static_cast<size_t>(more.nodes[n].frame)];
+        auto [at, fresh] = frame_of.try_emplace(std::pair(f.symbol, f.module),
+                                                static_cast<int32_t>(into.frames.size()));
+        if (fresh) into.frames.push_back(f);
+        const int32_t parent = more.nodes[n].parent;
+        moved[n] = static_cast<int32_t>(into.nodes.size());
+        into.nodes.push_back(StackIndex::Node{parent < 0 ? -1 : moved[static_cast<size_t>(parent)], at->second});
+        into.store_ids.push_back(more.store_ids[n]);
+        node_of.emplace(more.store_ids[n], moved[n]);
+    }
+    return moved;
+}
+
 }  // namespace
 
 std::vector<RunInfo> list_runs(const Database& db) {
     Statement s = db.prepare("SELECT " + run_columns() + " FROM runs ORDER BY id");
+    std::vector<RunInfo> out;
+    while (s.step()) out.push_back(read_run(s));
+    return out;
+}
+
+std::vector<RunInfo> list_runs_brief(const Database& db, int64_t after,
+                                     const std::vector<int64_t>& also) {
+    static const std::string cols = [] {
+        std::string c = run_columns();
+        const std::string text = "scenario_text";
+        if (const auto at = c.find(text); at != std::string::npos) c.replace(at, text.size(), "''");
+        return c;
+    }();
+    std::string ids;
+    for (int64_t id : also) ids += (ids.empty() ? "" : ", ") + std::to_string(id);
+    Statement s = db.prepare("SELECT " + cols + " FROM runs WHERE id > ?1" +
+                             (ids.empty() ? "" : " OR id IN (" + ids + ")") + " ORDER BY id");
+    s.bind(1, after);
     std::vector<RunInfo> out;
     while (s.step()) out.push_back(read_run(s));
     return out;
@@ -119,8 +208,15 @@ std::vector<RunInfo> experiment_runs(const Database& db, const std::string& ref)
 
 int64_t data_version(const Database& db) { return db.scalar("PRAGMA data_version"); }
 
-RunData load_run(const Database& db, int64_t id) {
-    RunData d;
+RunData load_run(const Database& db, int64_t id, const LoadOptions& opt) {
+    RunCursor fresh;
+    return load_run_since(db, id, fresh, opt).data;
+}
+
+RunDelta load_run_since(const Database& db, int64_t id, RunCursor& c, const LoadOptions& opt) {
+    const ReadSnapshot snapshot(db);
+    RunDelta delta;
+    RunData& d = delta.data;
     {
         Statement s = db.prepare("SELECT " + run_columns() + " FROM runs WHERE id = ?1");
         s.bind(1, id);
@@ -128,61 +224,84 @@ RunData load_run(const Database& db, int64_t id) {
         d.info = read_run(s);
     }
     Batch& b = d.rows;
-    // Every row of `t` of this run, in `order`, read column by column.
-    auto rows = [&](const auto& t, const char* order, auto& out) {
+    // What lies past the cursor: rows of an interval after the last one
+    // read, totals of a trial after the last one completed.
+    const std::string interval_rows =
+        "(trial > " + std::to_string(c.interval_trial) + " OR (trial = " +
+        std::to_string(c.interval_trial) + " AND seq > " + std::to_string(c.interval_seq) + "))";
+    const std::string trial_rows = "trial > " + std::to_string(c.trials_done);
+    const std::string either =
+        "((seq >= 0 AND " + interval_rows + ") OR (seq < 0 AND " + trial_rows + "))";
+    // The rows of `t` of this run that match `where`, in `order`, read
+    // column by column.
+    auto rows = [&](const auto& t, const std::string& where, const char* order, auto& out) {
         Statement s = db.prepare("SELECT " + select_list(t) + " FROM " + t.name +
-                                 " WHERE run_id = ?1 ORDER BY " + order);
+                                 " WHERE run_id = ?1 AND " + where + " ORDER BY " + order);
         s.bind(1, id);
         while (s.step()) out.push_back(read_row(s, t));
     };
-    rows(tables::trials(), "trial", b.trials);
-    rows(tables::intervals(), "trial, seq", b.intervals);
-    rows(tables::stage_counters(), "trial, seq, ord", b.stages);
-    rows(tables::queue_counters(), "trial, seq, port, dir, queue", b.queues);
-    rows(tables::drops(), "trial, path, packets DESC, reason", b.drops);
-    rows(tables::histograms(), "trial, kind, subject", b.histograms);
+    rows(tables::trials(), trial_rows, "trial", b.trials);
+    rows(tables::intervals(), interval_rows, "trial, seq", b.intervals);
+    rows(tables::stage_counters(), either, "trial, seq, ord", b.stages);
+    rows(tables::queue_counters(), either, "trial, seq, port, dir, queue", b.queues);
+    rows(tables::drops(), trial_rows, "trial, path, packets DESC, reason", b.drops);
+    rows(tables::histograms(), trial_rows, "trial, kind, subject", b.histograms);
     {
         std::map<std::tuple<int, std::string, std::string>, size_t> index;
         for (size_t i = 0; i < b.histograms.size(); ++i)
             index[{b.histograms[i].trial, b.histograms[i].kind, b.histograms[i].subject}] = i;
         std::vector<BucketRow> buckets;
-        rows(tables::histogram_buckets(), "trial, kind, subject, bucket", buckets);
+        rows(tables::histogram_buckets(), trial_rows, "trial, kind, subject, bucket", buckets);
         for (const auto& k : buckets)
             if (auto it = index.find({k.trial, k.kind, k.subject}); it != index.end())
                 b.histograms[it->second].buckets.emplace_back(k.bucket, k.count);
     }
-    rows(tables::perf_counters(), "trial, event", b.perf);
+    rows(tables::perf_counters(), trial_rows, "trial, event", b.perf);
     {
-        // Stacks are interned as (parent, leaf frame): rebuild each sampled
-        // stack's frame list by walking up to the root.
-        std::map<int64_t, std::pair<int64_t, Frame>> nodes;
-        Statement st = db.prepare(
-            "WITH RECURSIVE up(id) AS (SELECT DISTINCT stack FROM stack_samples WHERE run_id = "
-            "?1 UNION SELECT s.parent FROM stacks s JOIN up ON s.id = up.id WHERE s.parent != 0) "
-            "SELECT s.id, s.parent, f.symbol, f.module FROM up JOIN stacks s ON s.id = up.id "
-            "JOIN frames f ON f.id = s.frame");
-        st.bind(1, id);
-        while (st.step()) nodes[st.i64(0)] = {st.i64(1), Frame{st.text(2), st.text(3)}};
-        std::vector<SampleRow> samples;
-        rows(tables::stack_samples(), "trial, seq, event, weight DESC", samples);
-        for (const auto& sample : samples) {
-            // Older stores name sampled CPU time by its source ("samples").
-            StackRow row{sample.trial, stack_event_name(sample.event), {}, sample.weight,
-                         sample.seq};
-            for (int64_t n = sample.stack; n != 0;) {
-                auto it = nodes.find(n);
-                if (it == nodes.end()) break;
-                row.frames.push_back(it->second.second);
-                n = it->second.first;
-            }
-            std::reverse(row.frames.begin(), row.frames.end());
-            b.stacks.push_back(std::move(row));
+        // A trial that completed since is read whole: its last samples were
+        // added to its last interval's rows when it ended.
+        std::string stack_rows = either;
+        for (const auto& t : b.trials) {
+            delta.replace_stack_trials.push_back(t.trial);
+            stack_rows += " OR trial = " + std::to_string(t.trial);
         }
+        stack_rows = "(" + stack_rows + ")";
+        std::vector<SampleRow> samples;
+        rows(tables::stack_samples(), stack_rows, "trial, seq, event, weight DESC", samples);
+        read_stacks(db, id, stack_rows, samples, opt, d);
     }
-    rows(tables::packet_traces(), "trial, seq", b.traces);
-    rows(tables::facts(), "key", b.facts);
-    rows(tables::trial_events(), "trial, name", b.events);
-    return d;
+    rows(tables::packet_traces(),
+         "(trial > " + std::to_string(c.trace_trial) + " OR (trial = " +
+             std::to_string(c.trace_trial) + " AND seq > " + std::to_string(c.trace_seq) + "))",
+         "trial, seq", b.traces);
+    rows(tables::facts(), "1", "key", b.facts);
+    rows(tables::trial_events(), trial_rows, "trial, name", b.events);
+
+    c.started = true;
+    for (const auto& i : b.intervals)
+        if (std::pair(i.trial, i.seq) > std::pair(c.interval_trial, c.interval_seq))
+            c.interval_trial = i.trial, c.interval_seq = i.seq;
+    for (const auto& t : b.trials) c.trials_done = std::max(c.trials_done, t.trial);
+    for (const auto& t : b.traces)
+        if (std::pair<int, int64_t>(t.trial, t.seq) > std::pair(c.trace_trial, c.trace_seq))
+            c.trace_trial = t.trial, c.trace_seq = t.seq;
+    return delta;
+}
+
+void merge_run_rows(RunData& into, RunDelta&& delta) {
+    RunData& d = delta.data;
+    into.info = std::move(d.info);
+    into.rows.facts.clear();  // read whole each time
+    auto& stacks = into.rows.stacks;
+    for (int trial : delta.replace_stack_trials)
+        stacks.erase(std::remove_if(stacks.begin(), stacks.end(),
+                                    [&](const StackRow& s) { return s.trial == trial; }),
+                     stacks.end());
+    // The delta's stack nodes joined to the ones read before, by store id.
+    const std::vector<int32_t> moved = join_stack_index(into.stack_index, d.stack_index);
+    for (auto& s : d.rows.stacks)
+        if (s.node >= 0) s.node = moved[static_cast<size_t>(s.node)];
+    into.rows.append(std::move(d.rows));
 }
 
 }  // namespace pathscope::db

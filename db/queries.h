@@ -13,6 +13,12 @@ namespace pathscope::db {
 /// Every run, oldest first.
 std::vector<RunInfo> list_runs(const Database& db);
 
+/// A browser's listing: the runs with an id above `after` and those in
+/// `also`, oldest first, without their scenario text (the bulk of a run's
+/// row; load_run has it).
+std::vector<RunInfo> list_runs_brief(const Database& db, int64_t after = 0,
+                                     const std::vector<int64_t>& also = {});
+
 /// How many trials each run has stored, by run id (one query for all).
 std::map<int64_t, int> trials_recorded(const Database& db);
 
@@ -32,7 +38,42 @@ std::vector<RunInfo> experiment_runs(const Database& db, const std::string& ref)
 /// is its own implicit transaction, so polling never holds a read open.
 int64_t data_version(const Database& db);
 
+struct LoadOptions {
+    /// Each stack row gets its frames (for exports and merges); off, rows
+    /// point into RunData::stack_index only (a viewer of a million samples).
+    bool expand_stacks = true;
+};
+
 /// Run `run_id` and all of its rows (histogram buckets, stacks with their frames).
-RunData load_run(const Database& db, int64_t run_id);
+RunData load_run(const Database& db, int64_t run_id, const LoadOptions& opt = {});
+
+/// Where a reader of a growing run has got to: the last key read of each
+/// kind of row. Rows are written in key order (a trial's intervals, then its
+/// totals), so what lies past the cursor is exactly what was committed since.
+struct RunCursor {
+    bool started = false;
+    int interval_trial = -1, interval_seq = -1;  ///< per-interval rows (seq >= 0)
+    int trials_done = -1;                        ///< the last trial whose totals were read
+    int trace_trial = -1;
+    int64_t trace_seq = -1;
+};
+
+/// What run `run_id` gained since `cursor` (everything, for a fresh cursor),
+/// read in one transaction so a writer's batch is seen whole; advances the
+/// cursor. The run's info and facts come whole each time. A trial that
+/// completed since brings all its stacks again (a trial's last samples join
+/// its last interval when it ends): replace_stack_trials names them, and
+/// merge_run_rows drops the old ones first.
+struct RunDelta {
+    RunData data;
+    std::vector<int> replace_stack_trials;
+    bool empty() const { return data.rows.empty(); }
+};
+RunDelta load_run_since(const Database& db, int64_t run_id, RunCursor& cursor,
+                        const LoadOptions& opt = {});
+
+/// Adds a delta to the rows read before (the same LoadOptions): info and
+/// facts replaced, rows appended, stacks re-pointed into one StackIndex.
+void merge_run_rows(RunData& into, RunDelta&& delta);
 
 }  // namespace pathscope::db

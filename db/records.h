@@ -156,9 +156,24 @@ struct Frame {
 struct StackRow {
     int trial = 0;
     std::string event;
-    std::vector<Frame> frames;
+    std::vector<Frame> frames;  ///< empty when read interned (LoadOptions::expand_stacks off)
     uint64_t weight = 0;
     int seq = -1;  ///< the interval it was sampled in; -1: the whole trial (imports, v2 stores)
+    /// The stack in its run's StackIndex (rows read from a store), or -1.
+    int32_t node = -1;
+};
+
+/// A run's sampled stacks as the store keeps them, interned: each node is a
+/// leaf frame under its parent node, so a tree is built once per distinct
+/// stack, not once per sample row and frame.
+struct StackIndex {
+    std::vector<Frame> frames;
+    struct Node {
+        int32_t parent = -1;  ///< -1: a root frame
+        int32_t frame = 0;    ///< into frames
+    };
+    std::vector<Node> nodes;  ///< a parent's index is below its children's
+    std::vector<int64_t> store_ids;  ///< each node's id in the store (joins later reads)
 };
 
 /// The stacks' event for samples of `source` (a capture's "perf::cpu-clock",
@@ -213,6 +228,9 @@ struct Batch {
 struct RunData {
     RunInfo info;
     Batch rows;
+    /// The interned stacks that rows.stacks[i].node points into (read from
+    /// a store); empty for rows made in memory, which carry their frames.
+    StackIndex stack_index;
 };
 
 }  // namespace pathscope::db

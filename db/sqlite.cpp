@@ -162,4 +162,15 @@ void Transaction::commit() {
     done_ = true;
 }
 
+ReadSnapshot::ReadSnapshot(const Database& db) : db_(db) {
+    char* err = nullptr;
+    if (sqlite3_exec(db_.handle(), "BEGIN", nullptr, nullptr, &err) != SQLITE_OK) {
+        const std::string what = err ? err : "unknown error";
+        sqlite3_free(err);
+        throw DbError(db_.path() + ": cannot begin a read: " + what);
+    }
+}
+
+ReadSnapshot::~ReadSnapshot() { sqlite3_exec(db_.handle(), "COMMIT", nullptr, nullptr, nullptr); }
+
 }  // namespace pathscope::db

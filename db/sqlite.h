@@ -102,4 +102,18 @@ class Transaction {
     bool done_ = false;
 };
 
+/// RAII read transaction: the queries inside it see one snapshot of the
+/// store (a writer's batch whole or not at all); ended on destruction, so
+/// no read stays open to hold back the writer's checkpoints.
+class ReadSnapshot {
+  public:
+    explicit ReadSnapshot(const Database& db);
+    ~ReadSnapshot();
+    ReadSnapshot(const ReadSnapshot&) = delete;
+    ReadSnapshot& operator=(const ReadSnapshot&) = delete;
+
+  private:
+    const Database& db_;
+};
+
 }  // namespace pathscope::db

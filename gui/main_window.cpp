@@ -23,7 +23,6 @@
 #include <fstream>
 #include <map>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "analysis/run_summary.h"
 #include "analysis/run_view.h"
@@ -178,10 +177,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     cancel_ = new QPushButton(tr("Cancel"));
     cancel_->hide();
     statusBar()->addPermanentWidget(cancel_);
-    // The load runs on; its result is dropped as stale.
+    // The reader stops the load between or inside its queries.
     connect(cancel_, &QPushButton::clicked, this, [this] {
-        ++generation_;
-        shown_ = generation_;
+        reader_->want(++generation_);
+        answered_ = generation_;
         progress_->hide();
         cancel_->hide();
         statusBar()->showMessage(tr("loading cancelled"));
@@ -219,10 +218,24 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
     connect(run_view_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &MainWindow::load_selected);
-    connect(&watcher_, &QFutureWatcher<LoadedRun>::finished, this, &MainWindow::loaded);
-    connect(&live_timer_, &QTimer::timeout, this, &MainWindow::poll_store);
+    reader_ = new StoreReader;
+    reader_->moveToThread(&reader_thread_);
+    connect(&reader_thread_, &QThread::finished, reader_, &QObject::deleteLater);
+    connect(reader_, &StoreReader::loaded, this, &MainWindow::loaded);
+    connect(reader_, &StoreReader::runs_changed, this, &MainWindow::runs_changed);
+    connect(reader_, &StoreReader::cancelled, this, [this](unsigned generation) {
+        if (generation == generation_) answered_ = generation;
+    });
+    reader_thread_.setObjectName(QStringLiteral("store reader"));
+    reader_thread_.start();
     set_live(kLivePollMs);
     resize(1400, 860);
+}
+
+MainWindow::~MainWindow() {
+    reader_->want(~0u);  // whatever it reads stops
+    reader_thread_.quit();
+    reader_thread_.wait();
 }
 
 void MainWindow::choose_store() {
@@ -232,7 +245,11 @@ void MainWindow::choose_store() {
 }
 
 QString MainWindow::open_store(const QString& path, bool interactive) {
-    StoreListing listing = list_store(path.toStdString());
+    // The reader lists the store on its thread; the window waits for it, as
+    // it has nothing to show before.
+    StoreListing listing;
+    QMetaObject::invokeMethod(
+        reader_, [&] { listing = reader_->open(path); }, Qt::BlockingQueuedConnection);
     if (!listing.error.isEmpty()) {
         statusBar()->showMessage(listing.error);
         if (interactive) QMessageBox::critical(this, tr("Cannot open the store"), listing.error);
@@ -240,12 +257,6 @@ QString MainWindow::open_store(const QString& path, bool interactive) {
     }
     path_ = path.toStdString();
     runs_->set_runs(std::move(listing.runs), std::move(listing.trials_recorded));
-    try {  // the live view's own connection, on this thread
-        live_ = std::make_unique<db::Database>(path_, db::Database::Mode::read_only);
-        data_version_ = db::data_version(*live_);
-    } catch (const std::exception&) {
-        live_.reset();
-    }
     setWindowTitle(QStringLiteral("pathscope - %1").arg(path));
     statusBar()->showMessage(tr("%1: %2 runs").arg(path).arg(runs_->rowCount()));
     QSettings settings;
@@ -280,28 +291,30 @@ void MainWindow::load_selected() {
         id = std::max(r->id, other->id);
     }
     const unsigned generation = ++generation_;
-    const std::string path = path_;
     progress_->show();
     cancel_->show();
     statusBar()->showMessage(other ? tr("comparing run %1 against run %2...").arg(id).arg(base)
                                    : tr("loading run %1...").arg(id));
-    watcher_.setFuture(QtConcurrent::run([path, id, base, generation] {
-        LoadedRun run = base ? load_pair(path, base, id) : load_run(path, id);
-        run.generation = generation;
-        return run;
-    }));
+    reader_->want(generation);  // an older load still running stops
+    QMetaObject::invokeMethod(reader_, [reader = reader_, generation, base, id] {
+        reader->load(generation, base, id);
+    });
 }
 
-void MainWindow::loaded() {
-    const LoadedRun run = watcher_.result();
+void MainWindow::runs_changed(const StoreListing& changes) {
+    runs_->update_runs(changes.runs, changes.trials_recorded);
+}
+
+void MainWindow::loaded(const LoadedRun& run) {
     if (run.generation != generation_) return;  // a newer load is on its way, or cancelled
+    answered_ = run.generation;
     progress_->hide();
     cancel_->hide();
     if (!run.error.isEmpty()) {
         statusBar()->showMessage(run.error);
         return;
     }
-    shown_ = run.generation;
+    ++updates_;
     const db::RunInfo& info = run.summary.info;
     header_->setText(QStringLiteral("<b>run %1 \"%2\"</b> %3, %4 &nbsp; %5")
                          .arg(info.id)
@@ -325,7 +338,7 @@ void MainWindow::loaded() {
     queues_->set_run(run.data);
     histograms_->set_run(run.data);
     traces_->set_run(run.data);
-    time_series_->set_run(run.data);
+    time_series_->set_run(run.data, run.series, run.series_range, run.series_intervals);
     if (run.report) {
         compare_->set_report(run.report);
         pages_->setCurrentWidget(compare_);
@@ -357,7 +370,10 @@ void MainWindow::loaded() {
                           tr("Sampled call stacks: %1").arg(run.stack_event));
     else
         stacks_->set_diff(nullptr, false, {}, tr("This run has no sampled call stacks."));
-    statusBar()->showMessage(tr("run %1 loaded").arg(info.id));
+    statusBar()->showMessage(run.live ? tr("run %1: %2 intervals so far")
+                                            .arg(info.id)
+                                            .arg(run.data->rows.intervals.size())
+                                      : tr("run %1 loaded").arg(info.id));
 }
 
 QString MainWindow::figures_text(const analysis::RunSummary& sum) {
@@ -384,13 +400,11 @@ QString MainWindow::figures_text(const analysis::RunSummary& sum) {
 }
 
 void MainWindow::wait_until_loaded() {
-    while (shown_ != generation_ && generation_ != 0) {
-        watcher_.waitForFinished();
-        QCoreApplication::processEvents();
-        if (watcher_.isFinished() && watcher_.result().generation == generation_ &&
-            !watcher_.result().error.isEmpty())
-            break;
-    }
+    // What the reader sent before now is in the event queue; a load still
+    // under way answers later.
+    QCoreApplication::processEvents();
+    while (answered_ != generation_)
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
 }
 
 bool MainWindow::show_page(const QString& page) {
@@ -463,40 +477,14 @@ QString MainWindow::export_view(const QString& file) {
 }
 
 void MainWindow::set_live(int ms) {
-    if (ms > 0)
-        live_timer_.start(ms);
-    else
-        live_timer_.stop();
+    QMetaObject::invokeMethod(reader_, [reader = reader_, ms] { reader->set_poll(ms); });
 }
 
 bool MainWindow::poll_store() {
-    // data_version changes when another connection commits; the query runs
-    // in its own implicit transaction, so no read transaction stays open to
-    // starve the capture's WAL checkpoints.
-    if (!live_) return false;
-    int64_t v = 0;
-    try {
-        v = db::data_version(*live_);
-    } catch (const std::exception&) {
-        return false;
-    }
-    if (v == data_version_) return false;
-    data_version_ = v;
-    std::vector<int64_t> selected;
-    for (const QModelIndex& i : run_view_->selectionModel()->selectedRows())
-        if (const db::RunInfo* r = runs_->run(run_proxy_->mapToSource(i).row())) selected.push_back(r->id);
-    StoreListing listing = list_store(path_);
-    if (!listing.error.isEmpty()) return false;
-    {
-        const QSignalBlocker block(run_view_->selectionModel());
-        runs_->set_runs(std::move(listing.runs), std::move(listing.trials_recorded));
-        for (int row = 0; row < runs_->rowCount(); ++row)
-            if (std::find(selected.begin(), selected.end(), runs_->run(row)->id) != selected.end())
-                run_view_->selectionModel()->select(run_proxy_->mapFromSource(runs_->index(row, 0)),
-                                                    QItemSelectionModel::Select | QItemSelectionModel::Rows);
-    }
-    load_selected();  // the selected run, with what was committed since
-    return true;
+    bool changed = false;
+    QMetaObject::invokeMethod(
+        reader_, [&] { changed = reader_->poll(); }, Qt::BlockingQueuedConnection);
+    return changed;
 }
 
 void MainWindow::stage_clicked(const QModelIndex& index) {

@@ -5,9 +5,8 @@
 // thread; a stale result never overwrites a newer one.
 #pragma once
 
-#include <QFutureWatcher>
 #include <QMainWindow>
-#include <QTimer>
+#include <QThread>
 #include <memory>
 #include <optional>
 
@@ -42,6 +41,7 @@ class MainWindow : public QMainWindow {
     static constexpr int kLivePollMs = 250;
 
     explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
 
     /// Opens a store; returns "" or the store's own error (also shown in the
     /// status bar and, with `interactive`, in a message box).
@@ -50,7 +50,8 @@ class MainWindow : public QMainWindow {
     bool select_run(const QString& ref);
     /// Selects two runs: the comparison page compares `cand` against `base`.
     bool select_pair(const QString& base, const QString& cand);
-    /// Blocks until the selected run's pages are filled (for screenshots and tests).
+    /// Blocks until the selected run's pages are filled, and any update a
+    /// poll brought is shown (for screenshots and tests).
     void wait_until_loaded();
     /// Shows the page named `page`: runs, stages, flame, stacks, queues,
     /// histograms, timeseries, traces, compare. False for another name.
@@ -61,9 +62,13 @@ class MainWindow : public QMainWindow {
     /// Writes the current page as PNG, or SVG for a .svg file.
     QString export_view(const QString& file);
     /// Live view: the store is polled for commits of other processes
-    /// (PRAGMA data_version) every `ms`; 0 stops. Returns whether it changed.
+    /// (PRAGMA data_version) every `ms`, off the GUI thread; 0 stops.
     void set_live(int ms);
+    /// One poll now (blocks until the reader has done it): whether the
+    /// store had changed. What it brought is shown by the next events.
     bool poll_store();
+    /// Times the pages were filled: a load's result, or a live update.
+    int updates() const { return updates_; }
 
     RunListModel* runs() const { return runs_; }
     QSortFilterProxyModel* run_proxy() const { return run_proxy_; }
@@ -91,7 +96,8 @@ class MainWindow : public QMainWindow {
 
   private:
     void load_selected();
-    void loaded();
+    void loaded(const LoadedRun& run);
+    void runs_changed(const StoreListing& changes);
     void stage_clicked(const QModelIndex& index);
     void choose_store();
     void drop_clicked(int row);
@@ -115,9 +121,8 @@ class MainWindow : public QMainWindow {
     ComparePage* compare_;
     QTableWidget* drops_;
     std::shared_ptr<const db::RunData> data_;
-    std::unique_ptr<db::Database> live_;  ///< polled for data_version; no transaction held
-    int64_t data_version_ = -1;
-    QTimer live_timer_;
+    QThread reader_thread_;
+    StoreReader* reader_;  ///< every read of the store, on reader_thread_
     QTabWidget* pages_;
     QLabel* header_;
     QLabel* warning_;
@@ -125,9 +130,9 @@ class MainWindow : public QMainWindow {
     QLabel* figures_;
     QProgressBar* progress_;
     QPushButton* cancel_;
-    QFutureWatcher<LoadedRun> watcher_;
     unsigned generation_ = 0;  ///< of the newest load asked for
-    unsigned shown_ = 0;       ///< of the load whose result is on the pages
+    unsigned answered_ = 0;    ///< of the newest load answered (shown, failed or cancelled)
+    int updates_ = 0;
 };
 
 }  // namespace pathscope::gui

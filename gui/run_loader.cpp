@@ -1,16 +1,32 @@
 #include "gui/run_loader.h"
 
+#include <sqlite3.h>
+
+#include <optional>
+
 #include "analysis/run_metrics.h"
-#include "db/queries.h"
+#include "analysis/running_trial.h"
 #include "db/schema.h"
 
 namespace pathscope::gui {
+
+namespace {
+
+// A viewer never needs a stack's frames row by row: the trees are built
+// from the interned stacks.
+const db::LoadOptions kViewer{.expand_stacks = false};
+
+std::shared_ptr<const analysis::FlameDiff> self_diff(const analysis::FlameTree& t) {
+    return std::make_shared<analysis::FlameDiff>(analysis::diff_trees(t, t));
+}
+
+}  // namespace
 
 StoreListing list_store(const std::string& path) {
     StoreListing out;
     try {
         auto db = db::open_store(path, db::Database::Mode::read_only);
-        out.runs = db::list_runs(*db);
+        out.runs = db::list_runs_brief(*db);
         auto recorded = db::trials_recorded(*db);
         for (const auto& r : out.runs) out.trials_recorded.push_back(recorded[r.id]);
     } catch (const std::exception& e) {
@@ -21,29 +37,59 @@ StoreListing list_store(const std::string& path) {
     return out;
 }
 
-LoadedRun load_run(const std::string& path, int64_t id) {
+LoadedRun compute_pages(std::shared_ptr<const db::RunData> data,
+                        const std::function<bool()>& keep_going) {
+    const auto step = [&] {
+        if (keep_going && !keep_going()) throw LoadCancelled{};
+    };
     LoadedRun out;
+    const db::RunData& run = *data;
+    out.data = data;
+    // A running trial's intervals so far stand in for the totals it has not
+    // written yet, so the pages show a running run as it goes.
+    db::Batch running = analysis::running_trial_rows(run);
+    std::optional<db::RunData> with_running;
+    if (!running.empty()) {
+        with_running.emplace(db::RunData{run.info, run.rows, run.stack_index});
+        with_running->rows.append(std::move(running));
+    }
+    const db::RunData& shown = with_running ? *with_running : run;
+    out.summary = analysis::summarize_run(shown);
+    step();
+    out.stages = self_diff(analysis::stage_tree(shown));
+    step();
+    const std::string event = analysis::main_stack_event(run);
+    if (!event.empty()) {
+        auto tree = std::make_shared<analysis::FlameTree>(analysis::stack_tree(run, event));
+        step();
+        out.stacks = self_diff(*tree);
+        out.stack_tree = std::move(tree);
+        out.stack_event = QString::fromStdString(event);
+        step();
+    }
+    auto series = std::make_shared<analysis::TimeSeries>(analysis::time_series(run));
+    if (!series->points.empty()) {
+        const double end = series->points.back().t1;
+        out.series_range =
+            self_diff(analysis::stage_tree_in_range(run, 0, end, &out.series_intervals));
+    }
+    out.series = std::move(series);
+    return out;
+}
+
+LoadedRun load_run(const std::string& path, int64_t id) {
     try {
-        db::RunData run;
+        std::shared_ptr<db::RunData> run;
         {
             auto db = db::open_store(path, db::Database::Mode::read_only);
-            run = db::load_run(*db, id);
+            run = std::make_shared<db::RunData>(db::load_run(*db, id, kViewer));
         }  // the connection closes here: no read transaction outlives the load
-        out.summary = analysis::summarize_run(run);
-        out.data = std::make_shared<db::RunData>(run);
-        const analysis::FlameTree stages = analysis::stage_tree(run);
-        out.stages = std::make_shared<analysis::FlameDiff>(analysis::diff_trees(stages, stages));
-        const std::string event = analysis::main_stack_event(run);
-        if (!event.empty()) {
-            const analysis::FlameTree stacks = analysis::stack_tree(run, event);
-            out.stacks =
-                std::make_shared<analysis::FlameDiff>(analysis::diff_trees(stacks, stacks));
-            out.stack_event = QString::fromStdString(event);
-        }
+        return compute_pages(std::move(run));
     } catch (const std::exception& e) {
+        LoadedRun out;
         out.error = QString::fromStdString(e.what());
+        return out;
     }
-    return out;
 }
 
 LoadedRun load_pair(const std::string& path, int64_t base, int64_t cand) {
@@ -53,7 +99,7 @@ LoadedRun load_pair(const std::string& path, int64_t base, int64_t cand) {
         db::RunData b;
         {
             auto db = db::open_store(path, db::Database::Mode::read_only);
-            b = db::load_run(*db, base);
+            b = db::load_run(*db, base, kViewer);
         }
         out.report = std::make_shared<analysis::Report>(
             analysis::build_report(b, out.data.get(), analysis::ReportOptions{}));
@@ -61,6 +107,140 @@ LoadedRun load_pair(const std::string& path, int64_t base, int64_t cand) {
         out.error = QString::fromStdString(e.what());
     }
     return out;
+}
+
+StoreReader::StoreReader(QObject* parent) : QObject(parent) {
+    qRegisterMetaType<StoreListing>();
+    qRegisterMetaType<LoadedRun>();
+}
+
+StoreReader::~StoreReader() = default;
+
+void StoreReader::want(unsigned generation) {
+    wanted_.store(generation);
+    // A query under way stops now, not at its end.
+    const std::lock_guard lock(db_mutex_);
+    if (db_) sqlite3_interrupt(db_->handle());
+}
+
+StoreListing StoreReader::open(const QString& path) {
+    path_ = path.toStdString();
+    follow_ = {};
+    running_.clear();
+    last_id_ = 0;
+    StoreListing listing;
+    try {
+        auto db = db::open_store(path_, db::Database::Mode::read_only);
+        data_version_ = db::data_version(*db);
+        listing.runs = db::list_runs_brief(*db);
+        auto recorded = db::trials_recorded(*db);
+        for (const auto& r : listing.runs) {
+            listing.trials_recorded.push_back(recorded[r.id]);
+            if (r.status == "running") running_[r.id] = r.status;
+            last_id_ = std::max(last_id_, r.id);
+        }
+        const std::lock_guard lock(db_mutex_);
+        db_ = std::move(db);
+    } catch (const std::exception& e) {
+        listing.error = QString::fromStdString(e.what());
+        listing.runs.clear();
+    }
+    return listing;
+}
+
+void StoreReader::load(unsigned generation, qint64 base, qint64 id) {
+    if (!current(generation) || !db_) return;  // stale: a newer load is queued
+    LoadedRun out;
+    try {
+        std::shared_ptr<db::RunData> run;
+        db::RunCursor cursor;
+        run = std::make_shared<db::RunData>(
+            std::move(db::load_run_since(*db_, id, cursor, kViewer).data));
+        if (!current(generation)) throw LoadCancelled{};
+        std::shared_ptr<const analysis::Report> report;
+        if (base) {
+            const db::RunData b = db::load_run(*db_, base, kViewer);
+            if (!current(generation)) throw LoadCancelled{};
+            report = std::make_shared<analysis::Report>(
+                analysis::build_report(b, run.get(), analysis::ReportOptions{}));
+        }
+        out = compute_pages(run, [&] { return current(generation); });
+        out.report = std::move(report);
+        follow_ = base ? Followed{} : Followed{id, generation, cursor, run};
+    } catch (const LoadCancelled&) {
+        emit cancelled(generation);
+        return;
+    } catch (const std::exception& e) {
+        if (!current(generation)) {  // interrupted by a newer ask or Cancel
+            emit cancelled(generation);
+            return;
+        }
+        out = LoadedRun{};
+        out.error = QString::fromStdString(e.what());
+    }
+    out.generation = generation;
+    emit loaded(out);
+}
+
+void StoreReader::set_poll(int ms) {
+    if (!timer_) {
+        timer_ = new QTimer(this);  // on this object's thread
+        connect(timer_, &QTimer::timeout, this, &StoreReader::poll);
+    }
+    if (ms > 0)
+        timer_->start(ms);
+    else
+        timer_->stop();
+}
+
+bool StoreReader::poll() {
+    if (!db_) return false;
+    try {
+        const int64_t v = db::data_version(*db_);
+        if (v == data_version_) return false;
+        list_changes();
+        follow_changes();
+        data_version_ = v;  // only once read: an interrupted poll is tried again
+    } catch (const std::exception&) {
+        return false;  // busy or interrupted: the next poll tries again
+    }
+    return true;
+}
+
+void StoreReader::list_changes() {
+    std::vector<int64_t> watched;
+    for (const auto& [id, status] : running_) watched.push_back(id);
+    StoreListing changes;
+    changes.runs = db::list_runs_brief(*db_, last_id_, watched);
+    if (changes.runs.empty()) return;
+    const auto recorded = db::trials_recorded(*db_);
+    for (const auto& r : changes.runs) {
+        const auto it = recorded.find(r.id);
+        changes.trials_recorded.push_back(it == recorded.end() ? 0 : it->second);
+        last_id_ = std::max(last_id_, r.id);
+        if (r.status == "running")
+            running_[r.id] = r.status;
+        else
+            running_.erase(r.id);
+    }
+    emit runs_changed(changes);
+}
+
+void StoreReader::follow_changes() {
+    if (!follow_.data || !current(follow_.generation)) return;
+    const unsigned generation = follow_.generation;
+    db::RunDelta delta = db::load_run_since(*db_, follow_.id, follow_.cursor, kViewer);
+    if (delta.empty() && delta.data.info.status == follow_.data->info.status) return;
+    auto grown = std::make_shared<db::RunData>(*follow_.data);
+    db::merge_run_rows(*grown, std::move(delta));
+    follow_.data = grown;
+    try {
+        LoadedRun out = compute_pages(grown, [&] { return current(generation); });
+        out.generation = generation;
+        out.live = true;
+        emit loaded(out);
+    } catch (const LoadCancelled&) {
+    }
 }
 
 }  // namespace pathscope::gui

@@ -1,17 +1,29 @@
 // What a page needs of a run, computed off the GUI thread: the run's rows,
-// its summary and its flame trees. Each load opens its own read-only
-// connection to the store, used only on the thread that opened it.
+// its summary, its flame trees and time series. StoreReader does every read
+// of the store on a thread of its own: loads asked for by the window, and the
+// live view's polls, which fetch only what was committed since the last.
 #pragma once
 
+#include <QObject>
 #include <QString>
+#include <QTimer>
+#include <atomic>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "analysis/flame_diff.h"
 #include "analysis/report.h"
 #include "analysis/run_summary.h"
+#include "analysis/time_series.h"
+#include "db/queries.h"
 #include "db/records.h"
+
+namespace pathscope::db {
+class Database;
+}
 
 namespace pathscope::gui {
 
@@ -26,22 +38,100 @@ StoreListing list_store(const std::string& path);
 
 struct LoadedRun {
     unsigned generation = 0;  ///< which request this answers (the GUI drops stale ones)
+    bool live = false;        ///< an update of the run shown, with what was committed since
     QString error;
     std::shared_ptr<const db::RunData> data;  ///< every row, for the pages that draw them
     analysis::RunSummary summary;
     std::shared_ptr<const analysis::FlameDiff> stages;  ///< busy cycles per received packet
     std::shared_ptr<const analysis::FlameDiff> stacks;  ///< shares of the samples; null when none
+    /// The sampled stacks' tree the flame graph shows (null when none): the
+    /// stack views (top-down, bottom-up, callers) are built from it.
+    std::shared_ptr<const analysis::FlameTree> stack_tree;
     QString stack_event;
+    /// The Time series page: its points and the whole run's range tree.
+    std::shared_ptr<const analysis::TimeSeries> series;
+    std::shared_ptr<const analysis::FlameDiff> series_range;
+    int series_intervals = 0;
     /// A comparison (load_pair): candidate against base, everything the CLI's
     /// report holds.
     std::shared_ptr<const analysis::Report> report;
 };
 
-/// Loads run `id` of the store at `path`.
+/// Thrown between steps of a load that was cancelled or superseded.
+struct LoadCancelled {};
+
+/// Loads run `id` of the store at `path` (its own connection).
 LoadedRun load_run(const std::string& path, int64_t id);
 
 /// Loads two runs and compares `cand` against `base` (the summary and trees
 /// are the candidate's).
 LoadedRun load_pair(const std::string& path, int64_t base, int64_t cand);
 
+/// Everything the pages show of `run`, computed from its rows; `keep_going`
+/// is asked between steps and throws LoadCancelled when false.
+LoadedRun compute_pages(std::shared_ptr<const db::RunData> run,
+                        const std::function<bool()>& keep_going = {});
+
+/// The GUI's reader of one store, living on its own thread (moveToThread):
+/// slots run there one at a time, so at most one load is in flight; a load
+/// asked for while another runs waits as one queued event, and a newer ask
+/// makes every older one stale (skipped, or stopped between and inside its
+/// queries with sqlite3_interrupt).
+class StoreReader : public QObject {
+    Q_OBJECT
+  public:
+    explicit StoreReader(QObject* parent = nullptr);
+    ~StoreReader() override;
+
+    /// Any thread: the newest load wanted; older ones stop. Cancel asks for
+    /// a generation no load has.
+    void want(unsigned generation);
+    unsigned wanted() const { return wanted_.load(); }
+
+    /// On the reader's thread: opens the store (its own read-only
+    /// connection) and lists its runs, or says why it cannot.
+    StoreListing open(const QString& path);
+
+  public slots:
+    /// Loads run `id` (base 0) or compares `id` against `base`, unless a
+    /// newer generation is wanted by then. A single run is then followed:
+    /// polls bring what it gains.
+    void load(unsigned generation, qint64 base, qint64 id);
+    /// Polls the store every `ms` (0 stops) for commits of other processes.
+    void set_poll(int ms);
+    /// One poll: on a commit, the runs that are new or changed, and what
+    /// the followed run gained. Returns whether the store had changed.
+    bool poll();
+
+  signals:
+    /// After a poll: the runs that are new or changed since the last listing.
+    void runs_changed(pathscope::gui::StoreListing changes);
+    void loaded(pathscope::gui::LoadedRun run);
+    void cancelled(unsigned generation);
+
+  private:
+    bool current(unsigned generation) const { return wanted_.load() == generation; }
+    void list_changes();
+    void follow_changes();
+
+    std::atomic<unsigned> wanted_{0};
+    std::mutex db_mutex_;  ///< guards db_ against want()'s interrupt from another thread
+    std::unique_ptr<db::Database> db_;
+    std::string path_;
+    int64_t data_version_ = -1;
+    QTimer* timer_ = nullptr;
+    std::map<int64_t, std::string> running_;  ///< runs listed as running, by id, and their status
+    int64_t last_id_ = 0;
+    /// The run followed by polls: its rows so far and where they end.
+    struct Followed {
+        int64_t id = 0;
+        unsigned generation = 0;
+        db::RunCursor cursor;
+        std::shared_ptr<const db::RunData> data;
+    } follow_;
+};
+
 }  // namespace pathscope::gui
+
+Q_DECLARE_METATYPE(pathscope::gui::StoreListing)
+Q_DECLARE_METATYPE(pathscope::gui::LoadedRun)

@@ -1,6 +1,7 @@
 #include "gui/models/run_list_model.h"
 
 #include <QColor>
+#include <algorithm>
 
 namespace pathscope::gui {
 
@@ -12,6 +13,33 @@ void RunListModel::set_runs(std::vector<db::RunInfo> runs, std::vector<int> tria
     recorded_ = std::move(trials_recorded);
     recorded_.resize(runs_.size(), 0);
     endResetModel();
+}
+
+void RunListModel::update_runs(std::vector<db::RunInfo> runs, std::vector<int> trials_recorded) {
+    trials_recorded.resize(runs.size(), 0);
+    std::vector<size_t> fresh;
+    for (size_t i = 0; i < runs.size(); ++i) {
+        // Runs are listed by id, oldest first: a known one is found by search.
+        const auto at = std::lower_bound(
+            runs_.begin(), runs_.end(), runs[i].id,
+            [](const db::RunInfo& r, int64_t id) { return r.id < id; });
+        if (at == runs_.end() || at->id != runs[i].id) {
+            fresh.push_back(i);
+            continue;
+        }
+        const int row = static_cast<int>(at - runs_.begin());
+        *at = std::move(runs[i]);
+        recorded_[static_cast<size_t>(row)] = trials_recorded[i];
+        emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+    }
+    if (fresh.empty()) return;
+    const int first = rowCount();
+    beginInsertRows({}, first, first + static_cast<int>(fresh.size()) - 1);
+    for (size_t i : fresh) {
+        runs_.push_back(std::move(runs[i]));
+        recorded_.push_back(trials_recorded[i]);
+    }
+    endInsertRows();
 }
 
 const db::RunInfo* RunListModel::run(int row) const {

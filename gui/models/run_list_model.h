@@ -31,6 +31,9 @@ class RunListModel : public QAbstractTableModel {
 
     explicit RunListModel(QObject* parent = nullptr);
     void set_runs(std::vector<db::RunInfo> runs, std::vector<int> trials_recorded);
+    /// A live view's news: runs already listed change in place (their
+    /// status, trials), new ones are appended; never a reset.
+    void update_runs(std::vector<db::RunInfo> runs, std::vector<int> trials_recorded);
     const db::RunInfo* run(int row) const;
     /// The row of the run `ref` names as the CLI does: an id, a label (its
     /// latest run) or label@N (the N-th, oldest first); -1 for none.

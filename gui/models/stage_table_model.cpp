@@ -8,16 +8,29 @@ namespace pathscope::gui {
 StageTableModel::StageTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void StageTableModel::set_summary(const analysis::RunSummary& summary) {
-    beginResetModel();
-    rows_ = summary.stages;
-    if (!rows_.empty()) rows_.push_back(summary.all);
+    std::vector<analysis::StageLine> rows = summary.stages;
+    if (!rows.empty()) rows.push_back(summary.all);
+    // The same stages with new figures (a live run's next interval): the
+    // cells change in place, the view keeps its sort, selection and scroll.
+    const bool same_rows =
+        rows.size() == rows_.size() && !rows.empty() &&
+        std::equal(rows.begin(), rows.end(), rows_.begin(),
+                   [](const auto& a, const auto& b) { return a.name == b.name; });
+    if (!same_rows) beginResetModel();
+    rows_ = std::move(rows);
     idle_measured_ = summary.worker.measured;
+    const bool same_header = basis_.unit == summary.basis.unit;
     basis_ = summary.basis;
     column_max_.assign(ColumnCount, 0.0);
     for (size_t r = 0; r + 1 < rows_.size(); ++r)
         for (int c = BusyCalls; c < ColumnCount; ++c)
             column_max_[c] = std::max(column_max_[c], number(rows_[r], c));
-    endResetModel();
+    if (!same_rows) {
+        endResetModel();
+        return;
+    }
+    emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+    if (!same_header) emit headerDataChanged(Qt::Horizontal, 0, ColumnCount - 1);
 }
 
 QString StageTableModel::stage(int row) const {

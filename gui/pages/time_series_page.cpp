@@ -11,6 +11,8 @@
 #include <QSplitter>
 #include <QValueAxis>
 #include <QVBoxLayout>
+#include <QCoreApplication>
+#include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 
 #include "analysis/run_metrics.h"
@@ -54,6 +56,8 @@ TimeSeriesPage::TimeSeriesPage(QWidget* parent) : QWidget(parent) {
     tree_->addItem(tr("stage cycles (exact counters)"));
     tree_->addItem(tr("sampled stacks"));
     connect(tree_, &QComboBox::currentIndexChanged, this, [this] { select_range(t0_, t1_); });
+    connect(&range_watcher_, &QFutureWatcher<Range>::finished, this,
+            [this] { show_range(range_watcher_.result()); });
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(view_);
     auto* lower = new QWidget;
@@ -70,12 +74,39 @@ TimeSeriesPage::TimeSeriesPage(QWidget* parent) : QWidget(parent) {
     layout->addWidget(split);
 }
 
-void TimeSeriesPage::set_run(std::shared_ptr<const db::RunData> run) {
+void TimeSeriesPage::set_run(std::shared_ptr<const db::RunData> run,
+                             std::shared_ptr<const analysis::TimeSeries> series,
+                             std::shared_ptr<const analysis::FlameDiff> whole, int intervals) {
+    const bool same_run = run_ && run && run_->info.id == run->info.id;
+    const bool whole_range = !same_run || (t0_ <= 0 && t1_ >= (series_ && !series_->points.empty()
+                                                                    ? series_->points.back().t1
+                                                                    : 0));
     run_ = std::move(run);
-    series_ = run_ ? analysis::time_series(*run_) : analysis::TimeSeries{};
+    series_ = series ? std::move(series) : std::make_shared<analysis::TimeSeries>();
     transmit_ = run_ && analysis::packet_basis(run_->rows.trials).transmit;
-    const QString per_packet = transmit_ ? tr("cycles/tx pkt") : tr("cycles/rx pkt");
     event_ = run_ ? analysis::main_stack_event(*run_) : std::string();
+    draw_series();
+    const double end = series_->points.empty() ? 0 : series_->points.back().t1;
+    if (!run_ || end <= 0) return;
+    if (!whole_range) return;  // a range the user chose stays
+    t0_ = 0;
+    t1_ = end;
+    if (tree_->currentIndex() == 0 && whole) {
+        ++range_generation_;  // what a worker still builds is stale
+        show_range({range_generation_, std::move(whole),
+                    (transmit_ ? tr("Stage cycles from %1 s to %2 s (%3 intervals), per sent datagram")
+                               : tr("Stage cycles from %1 s to %2 s (%3 intervals), per received packet"))
+                        .arg(0.0, 0, 'f', 2)
+                        .arg(end, 0, 'f', 2)
+                        .arg(intervals),
+                    intervals});
+    } else {
+        select_range(0, end);
+    }
+}
+
+void TimeSeriesPage::draw_series() {
+    const QString per_packet = transmit_ ? tr("cycles/tx pkt") : tr("cycles/rx pkt");
     chart_->removeAllSeries();
     for (QAbstractAxis* a : chart_->axes()) {
         chart_->removeAxis(a);  // hands the axis back to us
@@ -106,7 +137,7 @@ void TimeSeriesPage::set_run(std::shared_ptr<const db::RunData> run) {
         auto* s = new QLineSeries;
         s->setName(l.name);
         QList<QPointF> pts;  // one bulk replace: no per-point signals
-        for (const auto& p : series_.points) {
+        for (const auto& p : series_->points) {
             const double v = p.*(l.field) * l.scale;
             pts << QPointF((p.t0 + p.t1) / 2, v);
             (l.axis == rate ? top_rate : top_cycles) = std::max(l.axis == rate ? top_rate : top_cycles, v);
@@ -117,12 +148,12 @@ void TimeSeriesPage::set_run(std::shared_ptr<const db::RunData> run) {
         s->attachAxis(x);
         s->attachAxis(l.axis);
     }
-    for (size_t i = 1; i < series_.trial_starts.size(); ++i) {  // trial boundaries
+    for (size_t i = 1; i < series_->trial_starts.size(); ++i) {  // trial boundaries
         auto* b = new QLineSeries;
         b->setName(i == 1 ? tr("trial boundary") : QString());
         b->setPen(QPen(Qt::gray, 1, Qt::DashLine));
-        b->append(series_.trial_starts[i], 0);
-        b->append(series_.trial_starts[i], top_rate * 1.1);
+        b->append(series_->trial_starts[i], 0);
+        b->append(series_->trial_starts[i], top_rate * 1.1);
         chart_->addSeries(b);
         b->attachAxis(x);
         b->attachAxis(rate);
@@ -133,7 +164,6 @@ void TimeSeriesPage::set_run(std::shared_ptr<const db::RunData> run) {
     rate->setRange(0, std::max(top_rate * 1.1, 0.001));
     cycles->setRange(0, std::max(top_cycles * 1.1, 1.0));
     chart_->setTitle(run_ ? tr("Per interval, run %1").arg(run_->info.id) : QString());
-    if (run_ && end > 0) select_range(0, end);
 }
 
 void TimeSeriesPage::show_stacks(bool stacks) { tree_->setCurrentIndex(stacks ? 1 : 0); }
@@ -142,27 +172,49 @@ void TimeSeriesPage::select_range(double t0, double t1) {
     if (!run_) return;
     t0_ = t0;
     t1_ = t1;
-    int n = 0;
-    const analysis::FlameTree stages = analysis::stage_tree_in_range(*run_, t0, t1, &n);
-    if (tree_->currentIndex() == 1) {
-        const analysis::FlameTree stacks = analysis::stack_tree_in_range(*run_, event_, t0, t1);
-        flame_->set_diff(std::make_shared<analysis::FlameDiff>(analysis::diff_trees(stacks, stacks)),
-                         false, tr("share of samples"),
-                         tr("Sampled stacks (%1) from %2 s to %3 s: %4 samples")
-                             .arg(QString::fromStdString(event_))
-                             .arg(t0, 0, 'f', 2)
-                             .arg(t1, 0, 'f', 2)
-                             .arg(stacks.size() > 0 ? stacks.total(0) : 0.0));
-    } else {
-        flame_->set_diff(std::make_shared<analysis::FlameDiff>(analysis::diff_trees(stages, stages)),
-                         false, transmit_ ? tr("cycles/tx pkt") : tr("cycles/rx pkt"),
-                         (transmit_ ? tr("Stage cycles from %1 s to %2 s (%3 intervals), per sent datagram")
-                                    : tr("Stage cycles from %1 s to %2 s (%3 intervals), per received packet"))
-                             .arg(t0, 0, 'f', 2)
-                             .arg(t1, 0, 'f', 2)
-                             .arg(n));
-    }
-    range_->setText(tr("range %1 - %2 s: %3 intervals").arg(t0, 0, 'f', 2).arg(t1, 0, 'f', 2).arg(n));
+    const unsigned generation = ++range_generation_;
+    const bool stacks = tree_->currentIndex() == 1;
+    range_->setText(tr("range %1 - %2 s: building its flame graph...").arg(t0, 0, 'f', 2).arg(t1, 0, 'f', 2));
+    // The trees are built on a worker thread from the run's rows, which
+    // nothing changes (a live update brings a new RunData).
+    range_watcher_.setFuture(QtConcurrent::run([run = run_, event = event_, stacks, t0, t1,
+                                                transmit = transmit_, generation] {
+        Range r;
+        r.generation = generation;
+        if (stacks) {
+            const analysis::FlameTree tree = analysis::stack_tree_in_range(*run, event, t0, t1);
+            (void)analysis::stage_tree_in_range(*run, t0, t1, &r.intervals);
+            r.tree = std::make_shared<analysis::FlameDiff>(analysis::diff_trees(tree, tree));
+            r.title = tr("Sampled stacks (%1) from %2 s to %3 s: %4 samples")
+                          .arg(QString::fromStdString(event))
+                          .arg(t0, 0, 'f', 2)
+                          .arg(t1, 0, 'f', 2)
+                          .arg(tree.size() > 0 ? tree.total(0) : 0.0);
+        } else {
+            const analysis::FlameTree tree = analysis::stage_tree_in_range(*run, t0, t1, &r.intervals);
+            r.tree = std::make_shared<analysis::FlameDiff>(analysis::diff_trees(tree, tree));
+            r.title = (transmit ? tr("Stage cycles from %1 s to %2 s (%3 intervals), per sent datagram")
+                                : tr("Stage cycles from %1 s to %2 s (%3 intervals), per received packet"))
+                          .arg(t0, 0, 'f', 2)
+                          .arg(t1, 0, 'f', 2)
+                          .arg(r.intervals);
+        }
+        return r;
+    }));
+}
+
+void TimeSeriesPage::wait_for_range() {
+    range_watcher_.waitForFinished();
+    QCoreApplication::processEvents();
+}
+
+void TimeSeriesPage::show_range(const Range& r) {
+    if (r.generation != range_generation_) return;  // a newer range was asked for
+    const bool stacks = tree_->currentIndex() == 1;
+    flame_->set_diff(r.tree, false,
+                     stacks ? tr("share of samples") : (transmit_ ? tr("cycles/tx pkt") : tr("cycles/rx pkt")),
+                     r.title);
+    range_->setText(tr("range %1 - %2 s: %3 intervals").arg(t0_, 0, 'f', 2).arg(t1_, 0, 'f', 2).arg(r.intervals));
 }
 
 QString TimeSeriesPage::range_text() const { return range_->text(); }

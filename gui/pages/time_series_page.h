@@ -4,9 +4,11 @@
 // cycles of that range only ("flame scope").
 #pragma once
 
+#include <QFutureWatcher>
 #include <QWidget>
 #include <memory>
 
+#include "analysis/flame_diff.h"
 #include "analysis/time_series.h"
 
 class QChart;
@@ -23,18 +25,36 @@ class TimeSeriesPage : public QWidget {
     Q_OBJECT
   public:
     explicit TimeSeriesPage(QWidget* parent = nullptr);
-    void set_run(std::shared_ptr<const db::RunData> run);
+    /// The run, its series and the whole run's range tree, all computed off
+    /// the GUI thread (gui/run_loader).
+    void set_run(std::shared_ptr<const db::RunData> run,
+                 std::shared_ptr<const analysis::TimeSeries> series,
+                 std::shared_ptr<const analysis::FlameDiff> whole, int intervals);
     /// Shows the flame graph of [t0, t1) seconds on the run's axis (as a drag
     /// does): of the stage cycles, or with `stacks` of the sampled stacks.
+    /// The tree is built on a worker thread; a newer range drops an older one's.
     void select_range(double t0, double t1);
+    /// Waits for the range asked for last to be shown (tests, screenshots).
+    void wait_for_range();
     void show_stacks(bool stacks);
     FlamePage* flame() const { return flame_; }
-    const analysis::TimeSeries& series() const { return series_; }
+    const analysis::TimeSeries& series() const { return *series_; }
     QString range_text() const;
 
   private:
+    struct Range {
+        unsigned generation = 0;
+        std::shared_ptr<const analysis::FlameDiff> tree;
+        QString title;
+        int intervals = 0;
+    };
+    void show_range(const Range& r);
+    void draw_series();
+
     std::shared_ptr<const db::RunData> run_;
-    analysis::TimeSeries series_;
+    std::shared_ptr<const analysis::TimeSeries> series_;
+    QFutureWatcher<Range> range_watcher_;
+    unsigned range_generation_ = 0;
     bool transmit_ = false;  ///< the run only sent: cycles are per sent datagram
     QChart* chart_;
     RangeChartView* view_;

@@ -359,17 +359,21 @@ class GuiTest : public QObject {
         QVERIFY(std::abs(g->total() - 40.0) < 1e-9);
         // Trial 1 only: 40,000 over 800 packets an interval.
         ts->select_range(1.0, 2.0);
+        ts->wait_for_range();
         QVERIFY(std::abs(g->total() - 50.0) < 1e-9);
         QVERIFY(ts->range_text().contains("4 intervals"));
         ts->select_range(0.0, 0.5);  // the first two intervals of trial 0
+        ts->wait_for_range();
         QVERIFY(std::abs(g->total() - 30.0) < 1e-9);
         // Sampled stacks of a range: its samples only (2 + 3 in trial 0's
         // first two), shown as shares of them, as the Flame graph page shows
         // a run's: the same shares over the whole run.
         ts->show_stacks(true);
+        ts->wait_for_range();
         QVERIFY(std::abs(g->total() - 1.0) < 1e-9);
         QVERIFY(ts->flame()->title().contains("5 samples"));
         ts->select_range(0.0, 2.0);  // all: 2 x (2 + 3 + 4 + 5)
+        ts->wait_for_range();
         QVERIFY(std::abs(g->total() - 1.0) < 1e-9);
         QVERIFY(ts->flame()->title().contains("28 samples"));
         QCOMPARE(g->find_node("walk") > 0, true);
