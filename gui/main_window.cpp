@@ -64,10 +64,11 @@ class BarDelegate : public QStyledItemDelegate {
 
 // The run browser's columns as wide as their contents, the long texts
 // (labels, cells, settings) capped: they elide in the middle and show whole
-// in their tooltips.
+// in their tooltips. A matrix's labels differ at their ends only; its cell
+// column says what differs, so the label gives way first.
 void fit_run_columns(QTableView* view) {
     view->resizeColumnsToContents();
-    for (const auto& [column, cap] : {std::pair{RunListModel::Label, 230},
+    for (const auto& [column, cap] : {std::pair{RunListModel::Label, 170},
                                       {RunListModel::Cell, 250},
                                       {RunListModel::Settings, 220},
                                       {RunListModel::Host, 120}})
@@ -131,7 +132,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     auto* stage_page = new QWidget;
     auto* stage_layout = new QVBoxLayout(stage_page);
     stage_layout->addWidget(warning_);
-    stage_layout->addWidget(stage_view_);
+    stage_layout->addWidget(stage_view_, 1);  // the table takes the room the rest leaves
     drops_ = new QTableWidget(0, 3);
     drops_->setHorizontalHeaderLabels({tr("drop reason"), tr("path"), tr("packets")});
     drops_->verticalHeader()->hide();
@@ -139,7 +140,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     drops_->setSelectionBehavior(QAbstractItemView::SelectRows);
     // Reasons are read whole; the counts sit beside them.
     drops_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    drops_->setMaximumHeight(180);
     drops_->setToolTip(tr("click a reason to see its sampled packets"));
     connect(drops_, &QTableWidget::cellClicked, this, [this](int row, int) { drop_clicked(row); });
     auto* legend = new QLabel(
@@ -202,7 +202,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     split->addWidget(right);
     split->setStretchFactor(1, 3);
     // The run table's id, label, cell and experiment in view at the default size.
-    split->setSizes({600, 800});
+    split->setSizes({550, 850});
     setCentralWidget(split);
     progress_ = new QProgressBar;
     progress_->setRange(0, 0);  // busy
@@ -460,6 +460,11 @@ void MainWindow::fill_drops(const std::vector<analysis::DropLine>& drops) {
         count->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
         drops_->setItem(row++, 2, count);
     }
+    // As tall as its rows (up to five, then it scrolls): an empty table gives
+    // its room to the stage table.
+    const int shown = std::min(drops_->rowCount(), 5);
+    drops_->setFixedHeight(drops_->horizontalHeader()->height() + 2 * drops_->frameWidth() +
+                           (shown ? shown * drops_->verticalHeader()->defaultSectionSize() : 0) + 2);
 }
 
 void MainWindow::drop_clicked(int row) {
