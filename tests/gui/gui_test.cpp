@@ -24,6 +24,7 @@
 #include "db/schema.h"
 #include "db/writer.h"
 #include "gui/main_window.h"
+#include "gui/models/experiment_grid_model.h"
 #include "gui/models/run_list_model.h"
 #include "gui/models/stage_table_model.h"
 #include "gui/models/verdict_table_model.h"
@@ -397,6 +398,42 @@ class GuiTest : public QObject {
         QCOMPARE(w.runs()->run(w.runs()->row_of("udp6-tx-bind-connect@2"))->id, int64_t(3));
         QCOMPARE(w.runs()->row_of("udp6-tx-bind-connect@9"), -1);
         QCOMPARE(w.runs()->row_of("x@0"), -1);
+    }
+
+    void theExperimentGridColoursEachVerdict() {
+        // One row, one metric, four values against the baseline: one verdict each.
+        auto e = std::make_shared<analysis::ExperimentComparison>();
+        e->experiment = "e1";
+        e->by = "engine.route_cache";
+        e->values = {"on", "off", "a", "b", "c"};
+        e->metrics = {"tx rate"};
+        e->units = {"Mpps"};
+        analysis::ExperimentRow row;
+        row.others = "socket.bind=true socket.connect=false";
+        row.run_ids = {1, 2, 3, 4, 0};
+        row.verdicts.resize(1);
+        for (const char* o : {"better", "worse", "no difference", "no test"}) {
+            analysis::Verdict v;
+            v.possible = std::string(o) != "no test";
+            v.outcome = o;
+            v.percent = 5;
+            row.verdicts[0].push_back(v);
+        }
+        e->rows.push_back(row);
+        ExperimentGridModel grid;
+        QAbstractItemModelTester tester(&grid, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        grid.set_comparison(e);
+        QCOMPARE(grid.rowCount(), 1);
+        QCOMPARE(grid.columnCount(), 4);
+        const auto bg = [&](int c) { return grid.index(0, c).data(Qt::BackgroundRole).value<QColor>(); };
+        QVERIFY(bg(0).green() > bg(0).red());                                      // better
+        QVERIFY(bg(1).red() > bg(1).green());                                      // worse
+        QVERIFY(bg(2).red() == bg(2).green() && bg(2).green() == bg(2).blue());    // within noise
+        QVERIFY(!grid.index(0, 3).data(Qt::BackgroundRole).isValid());             // no test
+        QVERIFY(grid.index(0, 1).data().toString().endsWith("worse"));
+        QCOMPARE(grid.index(0, 3).data(ExperimentGridModel::CandRunRole).toLongLong(), 0);
+        QVERIFY(grid.headerData(0, Qt::Horizontal).toString().contains("engine.route_cache=off vs on"));
+        QVERIFY(grid.headerData(0, Qt::Horizontal).toString().contains("tx rate (Mpps)"));
     }
 
     void aTimeRangeShowsOnlyItsStageCycles() {
