@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
@@ -29,12 +30,6 @@ std::string mean_text(const Verdict& v, bool cand) {
     const Summary& s = cand ? v.cand_summary : v.base_summary;
     if (s.n == 0) return "-";
     return fmt::format("{:.4g} ±{:.2g}", s.mean, s.stddev);
-}
-
-/// The verdict as a reviewer reads it: "better", "worse", "no difference".
-std::string verdict_text(const Verdict& v) {
-    if (!v.possible) return "no test";
-    return v.outcome;
 }
 
 Table experiment_table(const ExperimentComparison& e) {
@@ -77,6 +72,66 @@ std::string method_note(const ExperimentComparison& e) {
 }
 
 }  // namespace
+
+std::string verdict_text(const Verdict& v) {
+    if (!v.possible) return "no test";
+    return v.outcome;
+}
+
+namespace {
+
+/// `key`'s trailing parts, shortest first: "engine.route_cache" gives
+/// "cache", "route_cache", "engine.route_cache".
+std::vector<std::string> key_suffixes(const std::string& key) {
+    std::vector<std::string> out;
+    for (size_t i = key.size(); i-- > 0;)
+        if (key[i] == '.' || key[i] == '_') out.push_back(key.substr(i + 1));
+    out.push_back(key);
+    return out;
+}
+
+}  // namespace
+
+std::string cell_difference(const std::string& cell, const std::vector<std::string>& cells) {
+    // The keys whose value is not the same in every cell, in first-seen order.
+    std::vector<std::string> keys;
+    std::map<std::string, std::set<std::string>> values;
+    std::map<std::string, size_t> present;
+    for (const auto& c : cells)
+        for (const auto& [k, v] : cell_settings(c)) {
+            if (!values.count(k)) keys.push_back(k);
+            values[k].insert(v);
+            ++present[k];
+        }
+    std::set<std::string> varying;
+    for (const auto& k : keys)
+        if (values[k].size() > 1 || present[k] < cells.size()) varying.insert(k);
+    const auto mine = cell_settings(cell);
+    std::vector<std::string> shown;
+    for (const auto& [k, v] : mine)
+        if (varying.count(k)) shown.push_back(k);
+    if (shown.empty())
+        for (const auto& [k, v] : mine) shown.push_back(k);
+    // Each key's shortest suffix that no other key (of the whole
+    // experiment, so that every cell reads alike) ends in.
+    auto short_key = [&](const std::string& key) {
+        for (const auto& suffix : key_suffixes(key)) {
+            bool unique = true;
+            for (const auto& other : keys) {
+                if (other == key) continue;
+                const auto os = key_suffixes(other);
+                if (std::find(os.begin(), os.end(), suffix) != os.end()) unique = false;
+            }
+            if (unique) return suffix;
+        }
+        return key;
+    };
+    std::string out;
+    for (const auto& [k, v] : mine)
+        if (std::find(shown.begin(), shown.end(), k) != shown.end())
+            out += (out.empty() ? "" : " ") + short_key(k) + "=" + v;
+    return out;
+}
 
 std::vector<std::pair<std::string, std::string>> cell_settings(const std::string& cell) {
     std::vector<std::pair<std::string, std::string>> out;

@@ -39,6 +39,19 @@ struct ExperimentComparison {
 /// A cell's settings from RunInfo::cell ("key=value" lines), in order.
 std::vector<std::pair<std::string, std::string>> cell_settings(const std::string& cell);
 
+/// A cell told apart from the experiment's other cells (`cells`, every
+/// cell's RunInfo::cell, this one among them): only the settings whose
+/// value is not the same in all cells, each key shortened to its shortest
+/// trailing part ("socket.bind" to "bind", "engine.route_cache" to
+/// "cache", parts split at '.' and '_') that no other such key ends in:
+/// "bind=true connect=false cache=on". A cell no other differs from keeps
+/// all its settings, shortened alike.
+std::string cell_difference(const std::string& cell, const std::vector<std::string>& cells);
+
+/// A verdict as the comparison prints it: "better", "worse",
+/// "no difference", or "no test" when none could be made.
+std::string verdict_text(const Verdict& v);
+
 /// Judges `by` across `runs` (the experiment's cells). `metrics` names
 /// the metrics to compare ("tx rate", "all stages", "udp6_output",
 /// "ip6_lookup p50", ...); empty: the run's rate (tx or rx) and "all

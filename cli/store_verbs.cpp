@@ -5,6 +5,7 @@
 #include <iostream>
 #include <map>
 
+#include "analysis/experiment.h"
 #include "analysis/run_view.h"
 #include "cli/cli_support.h"
 #include "db/merge.h"
@@ -35,11 +36,12 @@ int list(const std::string& path) {
         if (!cells.count(r.experiment)) experiments.push_back(r.experiment);
         cells[r.experiment].push_back(&r);
     }
-    auto name_of = [](const db::RunInfo& r) {
+    // A cell by what tells it from its experiment's other cells ("bind=true connect=false cache=on").
+    std::map<std::string, std::vector<std::string>> cell_texts;
+    for (const auto& r : runs) cell_texts[r.experiment].push_back(r.cell);
+    auto name_of = [&](const db::RunInfo& r) {
         if (r.experiment.empty()) return r.label;
-        std::string cell = r.cell;
-        std::replace(cell.begin(), cell.end(), '\n', ' ');
-        return "  " + cell;
+        return "  " + analysis::cell_difference(r.cell, cell_texts[r.experiment]);
     };
     int width = 5, kind_width = 11;
     for (const auto& r : runs) {

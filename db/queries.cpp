@@ -132,44 +132,68 @@ std::map<int64_t, int> trials_recorded(const Database& db) {
     return out;
 }
 
-RunInfo find_run(const Database& db, const std::string& ref, std::string* note) {
+RunRef parse_run_ref(const std::string& ref) {
     const auto is_number = [](const std::string& s) {
         return !s.empty() && s.size() < 18 && s.find_first_not_of("0123456789") == std::string::npos;
     };
-    const std::string list_hint = " (pathscope list --db " + db.path() + " shows them)";
+    RunRef r;
     if (is_number(ref)) {
-        Statement s = db.prepare("SELECT " + run_columns() + " FROM runs WHERE id = ?1");
-        s.bind(1, static_cast<int64_t>(std::stoll(ref)));
-        if (s.step()) return read_run(s);
-        throw DbError(db.path() + ": no run with id " + ref + list_hint);
+        r.id = std::stoll(ref);
+        if (r.id > 0) return r;
     }
     // label@N: the N-th run with that label, oldest first.
-    std::string label = ref;
-    size_t nth = 0;
+    r.label = ref;
     if (const auto at = ref.rfind('@'); at != std::string::npos && is_number(ref.substr(at + 1))) {
-        label = ref.substr(0, at);
-        nth = std::stoull(ref.substr(at + 1));
-        if (nth == 0) throw DbError(ref + ": runs with a label count from @1");
+        r.label = ref.substr(0, at);
+        r.nth = std::stoull(ref.substr(at + 1));
+        if (r.nth == 0) throw DbError(ref + ": runs with a label count from @1");
     }
-    Statement s = db.prepare("SELECT " + run_columns() +
-                             " FROM runs WHERE label = ?1 ORDER BY id");
-    s.bind(1, label);
+    return r;
+}
+
+ptrdiff_t pick_run(const std::vector<RunInfo>& runs, const RunRef& ref) {
+    ptrdiff_t latest = -1;
+    size_t seen = 0;
+    for (size_t i = 0; i < runs.size(); ++i) {
+        if (ref.id) {
+            if (runs[i].id == ref.id) return static_cast<ptrdiff_t>(i);
+            continue;
+        }
+        if (runs[i].label != ref.label) continue;
+        if (++seen == ref.nth) return static_cast<ptrdiff_t>(i);
+        latest = static_cast<ptrdiff_t>(i);
+    }
+    return ref.nth ? -1 : latest;
+}
+
+RunInfo find_run(const Database& db, const std::string& ref, std::string* note) {
+    const std::string list_hint = " (pathscope list --db " + db.path() + " shows them)";
+    const RunRef r = parse_run_ref(ref);
+    Statement s = db.prepare("SELECT " + run_columns() + " FROM runs WHERE " +
+                             (r.id ? "id" : "label") + " = ?1 ORDER BY id");
+    if (r.id)
+        s.bind(1, r.id);
+    else
+        s.bind(1, r.label);
     std::vector<RunInfo> found;
     while (s.step()) found.push_back(read_run(s));
-    if (found.empty())
-        throw DbError(db.path() + ": no run with id or label '" + label + "'" + list_hint);
-    if (nth > found.size())
-        throw DbError(db.path() + ": label '" + label + "' names " + std::to_string(found.size()) +
-                      " run(s), so there is no " + ref + list_hint);
-    if (nth) return found[nth - 1];
-    // A label means its latest run; say so when it names several.
-    if (found.size() > 1 && note) {
-        std::string ids;
-        for (const auto& r : found) ids += (ids.empty() ? "" : ", ") + std::to_string(r.id);
-        *note = "label '" + label + "' names runs " + ids + "; taking the latest, run " +
-                std::to_string(found.back().id) + " (" + label + "@1 or an id picks another)";
+    const ptrdiff_t at = pick_run(found, r);
+    if (at >= 0) {
+        // A label means its latest run; say so when it names several.
+        if (!r.id && !r.nth && found.size() > 1 && note) {
+            std::string ids;
+            for (const auto& x : found) ids += (ids.empty() ? "" : ", ") + std::to_string(x.id);
+            *note = "label '" + r.label + "' names runs " + ids + "; taking the latest, run " +
+                    std::to_string(found.back().id) + " (" + r.label +
+                    "@1 or an id picks another)";
+        }
+        return found[static_cast<size_t>(at)];
     }
-    return found.back();
+    if (r.id) throw DbError(db.path() + ": no run with id " + ref + list_hint);
+    if (found.empty())
+        throw DbError(db.path() + ": no run with id or label '" + r.label + "'" + list_hint);
+    throw DbError(db.path() + ": label '" + r.label + "' names " + std::to_string(found.size()) +
+                  " run(s), so there is no " + ref + list_hint);
 }
 
 std::vector<RunInfo> experiment_runs(const Database& db, const std::string& ref) {

@@ -28,6 +28,19 @@ std::map<int64_t, int> trials_recorded(const Database& db);
 /// naming the store and how to list its runs when none matches.
 RunInfo find_run(const Database& db, const std::string& ref, std::string* note = nullptr);
 
+/// A run reference as find_run reads it: a numeric id, or a label and
+/// which of its runs (`nth` counts from 1, oldest first; 0: the latest).
+struct RunRef {
+    int64_t id = 0;  ///< 0: `label` names the run
+    std::string label;
+    size_t nth = 0;
+};
+/// Parses `ref`; throws DbError for label@0.
+RunRef parse_run_ref(const std::string& ref);
+/// find_run's rule over runs already listed (oldest first): the index of
+/// the run `ref` names, or -1. Needs no connection (the GUI's run list).
+ptrdiff_t pick_run(const std::vector<RunInfo>& runs, const RunRef& ref);
+
 /// The runs (cells) of the experiment `ref` names: its id, a unique
 /// prefix of it (4 characters or more), or any run of it (id, label,
 /// label@N). Oldest first. Throws DbError naming what matched nothing.

@@ -62,7 +62,8 @@ int main(int argc, char** argv) {
                               QStringLiteral("the store to open (default: pathscope.db here)"));
     const QCommandLineOption shot(QStringLiteral("screenshot"),
                                   QStringLiteral("render PAGE (runs, stages, flame, stacks, queues, "
-                                                 "histograms, timeseries, traces, compare) to a PNG and exit"),
+                                                 "histograms, timeseries, traces, compare, experiments) to a PNG\n"
+                                                 "and exit (experiments: the newest experiment's grid)"),
                                   QStringLiteral("PAGE"));
     const QCommandLineOption out({QStringLiteral("o"), QStringLiteral("output")},
                                  QStringLiteral("the PNG to write"), QStringLiteral("FILE"));
@@ -138,7 +139,7 @@ int main(int argc, char** argv) {
             if (!w.show_page(page)) {
                 std::fprintf(stderr,
                              "pathscope-gui: no page '%s' (runs, stages, flame, stacks, queues, "
-                             "histograms, timeseries, traces or compare)\n",
+                             "histograms, timeseries, traces, compare or experiments)\n",
                              qPrintable(page));
                 return 2;
             }

@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <QHBoxLayout>
 #include <QVBoxLayout>
 
 #include "analysis/run_summary.h"
@@ -32,6 +33,8 @@
 #include "db/queries.h"
 #include "db/schema.h"
 #include "gui/pages/compare_page.h"
+#include "gui/pages/experiments_page.h"
+#include "gui/widgets/experiment_filter.h"
 #include "gui/pages/flame_page.h"
 #include "gui/pages/histograms_page.h"
 #include "gui/pages/queues_page.h"
@@ -58,12 +61,26 @@ class BarDelegate : public QStyledItemDelegate {
     }
 };
 
+// The run browser's columns as wide as their contents, the long texts
+// (labels, cells, settings) capped: they elide in the middle and show whole
+// in their tooltips. A matrix's labels differ at their ends only; its cell
+// column says what differs, so the label gives way first.
+void fit_run_columns(QTableView* view) {
+    view->resizeColumnsToContents();
+    for (const auto& [column, cap] : {std::pair{RunListModel::Label, 170},
+                                      {RunListModel::Cell, 250},
+                                      {RunListModel::Settings, 220},
+                                      {RunListModel::Host, 120}})
+        if (view->columnWidth(column) > cap) view->setColumnWidth(column, cap);
+}
+
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setWindowTitle(QStringLiteral("pathscope"));
     runs_ = new RunListModel(this);
-    run_proxy_ = new QSortFilterProxyModel(this);
+    auto* run_filter = new RunFilterProxy(this);
+    run_proxy_ = run_filter;
     run_proxy_->setSourceModel(runs_);
     run_proxy_->setSortRole(RunListModel::SortRole);
     run_proxy_->setFilterKeyColumn(-1);  // the filter box searches every column
@@ -76,6 +93,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     run_view_->setSelectionMode(QAbstractItemView::ExtendedSelection);
     run_view_->verticalHeader()->hide();
     run_view_->horizontalHeader()->setStretchLastSection(true);
+    run_view_->setTextElideMode(Qt::ElideMiddle);  // "udp6-tx-…-connect]" keeps both ends
+    run_view_->setWordWrap(false);
     filter_ = new QLineEdit;
     filter_->setPlaceholderText(
         tr("filter runs (label, status, host, settings, experiment, cell, ...)"));
@@ -85,7 +104,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     auto* left = new QWidget;
     auto* left_layout = new QVBoxLayout(left);
     left_layout->setContentsMargins(0, 0, 0, 0);
-    left_layout->addWidget(filter_);
+    experiment_filter_ = new ExperimentFilter(runs_, run_filter);
+    auto* filters = new QHBoxLayout;
+    filters->addWidget(filter_, 1);
+    filters->addWidget(experiment_filter_);
+    left_layout->addLayout(filters);
     left_layout->addWidget(run_view_);
 
     stages_ = new StageTableModel(this);
@@ -108,7 +131,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     auto* stage_page = new QWidget;
     auto* stage_layout = new QVBoxLayout(stage_page);
     stage_layout->addWidget(warning_);
-    stage_layout->addWidget(stage_view_);
+    stage_layout->addWidget(stage_view_, 1);  // the table takes the room the rest leaves
     drops_ = new QTableWidget(0, 3);
     drops_->setHorizontalHeaderLabels({tr("drop reason"), tr("path"), tr("packets")});
     drops_->verticalHeader()->hide();
@@ -116,7 +139,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     drops_->setSelectionBehavior(QAbstractItemView::SelectRows);
     // Reasons are read whole; the counts sit beside them.
     drops_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    drops_->setMaximumHeight(180);
     drops_->setToolTip(tr("click a reason to see its sampled packets"));
     connect(drops_, &QTableWidget::cellClicked, this, [this](int row, int) { drop_clicked(row); });
     auto* legend = new QLabel(
@@ -154,6 +176,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     pages_->addTab(time_series_, tr("Time series"));
     pages_->addTab(traces_, tr("Packet traces"));
     pages_->addTab(compare_, tr("Compare"));
+    experiments_ = new ExperimentsPage(runs_);
+    pages_->addTab(experiments_, tr("Experiments"));
+    // A grid cell opens its two runs on the Compare page; its experiment's
+    // cells are listed so that both rows can be selected.
+    connect(experiments_, &ExperimentsPage::open_pair, this, [this](qint64 base, qint64 cand) {
+        filter_->clear();
+        if (const db::RunInfo* r = runs_->run(runs_->row_of(QString::number(cand))))
+            experiment_filter_->choose(QString::fromStdString(r->experiment));
+        if (select_pair(QString::number(base), QString::number(cand)))
+            pages_->setCurrentWidget(compare_);
+    });
     header_ = new QLabel;
     header_->setWordWrap(true);
     header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -167,7 +200,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     split->addWidget(left);
     split->addWidget(right);
     split->setStretchFactor(1, 3);
-    split->setSizes({380, 1020});
+    // The run table's id, label, cell and experiment in view at the default size.
+    split->setSizes({550, 850});
     setCentralWidget(split);
     progress_ = new QProgressBar;
     progress_->setRange(0, 0);  // busy
@@ -257,6 +291,8 @@ QString MainWindow::open_store(const QString& path, bool interactive) {
     }
     path_ = path.toStdString();
     runs_->set_runs(std::move(listing.runs), std::move(listing.trials_recorded));
+    fit_run_columns(run_view_);
+    experiments_->set_store(path_);
     setWindowTitle(QStringLiteral("pathscope - %1").arg(path));
     statusBar()->showMessage(tr("%1: %2 runs").arg(path).arg(runs_->rowCount()));
     QSettings settings;
@@ -405,11 +441,13 @@ void MainWindow::wait_until_loaded() {
     QCoreApplication::processEvents();
     while (answered_ != generation_)
         QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
+    if (pages_->currentWidget() == experiments_) experiments_->wait_until_loaded();
 }
 
 bool MainWindow::show_page(const QString& page) {
     const QStringList names = {"stages",     "flame",      "stacks", "queues",
-                               "histograms", "timeseries", "traces", "compare"};
+                               "histograms", "timeseries", "traces", "compare",
+                               "experiments"};
     if (page == QLatin1String("runs")) return true;  // the run browser is always shown
     const int i = static_cast<int>(names.indexOf(page));
     if (i < 0) return false;
@@ -436,6 +474,11 @@ void MainWindow::fill_drops(const std::vector<analysis::DropLine>& drops) {
         count->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
         drops_->setItem(row++, 2, count);
     }
+    // As tall as its rows (up to five, then it scrolls): an empty table gives
+    // its room to the stage table.
+    const int shown = std::min(drops_->rowCount(), 5);
+    drops_->setFixedHeight(drops_->horizontalHeader()->height() + 2 * drops_->frameWidth() +
+                           (shown ? shown * drops_->verticalHeader()->defaultSectionSize() : 0) + 2);
 }
 
 void MainWindow::drop_clicked(int row) {

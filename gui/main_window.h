@@ -25,6 +25,8 @@ class QTableWidget;
 namespace pathscope::gui {
 
 class ComparePage;
+class ExperimentFilter;
+class ExperimentsPage;
 class FlamePage;
 class HistogramsPage;
 class QueuesPage;
@@ -54,7 +56,7 @@ class MainWindow : public QMainWindow {
     /// poll brought is shown (for screenshots and tests).
     void wait_until_loaded();
     /// Shows the page named `page`: runs, stages, flame, stacks, queues,
-    /// histograms, timeseries, traces, compare. False for another name.
+    /// histograms, timeseries, traces, compare, experiments. False for another name.
     bool show_page(const QString& page);
     /// Writes the selected run (or comparison) as a report: text, md or html
     /// by the file's ending, through the renderers the CLI uses.
@@ -91,6 +93,9 @@ class MainWindow : public QMainWindow {
     TracesPage* traces_page() const { return traces_; }
     TimeSeriesPage* time_series_page() const { return time_series_; }
     ComparePage* compare_page() const { return compare_; }
+    ExperimentsPage* experiments_page() const { return experiments_; }
+    /// The run browser's experiment filter (all runs, or one experiment's cells).
+    ExperimentFilter* experiment_filter() const { return experiment_filter_; }
     /// The selected run's rows (null before one is loaded).
     std::shared_ptr<const db::RunData> run_data() const { return data_; }
 
@@ -119,6 +124,8 @@ class MainWindow : public QMainWindow {
     TracesPage* traces_;
     TimeSeriesPage* time_series_;
     ComparePage* compare_;
+    ExperimentsPage* experiments_;
+    ExperimentFilter* experiment_filter_;
     QTableWidget* drops_;
     std::shared_ptr<const db::RunData> data_;
     QThread reader_thread_;

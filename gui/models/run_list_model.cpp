@@ -3,6 +3,12 @@
 #include <QColor>
 #include <algorithm>
 
+#include <filesystem>
+#include <map>
+
+#include "analysis/experiment.h"
+#include "db/queries.h"
+
 namespace pathscope::gui {
 
 RunListModel::RunListModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -12,6 +18,24 @@ void RunListModel::set_runs(std::vector<db::RunInfo> runs, std::vector<int> tria
     runs_ = std::move(runs);
     recorded_ = std::move(trials_recorded);
     recorded_.resize(runs_.size(), 0);
+    experiments_.clear();
+    std::map<std::string, size_t> at;  // experiment id to its entry
+    for (const auto& r : runs_) {
+        if (r.experiment.empty()) continue;
+        if (!at.count(r.experiment)) {
+            at[r.experiment] = experiments_.size();
+            experiments_.push_back(
+                {QString::fromStdString(r.experiment),
+                 QString::fromStdString(std::filesystem::path(r.scenario_path).filename().string()),
+                 {}});
+        }
+        experiments_[at[r.experiment]].cells.push_back(r.cell);
+    }
+    cells_.clear();
+    for (const auto& r : runs_)
+        cells_.push_back(r.experiment.empty()
+                             ? std::string()
+                             : analysis::cell_difference(r.cell, experiments_[at[r.experiment]].cells));
     endResetModel();
 }
 
@@ -48,23 +72,11 @@ const db::RunInfo* RunListModel::run(int row) const {
 }
 
 int RunListModel::row_of(const QString& ref) const {
-    QString label = ref;
-    int nth = 0;
-    if (const int at = static_cast<int>(ref.lastIndexOf('@')); at > 0) {
-        bool ok = false;
-        nth = ref.mid(at + 1).toInt(&ok);
-        if (ok && nth > 0) label = ref.left(at);
-        else nth = 0;
+    try {
+        return static_cast<int>(db::pick_run(runs_, db::parse_run_ref(ref.toStdString())));
+    } catch (const std::exception&) {  // label@0
+        return -1;
     }
-    int latest = -1, seen = 0;
-    for (int row = 0; row < rowCount(); ++row) {  // oldest first
-        const db::RunInfo& r = runs_[static_cast<size_t>(row)];
-        if (nth == 0 && QString::number(r.id) == ref) return row;
-        if (QString::fromStdString(r.label) != label) continue;
-        if (++seen == nth) return row;
-        latest = row;
-    }
-    return nth ? -1 : latest;
 }
 
 int RunListModel::rowCount(const QModelIndex& parent) const {
@@ -90,7 +102,7 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
             case Host: return QString::fromStdString(r.host);
             case Settings: return QString::fromStdString(r.settings).replace('\n', ' ');
             case Experiment: return QString::fromStdString(r.experiment);
-            case Cell: return QString::fromStdString(r.cell).replace('\n', ' ');
+            case Cell: return QString::fromStdString(cells_[static_cast<size_t>(index.row())]);
         }
         return {};
     };
@@ -102,6 +114,10 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
             if (index.column() == Trials) return recorded;
             return text();
         case Qt::ToolTipRole:
+            // The whole of what the column shortens.
+            if (index.column() == Cell && !r.cell.empty())
+                return QString::fromStdString(r.cell).replace('\n', ' ');
+            if (index.column() == Label) return QString::fromStdString(r.label);
             return QString::fromStdString(r.note.empty() ? r.scenario_path : r.note);
         case Qt::ForegroundRole:
             if (index.column() == Status && r.status == "aborted") return QColor(0xb0, 0x30, 0x20);
@@ -117,9 +133,21 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
 
 QVariant RunListModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-    static const char* names[] = {"id", "label", "status", "kind", "trials", "started (UTC)",
-                                  "host", "settings", "experiment", "cell"};
+    static const char* names[] = {"id",     "label", "cell",          "experiment", "status",
+                                  "trials", "kind",  "started (UTC)", "host",       "settings"};
     return section >= 0 && section < ColumnCount ? QString(names[section]) : QVariant();
+}
+
+void RunFilterProxy::set_experiment(const QString& experiment) {
+    experiment_ = experiment;
+    invalidateFilter();
+}
+
+bool RunFilterProxy::filterAcceptsRow(int row, const QModelIndex& parent) const {
+    if (!experiment_.isEmpty() &&
+        sourceModel()->index(row, RunListModel::Experiment, parent).data().toString() != experiment_)
+        return false;
+    return QSortFilterProxyModel::filterAcceptsRow(row, parent);
 }
 
 }  // namespace pathscope::gui

@@ -1,14 +1,25 @@
-// The run browser's model: one row a stored run (id, label, status, kind,
-// trials, started, host, settings, experiment and cell). Plain values from db::list_runs; sorting
-// and filtering are a QSortFilterProxyModel's.
+// The run browser's model: one row a stored run (id, label, cell,
+// experiment, status, trials, kind, started, host, settings). Plain values
+// from db::list_runs; sorting and filtering are RunFilterProxy's.
 #pragma once
 
 #include <QAbstractTableModel>
+#include <QSortFilterProxyModel>
+#include <string>
 #include <vector>
 
 #include "db/records.h"
 
 namespace pathscope::gui {
+
+/// One experiment of the store: its id, the scenario file's name and its
+/// cells (RunInfo::cell), oldest run first.
+struct ExperimentEntry {
+    QString id;
+    QString scenario;
+    std::vector<std::string> cells;
+    bool operator==(const ExperimentEntry&) const = default;
+};
 
 class RunListModel : public QAbstractTableModel {
     Q_OBJECT
@@ -16,14 +27,14 @@ class RunListModel : public QAbstractTableModel {
     enum Column {
         Id,
         Label,
+        Cell,        ///< what tells the cell from its experiment's others: "bind=true cache=on"
+        Experiment,  ///< a matrix's id: filter by it to see its cells, select two to compare
         Status,
-        Kind,
         Trials,
+        Kind,
         Started,
         Host,
         Settings,
-        Experiment,  ///< a matrix's id: filter by it to see its cells, select two to compare
-        Cell,        ///< the cell's settings
         ColumnCount
     };
     /// Sort key for every column (numbers sort as numbers).
@@ -38,6 +49,8 @@ class RunListModel : public QAbstractTableModel {
     /// The row of the run `ref` names as the CLI does: an id, a label (its
     /// latest run) or label@N (the N-th, oldest first); -1 for none.
     int row_of(const QString& ref) const;
+    /// The store's experiments, in the order of their first runs.
+    const std::vector<ExperimentEntry>& experiments() const { return experiments_; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -47,6 +60,25 @@ class RunListModel : public QAbstractTableModel {
   private:
     std::vector<db::RunInfo> runs_;
     std::vector<int> recorded_;
+    std::vector<std::string> cells_;  ///< each run's cell_difference ("" outside experiments)
+    std::vector<ExperimentEntry> experiments_;
+};
+
+/// The run browser's filter: the text filter over every column, and one
+/// experiment's cells only when an experiment is chosen.
+class RunFilterProxy : public QSortFilterProxyModel {
+    Q_OBJECT
+  public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+    /// "" shows every run.
+    void set_experiment(const QString& experiment);
+    const QString& experiment() const { return experiment_; }
+
+  protected:
+    bool filterAcceptsRow(int row, const QModelIndex& parent) const override;
+
+  private:
+    QString experiment_;
 };
 
 }  // namespace pathscope::gui

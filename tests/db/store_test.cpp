@@ -486,6 +486,14 @@ TEST_F(StoreTest, ALabelMeansItsLatestRunAndSaysSo) {
             << e.what();
     }
     EXPECT_THROW(find_run(*db, "7"), DbError);
+    // The same rule over a listed store, without a connection (the GUI's run list).
+    const auto runs = list_runs(*db);
+    EXPECT_EQ(pick_run(runs, parse_run_ref("same")), 1);
+    EXPECT_EQ(pick_run(runs, parse_run_ref("same@1")), 0);
+    EXPECT_EQ(pick_run(runs, parse_run_ref("2")), 1);
+    EXPECT_EQ(pick_run(runs, parse_run_ref("same@3")), -1);
+    EXPECT_EQ(pick_run(runs, parse_run_ref("7")), -1);
+    EXPECT_THROW(parse_run_ref("same@0"), DbError);
 }
 
 TEST_F(StoreTest, RunOfADeadProcessReopensAsAborted) {

@@ -5,6 +5,8 @@
 // sorting reorders the stage table; clicking a stage opens it in the flame
 // graph; foreign, newer, truncated and random files are refused clearly.
 #include <QAbstractItemModelTester>
+#include <QHeaderView>
+#include <QSet>
 #include <QLabel>
 #include <QLineEdit>
 #include <QTabWidget>
@@ -22,6 +24,7 @@
 #include "db/schema.h"
 #include "db/writer.h"
 #include "gui/main_window.h"
+#include "gui/models/experiment_grid_model.h"
 #include "gui/models/run_list_model.h"
 #include "gui/models/stage_table_model.h"
 #include "gui/models/verdict_table_model.h"
@@ -31,6 +34,7 @@
 #include "gui/pages/time_series_page.h"
 #include "gui/pages/traces_page.h"
 #include "gui/widgets/flame_graph_widget.h"
+#include "gui/widgets/experiment_filter.h"
 #include "gui/widgets/histogram_widget.h"
 
 using namespace pathscope;
@@ -337,14 +341,99 @@ class GuiTest : public QObject {
         QCOMPARE(w.run_proxy()->rowCount(), 3);
         w.run_filter()->setText("e1f00d");  // the experiment's id finds its cells only
         QCOMPARE(w.run_proxy()->rowCount(), 2);
-        QCOMPARE(w.run_proxy()->index(0, RunListModel::Cell).data().toString(),
-                 QString("engine.route_cache=on"));
+        QCOMPARE(w.run_proxy()->index(0, RunListModel::Cell).data().toString(), QString("cache=on"));
         QVERIFY(w.select_pair("2", "3"));
         w.wait_until_loaded();
         QVERIFY(w.compare_page()->report());
         const QString header = w.header()->text();
         QVERIFY2(header.contains("experiment e1f00d, cell engine.route_cache=off"), qPrintable(header));
         QVERIFY2(header.contains("route_cache=on txq_hash=flow"), qPrintable(header));
+    }
+
+    void theRunBrowserTellsAMatrixsCellsApart() {
+        // A 2 x 2 x 2 matrix whose eight runs share a label, beside two plain runs.
+        const std::string path = (dir_ / "matrix.db").string();
+        add_run(path, "before", 64000, 2);
+        const char* bools[] = {"false", "true"};
+        const char* cache[] = {"on", "off"};
+        for (int i = 0; i < 8; ++i)
+            add_run(path, "udp6-tx-bind-connect", 64000, 2, "a1b2c3d4e5f6",
+                    std::string("socket.bind=") + bools[i / 4] + "\nsocket.connect=" +
+                        bools[(i / 2) % 2] + "\nengine.route_cache=" + cache[i % 2]);
+        add_run(path, "after", 64000, 2);
+        MainWindow w;
+        QCOMPARE(w.open_store(QString::fromStdString(path)), QString());
+        QSortFilterProxyModel* p = w.run_proxy();
+        QAbstractItemModelTester tester(p, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(p->rowCount(), 10);
+        QSet<QString> cells;
+        for (int row = 0; row < p->rowCount(); ++row)
+            if (!p->index(row, RunListModel::Experiment).data().toString().isEmpty())
+                cells.insert(p->index(row, RunListModel::Cell).data().toString());
+        QCOMPARE(cells.size(), 8);
+        QVERIFY(cells.contains("bind=true connect=false cache=on"));
+        QCOMPARE(p->index(2, RunListModel::Cell).data(Qt::ToolTipRole).toString(),
+                 QString("socket.bind=false socket.connect=false engine.route_cache=off"));
+        // The experiment filter shows its cells only, and with the text filter too.
+        QVERIFY(w.experiment_filter()->choose("a1b2c3d4e5f6"));
+        QCOMPARE(p->rowCount(), 8);
+        w.run_filter()->setText("cache=off");
+        QCOMPARE(p->rowCount(), 4);
+        w.run_filter()->clear();
+        QVERIFY(w.experiment_filter()->choose(""));
+        QCOMPARE(p->rowCount(), 10);
+        // Labels elide in the middle; id, label, cell and experiment are in
+        // view at the default window size.
+        QCOMPARE(w.run_view()->textElideMode(), Qt::ElideMiddle);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QHeaderView* h = w.run_view()->horizontalHeader();
+        const int right = h->sectionViewportPosition(RunListModel::Experiment) +
+                          h->sectionSize(RunListModel::Experiment);
+        QVERIFY2(right <= w.run_view()->viewport()->width(),
+                 qPrintable(QString("experiment column ends at %1 of %2 px")
+                                .arg(right).arg(w.run_view()->viewport()->width())));
+        // A label names its latest run, as the CLI's find_run.
+        QCOMPARE(w.runs()->run(w.runs()->row_of("udp6-tx-bind-connect"))->id, int64_t(9));
+        QCOMPARE(w.runs()->run(w.runs()->row_of("udp6-tx-bind-connect@2"))->id, int64_t(3));
+        QCOMPARE(w.runs()->row_of("udp6-tx-bind-connect@9"), -1);
+        QCOMPARE(w.runs()->row_of("x@0"), -1);
+    }
+
+    void theExperimentGridColoursEachVerdict() {
+        // One row, one metric, four values against the baseline: one verdict each.
+        auto e = std::make_shared<analysis::ExperimentComparison>();
+        e->experiment = "e1";
+        e->by = "engine.route_cache";
+        e->values = {"on", "off", "a", "b", "c"};
+        e->metrics = {"tx rate"};
+        e->units = {"Mpps"};
+        analysis::ExperimentRow row;
+        row.others = "socket.bind=true socket.connect=false";
+        row.run_ids = {1, 2, 3, 4, 0};
+        row.verdicts.resize(1);
+        for (const char* o : {"better", "worse", "no difference", "no test"}) {
+            analysis::Verdict v;
+            v.possible = std::string(o) != "no test";
+            v.outcome = o;
+            v.percent = 5;
+            row.verdicts[0].push_back(v);
+        }
+        e->rows.push_back(row);
+        ExperimentGridModel grid;
+        QAbstractItemModelTester tester(&grid, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        grid.set_comparison(e);
+        QCOMPARE(grid.rowCount(), 1);
+        QCOMPARE(grid.columnCount(), 4);
+        const auto bg = [&](int c) { return grid.index(0, c).data(Qt::BackgroundRole).value<QColor>(); };
+        QVERIFY(bg(0).green() > bg(0).red());                                      // better
+        QVERIFY(bg(1).red() > bg(1).green());                                      // worse
+        QVERIFY(bg(2).red() == bg(2).green() && bg(2).green() == bg(2).blue());    // within noise
+        QVERIFY(!grid.index(0, 3).data(Qt::BackgroundRole).isValid());             // no test
+        QVERIFY(grid.index(0, 1).data().toString().endsWith("worse"));
+        QCOMPARE(grid.index(0, 3).data(ExperimentGridModel::CandRunRole).toLongLong(), 0);
+        QVERIFY(grid.headerData(0, Qt::Horizontal).toString().contains("engine.route_cache=off vs on"));
+        QVERIFY(grid.headerData(0, Qt::Horizontal).toString().contains("tx rate (Mpps)"));
     }
 
     void aTimeRangeShowsOnlyItsStageCycles() {

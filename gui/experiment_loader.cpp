@@ -1,0 +1,26 @@
+#include "gui/experiment_loader.h"
+
+#include "db/queries.h"
+#include "db/schema.h"
+
+namespace pathscope::gui {
+
+LoadedExperiment load_experiment(const std::string& path, const std::string& experiment,
+                                 const std::string& by) {
+    LoadedExperiment out;
+    try {
+        std::vector<db::RunData> runs;
+        {
+            auto db = db::open_store(path, db::Database::Mode::read_only);
+            for (const auto& info : db::experiment_runs(*db, experiment))
+                runs.push_back(db::load_run(*db, info.id));
+        }  // the connection closes here: no read transaction outlives the load
+        out.comparison = std::make_shared<analysis::ExperimentComparison>(
+            analysis::compare_experiment(runs, by, {}, kExperimentConfidence));
+    } catch (const std::exception& e) {
+        out.error = QString::fromStdString(e.what());
+    }
+    return out;
+}
+
+}  // namespace pathscope::gui
