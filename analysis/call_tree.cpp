@@ -123,11 +123,22 @@ bool has_weight(const double* v, size_t width) {
 // Grows a CallTree node by node; children are found by (parent, name id).
 class CallTreeBuilder {
   public:
-    CallTreeBuilder(CallTree& t, size_t expected) : t_(t), width_(t.columns_.width()), index_(expected) {
+    /// `with_self`: the tree keeps self costs (top-down). `expected`: about
+    /// how many nodes it will have (reserved, so the arrays grow in place).
+    CallTreeBuilder(CallTree& t, size_t expected, bool with_self)
+        : t_(t), width_(t.columns_.width()), with_self_(with_self), index_(expected) {
+        t_.name_.reserve(expected);
+        t_.parent_.reserve(expected);
+        t_.total_.reserve(expected * width_);
         t_.name_.push_back(0);
         t_.parent_.push_back(-1);
-        t_.self_.assign(width_, 0.0);
         t_.total_.assign(width_, 0.0);
+        if (with_self_) {
+            t_.self_.reserve(expected * width_);
+            t_.self_.assign(width_, 0.0);
+        } else {
+            t_.zeros_.assign(width_, 0.0);
+        }
     }
     int child(int parent, uint32_t name) {
         bool inserted = false;
@@ -137,12 +148,12 @@ class CallTreeBuilder {
         if (inserted) {
             t_.name_.push_back(name);
             t_.parent_.push_back(parent);
-            t_.self_.resize(t_.self_.size() + width_, 0.0);
+            if (with_self_) t_.self_.resize(t_.self_.size() + width_, 0.0);
             t_.total_.resize(t_.total_.size() + width_, 0.0);
         }
         return n;
     }
-    double* self(int n) { return &t_.self_[static_cast<size_t>(n) * width_]; }
+    double* self(int n) { return &t_.self_[static_cast<size_t>(n) * width_]; }  // with_self only
     double* total(int n) { return &t_.total_[static_cast<size_t>(n) * width_]; }
 
     // Top-down: each side's nodes merged by call path; names interned once
@@ -185,33 +196,41 @@ class CallTreeBuilder {
                 here = child(here, td.name_id(static_cast<size_t>(n)));
                 add_to(total(here), v, width_);
             }
-            add_to(self(here), v, width_);
         }
     }
 
   private:
     CallTree& t_;
     size_t width_;
+    bool with_self_;
     ChildIndex index_;
 };
 
 CallTree CallTree::top_down(const FlameTree& run) {
     CallTree t(Kind::top_down, CostColumns(run));
-    CallTreeBuilder(t, run.size()).merge({&run});
+    CallTreeBuilder(t, run.size(), true).merge({&run});
     t.link_children();
     return t;
 }
 
 CallTree CallTree::top_down(const FlameTree& base, const FlameTree& cand, const DiffOptions& opt) {
     CallTree t(Kind::top_down, CostColumns(base, cand, opt));
-    CallTreeBuilder(t, base.size() + cand.size()).merge({&base, &cand});
+    CallTreeBuilder(t, base.size() + cand.size(), true).merge({&base, &cand});
     t.link_children();
     return t;
 }
 
 CallTree CallTree::bottom_up(const CallTree& top_down) {
     CallTree t(Kind::bottom_up, top_down.columns_);
-    CallTreeBuilder(t, top_down.size() * 2).invert(top_down);
+    // At most one node per frame of every stack with weight of its own;
+    // stacks share their leaf-most frames often, so reserve half of that.
+    std::vector<uint32_t> depth(top_down.size(), 0);
+    size_t frames = 0;
+    for (size_t i = 1; i < top_down.size(); ++i) {
+        depth[i] = depth[static_cast<size_t>(top_down.parent(i))] + 1;
+        if (has_weight(top_down.self(i), top_down.columns_.width())) frames += depth[i];
+    }
+    CallTreeBuilder(t, std::max<size_t>(64, frames / 2), false).invert(top_down);
     t.link_children();
     return t;
 }

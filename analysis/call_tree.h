@@ -70,7 +70,8 @@ class CostColumns {
 /// sampled in the node itself, total its subtree's. Bottom-up: a first-level
 /// node is a function sampled running, its children are its callers, and
 /// every node's total is the own cost of that first-level function reached
-/// along this chain of callers; self is what of it has no further caller.
+/// along this chain of callers; it keeps no self cost (self() reads zeros),
+/// which halves the largest of the trees.
 class CallTree {
   public:
     enum class Kind { top_down, bottom_up };
@@ -95,7 +96,9 @@ class CallTree {
     int child(size_t i, size_t k) const { return children_[child_start_[i] + k]; }
     /// Node i's place among its parent's children.
     size_t row(size_t i) const { return row_[i]; }
-    const double* self(size_t i) const { return &self_[i * columns_.width()]; }
+    const double* self(size_t i) const {
+        return self_.empty() ? zeros_.data() : &self_[i * columns_.width()];
+    }
     const double* total(size_t i) const { return &total_[i * columns_.width()]; }
     /// The node at `path` (names from the root's first child), or -1.
     int find(const std::vector<std::string>& path) const;
@@ -117,6 +120,7 @@ class CallTree {
     std::vector<int> children_;
     std::vector<uint32_t> row_;
     std::vector<double> self_, total_;  ///< node * width + column
+    std::vector<double> zeros_;         ///< width zeros: a bottom-up tree's self
 };
 
 /// Per function (by name id): its own cost, summed over every call path,

@@ -178,7 +178,10 @@ int main(int argc, char** argv) {
     // 1b. The stack views' trees.
     {
         const SampledStacks run = random_samples(100000, 1000000, 5);
-        const SampledStacks other = random_samples(100000, 1000000, 6);
+        // The candidate: the same program, each stack's samples moved by up to 20%.
+        SampledStacks other = run;
+        std::mt19937 move(6);
+        for (double& w : other.weights) w = std::round(w * (0.8 + 0.4 * (move() % 1000) / 1000.0));
         analysis::FlameTree tree = sampled_tree(run, 1);
         const double flame = median_seconds(runs, [&] { tree = sampled_tree(run, 1); });
         analysis::CallViews views;
