@@ -62,7 +62,8 @@ int main(int argc, char** argv) {
                               QStringLiteral("the store to open (default: pathscope.db here)"));
     const QCommandLineOption shot(QStringLiteral("screenshot"),
                                   QStringLiteral("render PAGE (runs, stages, flame, stacks, queues, "
-                                                 "histograms, timeseries, traces, compare) to a PNG and exit"),
+                                                 "histograms, timeseries, traces, compare; of the sampled stacks: "
+                                                 "topdown, bottomup, callers) to a PNG and exit"),
                                   QStringLiteral("PAGE"));
     const QCommandLineOption out({QStringLiteral("o"), QStringLiteral("output")},
                                  QStringLiteral("the PNG to write"), QStringLiteral("FILE"));
@@ -137,7 +138,7 @@ int main(int argc, char** argv) {
             }
             if (!w.show_page(page)) {
                 std::fprintf(stderr,
-                             "pathscope-gui: no page '%s' (runs, stages, flame, stacks, queues, "
+                             "pathscope-gui: no page '%s' (runs, stages, flame, stacks, topdown, bottomup, callers, queues, "
                              "histograms, timeseries, traces or compare)\n",
                              qPrintable(page));
                 return 2;

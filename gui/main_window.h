@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "db/sqlite.h"
+#include "gui/pages/stacks_page.h"  // stacks_page() is used as its FlamePage was (graph())
 #include "gui/run_loader.h"
 
 class QLabel;
@@ -53,7 +54,8 @@ class MainWindow : public QMainWindow {
     /// Blocks until the selected run's pages are filled (for screenshots and tests).
     void wait_until_loaded();
     /// Shows the page named `page`: runs, stages, flame, stacks, queues,
-    /// histograms, timeseries, traces, compare. False for another name.
+    /// histograms, timeseries, traces, compare, or a view of the sampled
+    /// stacks: topdown, bottomup, callers. False for another name.
     bool show_page(const QString& page);
     /// Writes the selected run (or comparison) as a report: text, md or html
     /// by the file's ending, through the renderers the CLI uses.
@@ -73,7 +75,7 @@ class MainWindow : public QMainWindow {
     StageSortProxy* stage_proxy() const { return stage_proxy_; }
     QTableView* stage_view() const { return stage_view_; }
     FlamePage* flame_page() const { return flame_; }
-    FlamePage* stacks_page() const { return stacks_; }
+    StacksPage* stacks_page() const { return stacks_; }
     QTabWidget* pages() const { return pages_; }
     QLabel* warning() const { return warning_; }
     QLabel* header() const { return header_; }
@@ -107,7 +109,7 @@ class MainWindow : public QMainWindow {
     StageSortProxy* stage_proxy_;
     QTableView* stage_view_;
     FlamePage* flame_;
-    FlamePage* stacks_;
+    StacksPage* stacks_;
     QueuesPage* queues_;
     HistogramsPage* histograms_;
     TracesPage* traces_;

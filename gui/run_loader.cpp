@@ -39,6 +39,7 @@ LoadedRun load_run(const std::string& path, int64_t id) {
             out.stacks =
                 std::make_shared<analysis::FlameDiff>(analysis::diff_trees(stacks, stacks));
             out.stack_event = QString::fromStdString(event);
+            out.stack_views = analysis::build_call_views(stacks);
         }
     } catch (const std::exception& e) {
         out.error = QString::fromStdString(e.what());
@@ -57,6 +58,13 @@ LoadedRun load_pair(const std::string& path, int64_t base, int64_t cand) {
         }
         out.report = std::make_shared<analysis::Report>(
             analysis::build_report(b, out.data.get(), analysis::ReportOptions{}));
+        const std::string event = out.stack_event.toStdString();
+        if (!event.empty() && analysis::main_stack_event(b) == event) {
+            analysis::DiffOptions opt;
+            opt.confidence = analysis::ReportOptions{}.confidence;
+            out.stack_views = analysis::build_call_views(analysis::stack_tree(b, event),
+                                                         analysis::stack_tree(*out.data, event), opt);
+        }
     } catch (const std::exception& e) {
         out.error = QString::fromStdString(e.what());
     }

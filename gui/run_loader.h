@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/call_tree.h"
 #include "analysis/flame_diff.h"
 #include "analysis/report.h"
 #include "analysis/run_summary.h"
@@ -32,6 +33,9 @@ struct LoadedRun {
     std::shared_ptr<const analysis::FlameDiff> stages;  ///< busy cycles per received packet
     std::shared_ptr<const analysis::FlameDiff> stacks;  ///< shares of the samples; null when none
     QString stack_event;
+    /// The stacks' top-down, bottom-up and caller/callee trees (empty when
+    /// none); a comparison's, base and candidate, when both sampled the event.
+    analysis::CallViews stack_views;
     /// A comparison (load_pair): candidate against base, everything the CLI's
     /// report holds.
     std::shared_ptr<const analysis::Report> report;
