@@ -40,6 +40,14 @@ QVariant CostCells::header(int column, int role) const {
     const Column col = column_at(c_->comparison(), both_, column);
     const QString what = both_ ? (col.self ? QObject::tr("Self") : QObject::tr("Inclusive")) : label_;
     const QString unit = QString::fromStdString(c_->unit());
+    if (role == Qt::DisplayRole && !both_ && c_->comparison()) {
+        // One cost beside the symbol: short headers leave the names room.
+        switch (col.kind) {
+            case Kind::base: return QObject::tr("Base (%)");
+            case Kind::cand: return QObject::tr("Cand. (%)");
+            default: return QObject::tr("Change (pp)");
+        }
+    }
     if (role == Qt::DisplayRole) {
         switch (col.kind) {
             case Kind::samples: return QStringLiteral("%1 (%2)").arg(what, unit);
@@ -54,11 +62,11 @@ QVariant CostCells::header(int column, int role) const {
             case Kind::samples: return QObject::tr("%1 over all trials").arg(unit);
             case Kind::share:
                 return QObject::tr("share of all %1: the run's figure, as the flame graph shows it").arg(unit);
-            case Kind::base: return QObject::tr("share of the base run's %1").arg(unit);
-            case Kind::cand: return QObject::tr("share of the candidate run's %1").arg(unit);
+            case Kind::base: return QObject::tr("%1: share of the base run's %2").arg(what, unit);
+            case Kind::cand: return QObject::tr("%1: share of the candidate run's %2").arg(what, unit);
             case Kind::change:
-                return QObject::tr("candidate minus base, in percentage points; grey: %1")
-                    .arg(QString::fromStdString(c_->noise_method()));
+                return QObject::tr("%1: candidate minus base, in percentage points; grey: %2")
+                    .arg(what, QString::fromStdString(c_->noise_method()));
         }
     }
     return {};

@@ -120,6 +120,7 @@ StacksPage::StacksPage(QWidget* parent) : QWidget(parent) {
     search_ = new QLineEdit;
     search_->setPlaceholderText(tr("search functions (all views)"));
     search_->setClearButtonEnabled(true);
+    search_->setMinimumWidth(search_->fontMetrics().horizontalAdvance(search_->placeholderText()) + 48);
     regex_ = new QCheckBox(tr("regex"));
     note_ = new QLabel;
     note_->setWordWrap(true);
@@ -179,6 +180,20 @@ void StacksPage::set_views(analysis::CallViews views) {
     sort_default();
     if (!search_->text().isEmpty()) search(search_->text(), regex_->isChecked());
     top_down_view_->expandToDepth(0);
+    bottom_up_view_->expand(bottom_up_proxy_->index(0, 0));  // the hottest function's callers
+    // Caller/callee opens on the function with the most samples of its own
+    // (the candidate's, in a comparison).
+    if (views_.callers) {
+        const analysis::CostColumns& c = views_.callers->columns();
+        int64_t hottest = -1;
+        double most = 0;
+        for (uint32_t id : views_.callers->functions())
+            if (const double v = c.value(views_.callers->self(id), c.sides() - 1); v > most) {
+                most = v;
+                hottest = id;
+            }
+        select_function(hottest);
+    }
 }
 
 void StacksPage::sort_default() {
