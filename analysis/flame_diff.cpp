@@ -11,26 +11,35 @@
 
 namespace pathscope::analysis {
 
+NoiseRule::NoiseRule(const FlameTree& base, const FlameTree& cand, const DiffOptions& o)
+    : opt(o),
+      by_trials(base.counted_trials().size() >= 2 && cand.counted_trials().size() >= 2),
+      base_trials(base.trials()), cand_trials(cand.trials()),
+      whole(std::max(base.mean_scaled_total(0), cand.mean_scaled_total(0))) {}
+
+std::string NoiseRule::method() const {
+    char text[200];
+    if (by_trials) {
+        std::snprintf(text, sizeof text,
+                      "within noise: Student's t on %d vs %d trials finds no difference at "
+                      "%.1f%% confidence",
+                      base_trials, cand_trials, opt.confidence);
+    } else {
+        std::snprintf(text, sizeof text,
+                      "within noise (no trials to compare): change under %g%% of the node or "
+                      "under %g%% of the whole",
+                      opt.threshold * 100, opt.min_share * 100);
+    }
+    return text;
+}
+
+bool NoiseRule::operator()(const Summary& b, const Summary& c) const {
+    if (by_trials) return !student_t(b, c, opt.confidence).significant;
+    const double delta = std::fabs(c.mean - b.mean);
+    return delta < opt.threshold * std::fabs(b.mean) || delta < opt.min_share * whole;
+}
+
 namespace {
-
-// Whether the change between two nodes' per-trial values is within noise.
-struct NoiseRule {
-    const DiffOptions& opt;
-    bool by_trials;
-    double whole;  ///< the larger of the two roots' means
-
-    NoiseRule(const FlameTree& base, const FlameTree& cand, const DiffOptions& o)
-        : opt(o),
-          by_trials(base.counted_trials().size() >= 2 && cand.counted_trials().size() >= 2) {
-        whole = std::max(mean_total(base), mean_total(cand));
-    }
-    static double mean_total(const FlameTree& t) { return t.mean_scaled_total(0); }
-    bool operator()(const Summary& b, const Summary& c) const {
-        if (by_trials) return !student_t(b, c, opt.confidence).significant;
-        const double delta = std::fabs(c.mean - b.mean);
-        return delta < opt.threshold * std::fabs(b.mean) || delta < opt.min_share * whole;
-    }
-};
 
 struct Differ {
     const FlameTree& base;
@@ -88,19 +97,7 @@ std::string FlameDiff::path(size_t i) const {
 
 FlameDiff diff_trees(const FlameTree& base, const FlameTree& cand, const DiffOptions& opt) {
     Differ d{base, cand, NoiseRule(base, cand, opt), {}};
-    char method[200];
-    if (d.noise.by_trials) {
-        std::snprintf(method, sizeof method,
-                      "within noise: Student's t on %d vs %d trials finds no difference at "
-                      "%.1f%% confidence",
-                      base.trials(), cand.trials(), opt.confidence);
-    } else {
-        std::snprintf(method, sizeof method,
-                      "within noise (no trials to compare): change under %g%% of the node or "
-                      "under %g%% of the whole",
-                      opt.threshold * 100, opt.min_share * 100);
-    }
-    d.out.method = method;
+    d.out.method = d.noise.method();
     d.add("all", -1, 0, 0);
     d.walk(0, 0, 0);
     return std::move(d.out);

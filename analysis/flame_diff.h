@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis/flame_tree.h"
+#include "analysis/stats.h"
 
 namespace pathscope::analysis {
 
@@ -17,6 +18,21 @@ struct DiffOptions {
     /// value, or below `min_share` of the whole tree, count as noise.
     double threshold = 0.05;
     double min_share = 0.005;
+};
+
+/// Whether the change between two sides' per-trial values is within noise:
+/// Student's t on the trials when both sides have two or more counted
+/// trials, else the stated thresholds. Every comparison of flame trees
+/// (nodes, functions, call trees) decides with this one rule.
+struct NoiseRule {
+    NoiseRule(const FlameTree& base, const FlameTree& cand, const DiffOptions& opt);
+    bool operator()(const Summary& b, const Summary& c) const;
+    /// The rule in words ("within noise: Student's t on 3 vs 3 trials ...").
+    std::string method() const;
+    DiffOptions opt;
+    bool by_trials = false;
+    int base_trials = 0, cand_trials = 0;
+    double whole = 0;  ///< the larger of the two roots' means
 };
 
 struct DiffNode {

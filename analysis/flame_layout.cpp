@@ -100,27 +100,38 @@ std::string flame_label(const std::string& name, double share, size_t chars) {
     return "~" + name.substr(name.size() - (chars - 1));
 }
 
+namespace {
+
+std::string lower(std::string t) {
+    for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return t;
+}
+
+}  // namespace
+
+NameMatcher::NameMatcher(const std::string& pattern, bool regex)
+    : pattern_(pattern), needle_(lower(pattern)) {
+    if (regex && !pattern.empty())
+        re_ = std::make_shared<const std::regex>(pattern, std::regex::ECMAScript | std::regex::icase);
+}
+
+bool NameMatcher::operator()(const std::string& name) const {
+    if (re_) return std::regex_search(name, *re_);
+    return lower(name).find(needle_) != std::string::npos;
+}
+
 FlameSearch search_flame(const FlameDiff& d, const std::string& pattern, bool regex,
                          const FlameLayoutOptions& opt) {
     FlameSearch s;
     s.matched.assign(d.nodes.size(), false);
     if (pattern.empty() || d.nodes.empty()) return s;
-    // Plain text matches regardless of case, as the HTML report's search
-    // box does (and the regex, which is icase).
-    auto lower = [](std::string t) {
-        for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        return t;
-    };
-    const std::string needle = lower(pattern);
-    std::regex re;
-    if (regex) re = std::regex(pattern, std::regex::ECMAScript | std::regex::icase);
+    const NameMatcher matches(pattern, regex);
     const int root = opt.root >= 0 && static_cast<size_t>(opt.root) < d.nodes.size() ? opt.root : 0;
     const double total = value_of(d.nodes[static_cast<size_t>(root)], opt.differential);
     double covered = 0;
     for (size_t i = 1; i < d.nodes.size(); ++i) {
         const std::string& name = d.nodes[i].name;
-        s.matched[i] =
-            regex ? std::regex_search(name, re) : lower(name).find(needle) != std::string::npos;
+        s.matched[i] = matches(name);
         if (!s.matched[i] || !within(d, static_cast<int>(i), root)) continue;
         // Count the outermost match of a path only.
         bool inside = false;

@@ -4,6 +4,8 @@
 // right in the tree's order, widths in proportion to their value.
 #pragma once
 
+#include <memory>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -50,6 +52,21 @@ inline constexpr FlameRgb kOthersColour{0xd8, 0xd8, 0xd8};
 /// in percent where that fits, else the whole name, else its end ("~walk",
 /// the function rather than the namespace); "" when not even 4 fit.
 std::string flame_label(const std::string& name, double share, size_t chars);
+
+/// What a frame search matches: a plain substring regardless of case (as
+/// the HTML report's search box does), or an ECMAScript regular expression,
+/// also regardless of case. Throws std::regex_error on an unfinished one.
+class NameMatcher {
+  public:
+    NameMatcher(const std::string& pattern, bool regex);
+    bool empty() const { return pattern_.empty(); }
+    bool operator()(const std::string& name) const;
+
+  private:
+    std::string pattern_;
+    std::string needle_;  ///< the pattern in lower case
+    std::shared_ptr<const std::regex> re_;
+};
 
 /// The nodes whose name matches `pattern` (a plain substring, or an
 /// ECMAScript regular expression when `regex` is set) and the share of the

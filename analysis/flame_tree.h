@@ -42,6 +42,11 @@ class FlameTree {
     const std::string& name(size_t i) const { return names_[nodes_[i].name]; }
     int parent(size_t i) const { return nodes_[i].parent; }
     const std::vector<int>& children(size_t i) const { return nodes_[i].children; }
+    /// Names are interned: a node's name id, and the names by id (ids are
+    /// dense, from 0 to name_count() - 1; 0 is the root's "all").
+    uint32_t name_id(size_t i) const { return nodes_[i].name; }
+    size_t name_count() const { return names_.size(); }
+    const std::string& name_of(uint32_t id) const { return names_[id]; }
     /// The child of `node` called `name`, or -1.
     int child(size_t node, const std::string& name) const;
     /// Weight of the node and everything under it, over all trials.

@@ -62,7 +62,8 @@ int main(int argc, char** argv) {
                               QStringLiteral("the store to open (default: pathscope.db here)"));
     const QCommandLineOption shot(QStringLiteral("screenshot"),
                                   QStringLiteral("render PAGE (runs, stages, flame, stacks, queues, "
-                                                 "histograms, timeseries, traces, compare, experiments) to a PNG\n"
+                                                 "histograms, timeseries, traces, compare, experiments; of the sampled stacks: topdown,\n"
+                                                 "bottomup, callers) to a PNG\n"
                                                  "and exit (experiments: the newest experiment's grid)"),
                                   QStringLiteral("PAGE"));
     const QCommandLineOption out({QStringLiteral("o"), QStringLiteral("output")},
@@ -138,7 +139,7 @@ int main(int argc, char** argv) {
             }
             if (!w.show_page(page)) {
                 std::fprintf(stderr,
-                             "pathscope-gui: no page '%s' (runs, stages, flame, stacks, queues, "
+                             "pathscope-gui: no page '%s' (runs, stages, flame, stacks, topdown, bottomup, callers, queues, "
                              "histograms, timeseries, traces, compare or experiments)\n",
                              qPrintable(page));
                 return 2;

@@ -38,6 +38,7 @@
 #include "gui/pages/flame_page.h"
 #include "gui/pages/histograms_page.h"
 #include "gui/pages/queues_page.h"
+#include "gui/pages/stacks_page.h"
 #include "gui/pages/time_series_page.h"
 #include "gui/pages/traces_page.h"
 
@@ -161,7 +162,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     stage_layout->addWidget(drops_);
 
     flame_ = new FlamePage;
-    stacks_ = new FlamePage;
+    stacks_ = new StacksPage;
     pages_ = new QTabWidget;
     pages_->addTab(stage_page, tr("Stages"));
     pages_->addTab(flame_, tr("Flame graph"));
@@ -406,6 +407,7 @@ void MainWindow::loaded(const LoadedRun& run) {
                           tr("Sampled call stacks: %1").arg(run.stack_event));
     else
         stacks_->set_diff(nullptr, false, {}, tr("This run has no sampled call stacks."));
+    stacks_->set_views(run.stack_views);
     statusBar()->showMessage(run.live ? tr("run %1: %2 intervals so far")
                                             .arg(info.id)
                                             .arg(run.data->rows.intervals.size())
@@ -449,6 +451,13 @@ bool MainWindow::show_page(const QString& page) {
                                "histograms", "timeseries", "traces", "compare",
                                "experiments"};
     if (page == QLatin1String("runs")) return true;  // the run browser is always shown
+    const QStringList stack_views = {"topdown", "bottomup", "callers"};
+    if (const int v = static_cast<int>(stack_views.indexOf(page)); v >= 0) {
+        pages_->setCurrentWidget(stacks_);
+        stacks_->show_view(static_cast<StacksPage::View>(v + 1));
+        return true;
+    }
+    if (page == QLatin1String("stacks")) stacks_->show_view(StacksPage::View::flame);
     const int i = static_cast<int>(names.indexOf(page));
     if (i < 0) return false;
     pages_->setCurrentIndex(i);

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "db/sqlite.h"
+#include "gui/pages/stacks_page.h"  // stacks_page() is used as its FlamePage was (graph())
 #include "gui/run_loader.h"
 
 class QLabel;
@@ -56,7 +57,8 @@ class MainWindow : public QMainWindow {
     /// poll brought is shown (for screenshots and tests).
     void wait_until_loaded();
     /// Shows the page named `page`: runs, stages, flame, stacks, queues,
-    /// histograms, timeseries, traces, compare, experiments. False for another name.
+    /// histograms, timeseries, traces, compare, experiments, or a view of
+    /// the sampled stacks: topdown, bottomup, callers. False for another name.
     bool show_page(const QString& page);
     /// Writes the selected run (or comparison) as a report: text, md or html
     /// by the file's ending, through the renderers the CLI uses.
@@ -80,7 +82,7 @@ class MainWindow : public QMainWindow {
     StageSortProxy* stage_proxy() const { return stage_proxy_; }
     QTableView* stage_view() const { return stage_view_; }
     FlamePage* flame_page() const { return flame_; }
-    FlamePage* stacks_page() const { return stacks_; }
+    StacksPage* stacks_page() const { return stacks_; }
     QTabWidget* pages() const { return pages_; }
     QLabel* warning() const { return warning_; }
     QLabel* header() const { return header_; }
@@ -118,7 +120,7 @@ class MainWindow : public QMainWindow {
     StageSortProxy* stage_proxy_;
     QTableView* stage_view_;
     FlamePage* flame_;
-    FlamePage* stacks_;
+    StacksPage* stacks_;
     QueuesPage* queues_;
     HistogramsPage* histograms_;
     TracesPage* traces_;

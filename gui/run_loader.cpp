@@ -60,11 +60,12 @@ LoadedRun compute_pages(std::shared_ptr<const db::RunData> data,
     step();
     const std::string event = analysis::main_stack_event(run);
     if (!event.empty()) {
-        auto tree = std::make_shared<analysis::FlameTree>(analysis::stack_tree(run, event));
+        const analysis::FlameTree tree = analysis::stack_tree(run, event);
         step();
-        out.stacks = self_diff(*tree);
-        out.stack_tree = std::move(tree);
+        out.stacks = self_diff(tree);
         out.stack_event = QString::fromStdString(event);
+        step();
+        out.stack_views = analysis::build_call_views(tree);
         step();
     }
     auto series = std::make_shared<analysis::TimeSeries>(analysis::time_series(run));
@@ -92,6 +93,18 @@ LoadedRun load_run(const std::string& path, int64_t id) {
     }
 }
 
+void add_comparison(LoadedRun& out, const db::RunData& base) {
+    out.report = std::make_shared<analysis::Report>(
+        analysis::build_report(base, out.data.get(), analysis::ReportOptions{}));
+    const std::string event = out.stack_event.toStdString();
+    if (!event.empty() && analysis::main_stack_event(base) == event) {
+        analysis::DiffOptions opt;
+        opt.confidence = analysis::ReportOptions{}.confidence;
+        out.stack_views = analysis::build_call_views(analysis::stack_tree(base, event),
+                                                     analysis::stack_tree(*out.data, event), opt);
+    }
+}
+
 LoadedRun load_pair(const std::string& path, int64_t base, int64_t cand) {
     LoadedRun out = load_run(path, cand);
     if (!out.error.isEmpty()) return out;
@@ -101,8 +114,7 @@ LoadedRun load_pair(const std::string& path, int64_t base, int64_t cand) {
             auto db = db::open_store(path, db::Database::Mode::read_only);
             b = db::load_run(*db, base, kViewer);
         }
-        out.report = std::make_shared<analysis::Report>(
-            analysis::build_report(b, out.data.get(), analysis::ReportOptions{}));
+        add_comparison(out, b);
     } catch (const std::exception& e) {
         out.error = QString::fromStdString(e.what());
     }
@@ -157,15 +169,12 @@ void StoreReader::load(unsigned generation, qint64 base, qint64 id) {
         run = std::make_shared<db::RunData>(
             std::move(db::load_run_since(*db_, id, cursor, kViewer).data));
         if (!current(generation)) throw LoadCancelled{};
-        std::shared_ptr<const analysis::Report> report;
+        out = compute_pages(run, [&] { return current(generation); });
         if (base) {
             const db::RunData b = db::load_run(*db_, base, kViewer);
             if (!current(generation)) throw LoadCancelled{};
-            report = std::make_shared<analysis::Report>(
-                analysis::build_report(b, run.get(), analysis::ReportOptions{}));
+            add_comparison(out, b);
         }
-        out = compute_pages(run, [&] { return current(generation); });
-        out.report = std::move(report);
         follow_ = base ? Followed{} : Followed{id, generation, cursor, run};
     } catch (const LoadCancelled&) {
         emit cancelled(generation);

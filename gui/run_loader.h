@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/call_tree.h"
 #include "analysis/flame_diff.h"
 #include "analysis/report.h"
 #include "analysis/run_summary.h"
@@ -44,14 +45,14 @@ struct LoadedRun {
     analysis::RunSummary summary;
     std::shared_ptr<const analysis::FlameDiff> stages;  ///< busy cycles per received packet
     std::shared_ptr<const analysis::FlameDiff> stacks;  ///< shares of the samples; null when none
-    /// The sampled stacks' tree the flame graph shows (null when none): the
-    /// stack views (top-down, bottom-up, callers) are built from it.
-    std::shared_ptr<const analysis::FlameTree> stack_tree;
     QString stack_event;
     /// The Time series page: its points and the whole run's range tree.
     std::shared_ptr<const analysis::TimeSeries> series;
     std::shared_ptr<const analysis::FlameDiff> series_range;
     int series_intervals = 0;
+    /// The stacks' top-down, bottom-up and caller/callee trees (empty when
+    /// none); a comparison's, base and candidate, when both sampled the event.
+    analysis::CallViews stack_views;
     /// A comparison (load_pair): candidate against base, everything the CLI's
     /// report holds.
     std::shared_ptr<const analysis::Report> report;
@@ -62,6 +63,10 @@ struct LoadCancelled {};
 
 /// Loads run `id` of the store at `path` (its own connection).
 LoadedRun load_run(const std::string& path, int64_t id);
+
+/// Adds the comparison of `out`'s run against `base`: the report, and the
+/// stack views with base and candidate columns when both sampled the event.
+void add_comparison(LoadedRun& out, const db::RunData& base);
 
 /// Loads two runs and compares `cand` against `base` (the summary and trees
 /// are the candidate's).

@@ -3,6 +3,9 @@
 //     5,000 function names), without trials (the stated threshold) and with
 //     5 trials a side (Student's t at every node), against building one of
 //     the trees from its folded text, measured in the same run;
+//  1b. the stack views' trees (top-down, bottom-up, caller/callee) of a run
+//     of 1,000,000 samples over 100,000 distinct stacks, and of a comparison
+//     of two such runs, against building the run's flame tree;
 //  2. a 22x2-trial report: two real 22-trial captures of the default scenario
 //     (recorded by the pathscope command), loaded from the store and rendered
 //     in every format, against loading the runs alone;
@@ -15,16 +18,19 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "capture/profile_text.h"
+#include "analysis/call_tree.h"
 #include "analysis/flame_diff.h"
 #include "analysis/flame_tree.h"
 #include "analysis/report.h"
@@ -97,6 +103,45 @@ analysis::FlameTree trial_tree(const analysis::FlameTree& t, int trials, uint32_
 
 int run_quiet(const std::string& cmd) { return std::system((cmd + " > /dev/null 2>&1").c_str()); }
 
+// `distinct` stacks (each extends a random earlier one by a frame, names
+// drawn from 3,000 functions, some recursing) and `samples` samples spread
+// over them unevenly: the stacks and weights a store holds for a long
+// sampled capture.
+struct SampledStacks {
+    std::vector<std::vector<std::string>> stacks;
+    std::vector<double> weights;
+};
+SampledStacks random_samples(size_t distinct, size_t samples, uint32_t seed) {
+    std::mt19937 rng(seed);
+    SampledStacks out;
+    out.stacks.push_back({"main"});
+    while (out.stacks.size() < distinct) {
+        std::vector<std::string> s = out.stacks[rng() % out.stacks.size()];
+        if (s.size() >= 40) continue;
+        const uint32_t f = rng() % 3000;
+        s.push_back(f < 30 && !s.empty() ? s.back() : "ns" + std::to_string(f % 40) + "::fn_" + std::to_string(f));
+        out.stacks.push_back(std::move(s));
+    }
+    out.weights.assign(distinct, 1.0);  // every stack sampled at least once
+    std::geometric_distribution<size_t> hot(0.00005);
+    for (size_t i = distinct; i < samples; ++i) out.weights[std::min(hot(rng), distinct - 1) * 7919 % distinct] += 1;
+    return out;
+}
+
+analysis::FlameTree sampled_tree(const SampledStacks& s, int trials) {
+    analysis::FlameTree t(trials, "samples");
+    std::vector<double> per_trial(static_cast<size_t>(trials), 0.0);
+    for (size_t i = 0; i < s.stacks.size(); ++i)
+        for (int k = 0; k < trials; ++k) {
+            const double w = std::floor(s.weights[i] / trials + (k == 0 ? std::fmod(s.weights[i], trials) : 0));
+            if (w <= 0) continue;
+            t.add(s.stacks[i], w, k);
+            per_trial[static_cast<size_t>(k)] += w;
+        }
+    for (int k = 0; k < trials; ++k) t.set_trial_scale(k, per_trial[static_cast<size_t>(k)]);
+    return t;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -129,6 +174,50 @@ int main(int argc, char** argv) {
                 diff * 1e3, diff / build);
     std::printf("  %-52s %9.1f ms  %5.2fx\n", "difference, 5 trials a side (t at every node)",
                 diff5 * 1e3, diff5 / build);
+
+    // 1b. The stack views' trees.
+    {
+        const SampledStacks run = random_samples(100000, 1000000, 5);
+        // The candidate: the same program, each stack's samples moved by up to 20%.
+        SampledStacks other = run;
+        std::mt19937 move(6);
+        for (double& w : other.weights) w = std::round(w * (0.8 + 0.4 * (move() % 1000) / 1000.0));
+        analysis::FlameTree tree = sampled_tree(run, 1);
+        const double flame = median_seconds(runs, [&] { tree = sampled_tree(run, 1); });
+        analysis::CallViews views;
+        const double td = median_seconds(runs, [&] {
+            views.top_down = std::make_shared<const analysis::CallTree>(analysis::CallTree::top_down(tree));
+        });
+        const double bu = median_seconds(runs, [&] {
+            views.bottom_up = std::make_shared<const analysis::CallTree>(analysis::CallTree::bottom_up(*views.top_down));
+        });
+        const double cc = median_seconds(runs, [&] {
+            views.callers = std::make_shared<const analysis::CallerCallee>(views.top_down);
+        });
+        const double all = median_seconds(runs, [&] { views = analysis::build_call_views(tree); });
+        const double links = median_seconds(runs, [&] {
+            views.callers->neighbours(views.top_down->name_id(static_cast<size_t>(views.top_down->child(0, 0))));
+        });
+        const analysis::FlameTree b5 = sampled_tree(run, 5), c5 = sampled_tree(other, 5);
+        analysis::CallViews pair;
+        const double compared = median_seconds(runs, [&] { pair = analysis::build_call_views(b5, c5); });
+        double samples = 0;
+        for (double w : run.weights) samples += w;
+        std::printf("\nstack views' trees, median of %d\n", runs);
+        std::printf("  %zu distinct stacks, %.0f samples: flame tree %zu nodes, bottom-up %zu nodes, "
+                    "%zu functions\n",
+                    run.stacks.size(), samples, tree.size(), views.bottom_up->size(),
+                    views.callers->functions().size());
+        std::printf("  %-52s %9.1f ms\n", "flame tree from the stacks (the reference)", flame * 1e3);
+        std::printf("  %-52s %9.1f ms  %5.2fx\n", "top-down tree", td * 1e3, td / flame);
+        std::printf("  %-52s %9.1f ms  %5.2fx\n", "bottom-up tree (from the top-down)", bu * 1e3, bu / flame);
+        std::printf("  %-52s %9.1f ms  %5.2fx\n", "caller/callee aggregates", cc * 1e3, cc / flame);
+        std::printf("  %-52s %9.1f ms  %5.2fx\n", "all three (build_call_views)", all * 1e3, all / flame);
+        std::printf("  %-52s %9.1f ms\n", "callers and callees of main", links * 1e3);
+        std::printf("  %-52s %9.1f ms  %5.2fx\n", "all three, comparison 5 vs 5 trials", compared * 1e3,
+                    compared / flame);
+        std::fflush(stdout);
+    }
 
     // 2. A 22x2-trial report from real captures.
     const fs::path dir = fs::temp_directory_path() / ("pathscope_bench_analysis_" +
