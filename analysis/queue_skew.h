@@ -14,6 +14,8 @@ struct QueueShare {
     int queue = 0;
     unsigned long long packets = 0;
     double share = 0;  ///< of the port direction's packets, 0..1
+    /// Polls that returned packets (rx), or transmit calls that sent some (tx).
+    unsigned long long bursts = 0;
 };
 
 struct QueueSkew {

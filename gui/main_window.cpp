@@ -10,6 +10,7 @@
 #include <QPainter>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
@@ -25,6 +26,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "analysis/metric_names.h"
 #include "analysis/run_summary.h"
 #include "analysis/run_view.h"
 #include "gui/models/run_list_model.h"
@@ -106,10 +108,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     warning_->setWordWrap(true);
     warning_->setStyleSheet(QStringLiteral("background: #fff0c0; color: #703000; padding: 6px"));
     warning_->hide();
-    auto* stage_page = new QWidget;
-    auto* stage_layout = new QVBoxLayout(stage_page);
+    // The Stages page: the stage table takes the height and scrolls when its
+    // rows do not fit; the drops and the notes (perf, figures, the columns'
+    // legend) sit below in a splitter, the notes scrolling in their own box.
+    auto* table_box = new QWidget;
+    auto* stage_layout = new QVBoxLayout(table_box);
+    stage_layout->setContentsMargins(0, 0, 0, 0);
     stage_layout->addWidget(warning_);
-    stage_layout->addWidget(stage_view_);
+    stage_layout->addWidget(stage_view_, 1);
+    stage_view_->setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     drops_ = new QTableWidget(0, 3);
     drops_->setHorizontalHeaderLabels({tr("drop reason"), tr("path"), tr("packets")});
     drops_->verticalHeader()->hide();
@@ -117,27 +124,45 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     drops_->setSelectionBehavior(QAbstractItemView::SelectRows);
     // Reasons are read whole; the counts sit beside them.
     drops_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    drops_->setMaximumHeight(180);
     drops_->setToolTip(tr("click a reason to see its sampled packets"));
     connect(drops_, &QTableWidget::cellClicked, this, [this](int row, int) { drop_clicked(row); });
     auto* legend = new QLabel(
         tr("busy calls handled at least one packet; per-call and per-packet figures count busy "
-           "calls only. idle: the share of a stage's cycles spent polling empty queues. cyc/rx "
-           "pkt: each trial's busy cycles over its received packets (cyc/tx pkt, for a run that "
-           "only sent: over the datagrams its sockets sent); the rows add up to \"all "
-           "stages\". Every ratio is the mean of the trials' values, the figure compare tests. "
-           "Click a stage to see it in the flame graph."));
+           "calls only. idle: the share of a stage's cycles spent polling empty queues. %1: "
+           "each trial's busy cycles over its received packets (%2, for a run that only sent: "
+           "over the datagrams its sockets sent); the rows add up to \"%3\". Every ratio is "
+           "the mean of the trials' values, the figure compare tests. Click a stage to see it in "
+           "the flame graph.")
+            .arg(QString::fromLatin1(analysis::kCyclesPerRxPacket),
+                 QString::fromLatin1(analysis::kCyclesPerTxPacket),
+                 QString::fromLatin1(analysis::kAllStages)));
     legend->setWordWrap(true);
     perf_ = new QLabel;
     perf_->setWordWrap(true);
     perf_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    stage_layout->addWidget(perf_);
     figures_ = new QLabel;
     figures_->setWordWrap(true);
     figures_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    stage_layout->addWidget(figures_);
-    stage_layout->addWidget(legend);
-    stage_layout->addWidget(drops_);
+    auto* notes = new QWidget;
+    auto* notes_layout = new QVBoxLayout(notes);
+    notes_layout->setContentsMargins(4, 2, 4, 2);
+    notes_layout->addWidget(perf_);
+    notes_layout->addWidget(figures_);
+    notes_layout->addWidget(legend);
+    notes_layout->addStretch(1);
+    auto* notes_scroll = new QScrollArea;
+    notes_scroll->setWidget(notes);
+    notes_scroll->setWidgetResizable(true);
+    notes_scroll->setFrameShape(QFrame::NoFrame);
+    auto* stage_page = new QSplitter(Qt::Vertical);
+    stage_page->addWidget(table_box);
+    stage_page->addWidget(drops_);
+    stage_page->addWidget(notes_scroll);
+    stage_page->setChildrenCollapsible(false);
+    stage_page->setStretchFactor(0, 1);
+    stage_page->setStretchFactor(1, 0);
+    stage_page->setStretchFactor(2, 0);
+    stage_page->setSizes({560, 110, 120});  // in proportion: the table gets most
 
     flame_ = new FlamePage;
     stacks_ = new FlamePage;
@@ -195,10 +220,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         for (const QString& f : QSettings().value("recent").toStringList())
             recent->addAction(f, this, [this, f] { open_store(f, true); });
     });
-    file->addAction(tr("Export &report (text, md, html)..."), this, [this] {
+    file->addAction(tr("Export &report (text, md, html, json)..."), this, [this] {
         const QString f = QFileDialog::getSaveFileName(
             this, tr("Export a report"), QStringLiteral("report.html"),
-            tr("HTML (*.html);;Markdown (*.md);;text (*.txt)"));
+            tr("HTML (*.html);;Markdown (*.md);;text (*.txt);;JSON (*.json)"));
         if (f.isEmpty()) return;
         const QString err = export_report(f);
         if (!err.isEmpty()) QMessageBox::warning(this, tr("Export"), err);
@@ -349,7 +374,7 @@ void MainWindow::loaded() {
                                         tr(" (- : not offered by this machine's PMU)"));
     figures_->setText(figures_text(run.summary));
     figures_->setVisible(!figures_->text().isEmpty());
-    flame_->set_diff(run.stages, false, transmit ? tr("cycles/tx pkt") : tr("cycles/rx pkt"),
+    flame_->set_diff(run.stages, false, QString::fromLatin1(analysis::cycles_per_path_packet(transmit)),
                      transmit ? tr("Stage tree: busy cycles per sent datagram (exact counters)")
                               : tr("Stage tree: busy cycles per received packet (exact counters)"));
     if (run.stacks)
@@ -433,14 +458,15 @@ void MainWindow::drop_clicked(int row) {
 
 QString MainWindow::export_report(const QString& file) {
     if (!data_) return tr("select a run first");
-    std::string (*render)(const analysis::Report&) = analysis::render_report_html;
-    if (file.endsWith(".md")) render = analysis::render_report_markdown;
-    if (file.endsWith(".txt")) render = analysis::render_report_text;
+    // The file's ending names the format, as the CLI's --format does; HTML otherwise.
+    const analysis::ReportFormat format =
+        analysis::report_format_from_file(file.toStdString()).value_or(analysis::ReportFormat::html);
     const analysis::Report* shown = compare_->report();
     const std::string text =
         shown && shown->cand.id == data_->info.id
-            ? render(*shown)
-            : render(analysis::build_report(*data_, nullptr, analysis::ReportOptions{}));
+            ? analysis::render_report(*shown, format)
+            : analysis::render_report(analysis::build_report(*data_, nullptr, analysis::ReportOptions{}),
+                                      format);
     std::ofstream out(file.toStdString(), std::ios::binary);
     out << text;
     out.close();

@@ -13,6 +13,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "analysis/metric_names.h"
 #include "analysis/run_metrics.h"
 #include "gui/pages/flame_page.h"
 
@@ -74,7 +75,7 @@ void TimeSeriesPage::set_run(std::shared_ptr<const db::RunData> run) {
     run_ = std::move(run);
     series_ = run_ ? analysis::time_series(*run_) : analysis::TimeSeries{};
     transmit_ = run_ && analysis::packet_basis(run_->rows.trials).transmit;
-    const QString per_packet = transmit_ ? tr("cycles/tx pkt") : tr("cycles/rx pkt");
+    const QString per_packet = QString::fromLatin1(analysis::cycles_per_path_packet(transmit_));
     event_ = run_ ? analysis::main_stack_event(*run_) : std::string();
     chart_->removeAllSeries();
     for (QAbstractAxis* a : chart_->axes()) {
@@ -155,7 +156,7 @@ void TimeSeriesPage::select_range(double t0, double t1) {
                              .arg(stacks.size() > 0 ? stacks.total(0) : 0.0));
     } else {
         flame_->set_diff(std::make_shared<analysis::FlameDiff>(analysis::diff_trees(stages, stages)),
-                         false, transmit_ ? tr("cycles/tx pkt") : tr("cycles/rx pkt"),
+                         false, QString::fromLatin1(analysis::cycles_per_path_packet(transmit_)),
                          (transmit_ ? tr("Stage cycles from %1 s to %2 s (%3 intervals), per sent datagram")
                                     : tr("Stage cycles from %1 s to %2 s (%3 intervals), per received packet"))
                              .arg(t0, 0, 'f', 2)
