@@ -21,7 +21,7 @@ struct SvgRect {
 std::vector<SvgRect> svg_rects(const std::string& svg) {
     std::vector<SvgRect> out;
     const std::regex rect(
-        R"(<rect x="([-0-9.]+)" y="([-0-9.]+)" width="([-0-9.]+)" height="([-0-9.]+)")");
+        R"re(<rect x="([-0-9.]+)" y="([-0-9.]+)" width="([-0-9.]+)" height="([-0-9.]+)")re");
     for (auto it = std::sregex_iterator(svg.begin(), svg.end(), rect); it != std::sregex_iterator();
          ++it)
         out.push_back({std::stod((*it)[1]), std::stod((*it)[2]), std::stod((*it)[3]),

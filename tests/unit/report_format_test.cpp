@@ -4,6 +4,7 @@
 
 #include "analysis/report.h"
 
+using namespace pathscope;
 using namespace pathscope::analysis;
 
 TEST(ReportFormat, EveryNameTheCliAcceptsIsKnown) {
@@ -27,8 +28,15 @@ TEST(ReportFormat, FileEndingsChooseTheSameRenderings) {
 }
 
 TEST(ReportFormat, RenderReportIsTheNamedRenderer) {
-    Report r;
-    r.base.label = "base";
+    db::RunData run;
+    run.info.label = "base";
+    run.info.trials = 1;
+    db::TrialRow t;
+    t.received = 1000;
+    t.seconds = 1;
+    run.rows.trials.push_back(t);
+    run.rows.stages.push_back({0, -1, "eth_rx", 0, 100, 1000, 50000, 0, 0});
+    const Report r = build_report(run, nullptr, {});
     EXPECT_EQ(render_report(r, ReportFormat::text), render_report_text(r));
     EXPECT_EQ(render_report(r, ReportFormat::markdown), render_report_markdown(r));
     EXPECT_EQ(render_report(r, ReportFormat::html), render_report_html(r));
