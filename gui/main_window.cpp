@@ -10,7 +10,6 @@
 #include <QPainter>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QScrollArea>
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
@@ -108,25 +107,37 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     warning_->setWordWrap(true);
     warning_->setStyleSheet(QStringLiteral("background: #fff0c0; color: #703000; padding: 6px"));
     warning_->hide();
-    // The Stages page: the stage table takes the height and scrolls when its
-    // rows do not fit; the drops and the notes (perf, figures, the columns'
-    // legend) sit below in a splitter, the notes scrolling in their own box.
-    auto* table_box = new QWidget;
-    auto* stage_layout = new QVBoxLayout(table_box);
-    stage_layout->setContentsMargins(0, 0, 0, 0);
-    stage_layout->addWidget(warning_);
-    stage_layout->addWidget(stage_view_, 1);
+    // The Stages page: the stage table takes the height, in compact rows,
+    // and scrolls when they do not fit; the drops sit beside it (a splitter),
+    // the perf and figure notes and a one-line legend (in full as its
+    // tooltip, each column's in its header's) below.
+    stage_view_->verticalHeader()->setDefaultSectionSize(stage_view_->fontMetrics().height() + 8);
     stage_view_->setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     drops_ = new QTableWidget(0, 3);
     drops_->setHorizontalHeaderLabels({tr("drop reason"), tr("path"), tr("packets")});
     drops_->verticalHeader()->hide();
+    drops_->verticalHeader()->setDefaultSectionSize(drops_->fontMetrics().height() + 8);
     drops_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     drops_->setSelectionBehavior(QAbstractItemView::SelectRows);
     // Reasons are read whole; the counts sit beside them.
     drops_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     drops_->setToolTip(tr("click a reason to see its sampled packets"));
     connect(drops_, &QTableWidget::cellClicked, this, [this](int row, int) { drop_clicked(row); });
+    auto* tables = new QSplitter(Qt::Horizontal);
+    tables->addWidget(stage_view_);
+    tables->addWidget(drops_);
+    tables->setChildrenCollapsible(false);
+    tables->setStretchFactor(0, 1);
+    tables->setStretchFactor(1, 0);
+    tables->setSizes({760, 250});
     auto* legend = new QLabel(
+        tr("%1: busy cycles over received packets (%2: over sent datagrams, for a run that only "
+           "sent); the rows add up to \"%3\". Hover a column header for what it counts; click "
+           "a stage to see it in the flame graph.")
+            .arg(QString::fromLatin1(analysis::kCyclesPerRxPacket),
+                 QString::fromLatin1(analysis::kCyclesPerTxPacket),
+                 QString::fromLatin1(analysis::kAllStages)));
+    legend->setToolTip(
         tr("busy calls handled at least one packet; per-call and per-packet figures count busy "
            "calls only. idle: the share of a stage's cycles spent polling empty queues. %1: "
            "each trial's busy cycles over its received packets (%2, for a run that only sent: "
@@ -143,26 +154,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     figures_ = new QLabel;
     figures_->setWordWrap(true);
     figures_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    auto* notes = new QWidget;
-    auto* notes_layout = new QVBoxLayout(notes);
-    notes_layout->setContentsMargins(4, 2, 4, 2);
-    notes_layout->addWidget(perf_);
-    notes_layout->addWidget(figures_);
-    notes_layout->addWidget(legend);
-    notes_layout->addStretch(1);
-    auto* notes_scroll = new QScrollArea;
-    notes_scroll->setWidget(notes);
-    notes_scroll->setWidgetResizable(true);
-    notes_scroll->setFrameShape(QFrame::NoFrame);
-    auto* stage_page = new QSplitter(Qt::Vertical);
-    stage_page->addWidget(table_box);
-    stage_page->addWidget(drops_);
-    stage_page->addWidget(notes_scroll);
-    stage_page->setChildrenCollapsible(false);
-    stage_page->setStretchFactor(0, 1);
-    stage_page->setStretchFactor(1, 0);
-    stage_page->setStretchFactor(2, 0);
-    stage_page->setSizes({560, 110, 120});  // in proportion: the table gets most
+    auto* stage_page = new QWidget;
+    auto* stage_layout = new QVBoxLayout(stage_page);
+    stage_layout->addWidget(warning_);
+    stage_layout->addWidget(tables, 1);
+    stage_layout->addWidget(perf_);
+    stage_layout->addWidget(figures_);
+    stage_layout->addWidget(legend);
 
     flame_ = new FlamePage;
     stacks_ = new FlamePage;
