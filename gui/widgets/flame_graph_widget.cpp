@@ -267,8 +267,12 @@ void FlameGraphWidget::paintEvent(QPaintEvent* e) {
         if (advance > room) {
             chars = static_cast<size_t>(double(chars) * room / advance);
             label = label_of(chars);
-            if (!label.isEmpty() && fm.horizontalAdvance(label) > room)
+            if (!label.isEmpty() && fm.horizontalAdvance(label) > room) {
+                // Cut at the front as flame_label does ("~walk"); "~" is no
+                // wider than the ellipsis it replaces.
                 label = fm.elidedText(label, Qt::ElideLeft, room);
+                if (label.startsWith(QChar(0x2026))) label[0] = QLatin1Char('~');
+            }
         }
         if (label.isEmpty()) continue;
         p.setPen(Qt::black);
