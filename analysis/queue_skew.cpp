@@ -55,4 +55,12 @@ std::vector<QueueSkew> queue_skew(const std::vector<db::QueueRow>& rows) {
     return out;
 }
 
+std::string queue_heading(const QueueSkew& s) {
+    char buf[300];
+    std::snprintf(buf, sizeof buf, "%s %s: %zu queue%s, max/mean %.2f, Jain's index %.3f%s",
+                  s.port.c_str(), s.dir.c_str(), s.queues.size(), s.queues.size() == 1 ? "" : "s",
+                  s.max_over_mean, s.jain, s.skewed ? "  SKEWED" : "");
+    return buf;
+}
+
 }  // namespace pathscope::analysis

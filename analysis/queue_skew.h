@@ -34,4 +34,9 @@ inline constexpr double kIdleShare = 0.05;
 /// over trials.
 std::vector<QueueSkew> queue_skew(const std::vector<db::QueueRow>& rows);
 
+/// "wire rx: 1 queue, max/mean 1.00, Jain's index 1.000" (then "  SKEWED"
+/// when flagged): the heading of a port direction in the text report and
+/// the desktop program's Queues page.
+std::string queue_heading(const QueueSkew& s);
+
 }  // namespace pathscope::analysis

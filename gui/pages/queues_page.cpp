@@ -15,28 +15,13 @@ namespace pathscope::gui {
 
 namespace {
 constexpr int kRow = 20;
-
-QString direction(const std::string& dir) {
-    if (dir == "rx") return QObject::tr("receive (rx)");
-    if (dir == "tx") return QObject::tr("transmit (tx)");
-    return QString::fromStdString(dir);
 }
-
-QString queue_count(size_t n) {
-    return n == 1 ? QObject::tr("1 queue") : QObject::tr("%1 queues").arg(n);
-}
-
-}  // namespace
 
 QueueBars::QueueBars(QWidget* parent) : QWidget(parent) {}
 
 QString QueueBars::heading(const analysis::QueueSkew& s) {
-    return tr("%1 %2: %3, max/mean %4, Jain's index %5%6")
-        .arg(QString::fromStdString(s.port), direction(s.dir))
-        .arg(queue_count(s.queues.size()))
-        .arg(s.max_over_mean, 0, 'f', 2)
-        .arg(s.jain, 0, 'f', 3)
-        .arg(s.skewed ? tr("  SKEWED") : QString());
+    // As the text report heads it.
+    return QString::fromStdString(analysis::queue_heading(s));
 }
 
 QString QueueBars::figures(const analysis::QueueShare& q) {

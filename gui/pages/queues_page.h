@@ -25,7 +25,7 @@ class QueueBars : public QWidget {
     void set_skew(std::vector<analysis::QueueSkew> skew);
     const std::vector<analysis::QueueSkew>& skew() const { return skew_; }
     QSize sizeHint() const override;
-    /// "wire transmit (tx): 1 queue, max/mean 1.00, Jain's index 1.000".
+    /// "wire tx: 1 queue, max/mean 1.00, Jain's index 1.000" (analysis::queue_heading).
     static QString heading(const analysis::QueueSkew& s);
     /// A queue's packets, share and bursts, beside its bar.
     static QString figures(const analysis::QueueShare& q);
