@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "analysis/flame_svg.h"
+#include "analysis/histogram_bars.h"
 
 namespace pathscope::analysis {
 
@@ -43,32 +44,24 @@ LogAxis log_axis(uint64_t lo, uint64_t hi) {
 
 std::string histogram_svg(const std::vector<SvgHistogram>& series, const std::string& unit,
                           int width, int height) {
-    uint64_t lo = UINT64_MAX, hi = 0;
-    for (const auto& s : series)
-        if (s.histogram && s.histogram->count()) {
-            lo = std::min(lo, s.histogram->min());
-            hi = std::max(hi, s.histogram->max());
-        }
     const int legend = 18 * static_cast<int>(series.size()) + 8;
     std::string o = fmt::format(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"{0}\" height=\"{1}\" "
         "viewBox=\"0 0 {0} {1}\">\n",
         width, height + legend);
-    if (hi == 0) return o + "<text x=\"10\" y=\"20\">no values recorded</text>\n</svg>\n";
-    const LogAxis axis = log_axis(lo, hi);
     const double pw = width - kLeft - kRight, ph = height - kTop - kBottom;
-    auto x = [&](double v) { return kLeft + axis.fraction(v) * pw; };
-    double top = 0;
-    for (const auto& s : series)
-        if (s.histogram && s.histogram->count())
-            for (uint64_t c : s.histogram->counts())
-                top = std::max(top, double(c) / double(s.histogram->count()));
+    std::vector<const Histogram*> histograms;
+    for (const auto& s : series) histograms.push_back(s.histogram);
+    const HistogramBars bars = histogram_bars(histograms, pw, ph);  // shared with the GUI's widget
+    if (bars.empty()) return o + "<text x=\"10\" y=\"20\">no values recorded</text>\n</svg>\n";
+    auto x = [&](double v) { return kLeft + bars.x(v, pw); };
+    const double top = bars.top_share;
     const double bottom = kTop + ph;
     o += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#888\"/>\n", kLeft,
                      bottom, kLeft + pw);
     o += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#888\"/>\n", kLeft,
                      kTop, bottom);
-    for (const double v : axis.ticks)
+    for (const double v : bars.axis.ticks)
             o += fmt::format(
                 "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#888\"/>"
                 "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\" font-size=\"11\">{4}</text>\n",
@@ -80,21 +73,16 @@ std::string histogram_svg(const std::vector<SvgHistogram>& series, const std::st
         o += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" font-size=\"11\">{:.1f}%</text>\n",
                          kLeft - 4, bottom - ph * k / 4 + 4, top * k / 4 * 100);
     int legend_y = height + 4;
-    for (const auto& s : series) {
+    for (size_t si = 0; si < series.size(); ++si) {
+        const SvgHistogram& s = series[si];
         if (!s.histogram || !s.histogram->count()) continue;
         const Histogram& h = *s.histogram;
-        for (unsigned i = 0; i < h.counts().size(); ++i) {
-            if (!h.counts()[i]) continue;
-            const double share = double(h.counts()[i]) / double(h.count());
-            const double x0 = x(double(bucket_lower(i))),
-                         x1 = std::max(x0 + 1.5, x(double(bucket_upper(i)) + 1));
-            const double bh = share / top * ph;
+        for (const HistogramBar& b : bars.series[si])
             o += fmt::format(
                 "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\" "
                 "fill-opacity=\"{}\"/>\n",
-                x0, bottom - bh, std::min(x1, kLeft + pw) - x0, bh, s.colour,
+                kLeft + b.x0, bottom - b.height, b.x1 - b.x0, b.height, s.colour,
                 series.size() > 1 ? "0.45" : "0.75");
-        }
         int k = 0;
         for (const auto& [pct, name] : {std::pair{50.0, "p50"}, {90.0, "p90"}, {99.0, "p99"}}) {
             const double px = x(h.percentile(pct));

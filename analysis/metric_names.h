@@ -38,6 +38,15 @@ inline constexpr const char* kCyclesPerRxPacket = "cyc/rx pkt";
 /// The same over the datagrams local sockets sent, for a run that received
 /// nothing (a transmit-only run).
 inline constexpr const char* kCyclesPerTxPacket = "cyc/tx pkt";
+/// The per-path-packet unit of a run: kCyclesPerTxPacket for a run that
+/// only sent (PacketBasis::transmit), kCyclesPerRxPacket otherwise.
+inline constexpr const char* cycles_per_path_packet(bool transmit) {
+    return transmit ? kCyclesPerTxPacket : kCyclesPerRxPacket;
+}
+
+/// The unit of a per-call cycle histogram (db::kStageCallCycles): idle
+/// polls are left out.
+inline constexpr const char* kCyclesPerBusyCall = "cycles per busy call";
 
 // Statistical tests, as verdicts name them.
 inline constexpr const char* kStudentT = "Student's t";

@@ -8,8 +8,12 @@ namespace pathscope::analysis {
 
 std::vector<QueueSkew> queue_skew(const std::vector<db::QueueRow>& rows) {
     std::map<std::pair<std::string, std::string>, std::map<int, unsigned long long>> packets;
+    std::map<std::pair<std::string, std::string>, std::map<int, unsigned long long>> bursts;
     for (const auto& q : rows)
-        if (q.seq == -1) packets[{q.port, q.dir}][q.queue] += q.packets;
+        if (q.seq == -1) {
+            packets[{q.port, q.dir}][q.queue] += q.packets;
+            bursts[{q.port, q.dir}][q.queue] += q.bursts;
+        }
     std::vector<QueueSkew> out;
     for (const auto& [key, per_queue] : packets) {
         QueueSkew s;
@@ -21,7 +25,7 @@ std::vector<QueueSkew> queue_skew(const std::vector<db::QueueRow>& rows) {
             sum += x;
             sum_sq += x * x;
             max = std::max(max, x);
-            s.queues.push_back({queue, n, 0});
+            s.queues.push_back({queue, n, 0, bursts[key][queue]});
         }
         const double n = static_cast<double>(s.queues.size());
         for (auto& q : s.queues) q.share = sum > 0 ? static_cast<double>(q.packets) / sum : 0;
@@ -49,6 +53,14 @@ std::vector<QueueSkew> queue_skew(const std::vector<db::QueueRow>& rows) {
         out.push_back(std::move(s));
     }
     return out;
+}
+
+std::string queue_heading(const QueueSkew& s) {
+    char buf[300];
+    std::snprintf(buf, sizeof buf, "%s %s: %zu queue%s, max/mean %.2f, Jain's index %.3f%s",
+                  s.port.c_str(), s.dir.c_str(), s.queues.size(), s.queues.size() == 1 ? "" : "s",
+                  s.max_over_mean, s.jain, s.skewed ? "  SKEWED" : "");
+    return buf;
 }
 
 }  // namespace pathscope::analysis

@@ -14,6 +14,8 @@ struct QueueShare {
     int queue = 0;
     unsigned long long packets = 0;
     double share = 0;  ///< of the port direction's packets, 0..1
+    /// Polls that returned packets (rx), or transmit calls that sent some (tx).
+    unsigned long long bursts = 0;
 };
 
 struct QueueSkew {
@@ -31,5 +33,10 @@ inline constexpr double kIdleShare = 0.05;
 /// One entry per port and direction, from the trial totals (seq -1), summed
 /// over trials.
 std::vector<QueueSkew> queue_skew(const std::vector<db::QueueRow>& rows);
+
+/// "wire rx: 1 queue, max/mean 1.00, Jain's index 1.000" (then "  SKEWED"
+/// when flagged): the heading of a port direction in the text report and
+/// the desktop program's Queues page.
+std::string queue_heading(const QueueSkew& s);
 
 }  // namespace pathscope::analysis

@@ -7,7 +7,9 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/compare.h"
@@ -77,6 +79,19 @@ std::string render_hottest_text(const Report& r);
 std::string render_report_markdown(const Report& r);
 std::string render_report_html(const Report& r);
 std::string render_report_json(const Report& r);
+
+/// The report's renderings; the CLI's --format and the desktop program's
+/// export choose among them through the two functions below.
+enum class ReportFormat { text, markdown, html, json };
+/// The names `--format` accepts: "text", "md", "markdown", "html", "json".
+inline constexpr std::array<const char*, 5> kReportFormatNames{"text", "md", "markdown", "html",
+                                                               "json"};
+/// A format from its name (kReportFormatNames); nullopt for any other.
+std::optional<ReportFormat> report_format_from_name(std::string_view name);
+/// A format from a file's ending: .txt, .md, .html or .htm, .json (any
+/// case); nullopt for any other.
+std::optional<ReportFormat> report_format_from_file(std::string_view file);
+std::string render_report(const Report& r, ReportFormat format);
 
 /// "-" lines of a, "+" lines of b, " " lines of both (longest common subsequence).
 std::vector<std::string> line_diff(const std::string& a, const std::string& b);

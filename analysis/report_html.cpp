@@ -3,6 +3,7 @@
 // click and search.
 #include "analysis/chart_svg.h"
 #include "analysis/flame_svg.h"
+#include "analysis/metric_names.h"
 #include "analysis/report.h"
 #include "analysis/report_tables.h"
 
@@ -148,7 +149,7 @@ std::string render_report_html(const Report& r) {
         o += "<h2>Cycles per call of " + xml_escape(h.stage) + "</h2>\n";
         std::vector<SvgHistogram> series{{(r.has_cand ? "base: " : "") + r.base.label, "#3070d0", &h.base}};
         if (r.has_cand) series.push_back({"cand: " + r.cand.label, "#e06020", &h.cand});
-        o += histogram_svg(series, "cycles per busy call");
+        o += histogram_svg(series, kCyclesPerBusyCall);
     }
     if (!r.base_series.points.empty()) {
         // Receive (or, for a run that only sent, transmit) rate per interval;

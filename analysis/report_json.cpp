@@ -142,7 +142,7 @@ std::string render_report_json(const Report& r) {
                              [&](const Report::StageHistogram& h) {
                                  return ordered_json{
                                      {"stage", h.stage},
-                                     {"unit", "cycles per busy call"},
+                                     {"unit", kCyclesPerBusyCall},
                                      {"base", histogram(h.base)},
                                      {"cand", r.has_cand ? histogram(h.cand)
                                                          : ordered_json(nullptr)}};

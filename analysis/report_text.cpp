@@ -99,9 +99,7 @@ std::string render_report_text(const Report& r) {
     o.heading("Queues");
     auto queues = [&](const std::vector<QueueSkew>& list, const char* side) {
         for (const auto& q : list) {
-            o.line("  %s%s %s: %zu queue%s, max/mean %.2f, Jain's index %.3f%s", side,
-                   q.port.c_str(), q.dir.c_str(), q.queues.size(), q.queues.size() == 1 ? "" : "s",
-                   q.max_over_mean, q.jain, q.skewed ? "  SKEWED" : "");
+            o.line("  %s%s", side, queue_heading(q).c_str());
             for (const auto& s : q.queues)
                 o.line("      queue %-3d %14llu packets  %7.2f%%", s.queue, s.packets,
                        s.share * 100);

@@ -26,6 +26,16 @@ struct ReportArgs {
     std::string db, base, cand, format = "text", out = "-", confidence = "95";
 };
 
+// --format's names, read as the analysis reads them (one table for the CLI
+// and the desktop program's export).
+const CLI::IsMember kFormats{std::vector<std::string>(analysis::kReportFormatNames.begin(),
+                                                      analysis::kReportFormatNames.end())};
+
+analysis::ReportFormat format(const std::string& name) {
+    if (const auto f = analysis::report_format_from_name(name)) return *f;
+    throw UsageError("--format " + name + ": use text, md, html or json");
+}
+
 // Both runs, loaded; a run compared with itself is said, not hidden.
 std::pair<db::RunData, db::RunData> load_pair(const std::string& path, const std::string& base,
                                               const std::string& cand) {
@@ -60,11 +70,15 @@ int compare_experiment(const CompareArgs& a) {
     if (a.ministat && a.format != "text")
         throw UsageError("--ministat prints ministat's text blocks: use it with --format text");
     std::string text;
-    if (a.format == "text") text = analysis::render_experiment_text(e);
-    if (a.ministat) text += analysis::render_experiment_ministat(e);
-    if (a.format == "md" || a.format == "markdown") text = analysis::render_experiment_markdown(e);
-    if (a.format == "html") text = analysis::render_experiment_html(e);
-    if (a.format == "json") text = analysis::render_experiment_json(e);
+    switch (format(a.format)) {
+        case analysis::ReportFormat::text:
+            text = analysis::render_experiment_text(e);
+            if (a.ministat) text += analysis::render_experiment_ministat(e);
+            break;
+        case analysis::ReportFormat::markdown: text = analysis::render_experiment_markdown(e); break;
+        case analysis::ReportFormat::html: text = analysis::render_experiment_html(e); break;
+        case analysis::ReportFormat::json: text = analysis::render_experiment_json(e); break;
+    }
     write_output(a.out, text);
     if (a.out != "-")
         std::cerr << "wrote the " << a.format << " comparison of experiment " << e.experiment
@@ -99,11 +113,8 @@ int compare(const CompareArgs& a) {
 }
 
 int report(const ReportArgs& a) {
-    std::string (*render)(const analysis::Report&) = nullptr;
-    if (a.format == "text") render = analysis::render_report_text;
-    if (a.format == "md" || a.format == "markdown") render = analysis::render_report_markdown;
-    if (a.format == "html") render = analysis::render_report_html;
-    if (a.format == "json") render = analysis::render_report_json;
+    const analysis::ReportFormat f = format(a.format);
+    auto render = [f](const analysis::Report& r) { return analysis::render_report(r, f); };
     analysis::ReportOptions opt;
     opt.confidence = std::stod(a.confidence);
     std::string text;
@@ -168,7 +179,7 @@ void add_report_verbs(CLI::App& app, Verbs& verbs) {
         v->add_flag("--ministat", a->ministat,
                     "with --experiment: ministat's plot, vitals and verdict for every cell");
         v->add_option("--format", a->format, "with --experiment: text (default), md, html or json")
-            ->check(CLI::IsMember({"text", "md", "markdown", "html", "json"}));
+            ->check(kFormats);
         v->add_option("-o,--output", a->out, "with --experiment: write there instead of standard output")
             ->type_name("FILE");
         v->add_option("--confidence", a->confidence, "80, 90, 95 (default), 98, 99 or 99.5")
@@ -191,7 +202,7 @@ void add_report_verbs(CLI::App& app, Verbs& verbs) {
         v->add_option("CAND", a->cand, "a second run, reported against BASE");
         add_db_option(v, a->db);
         v->add_option("--format", a->format, "text (default), md, html or json")
-            ->check(CLI::IsMember({"text", "md", "markdown", "html", "json"}));
+            ->check(kFormats);
         v->add_option("-o,--output", a->out, "write there instead of standard output")
             ->type_name("FILE");
         v->add_option("--confidence", a->confidence, "80, 90, 95 (default), 98, 99 or 99.5")

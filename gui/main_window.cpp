@@ -25,6 +25,7 @@
 #include <QHBoxLayout>
 #include <QVBoxLayout>
 
+#include "analysis/metric_names.h"
 #include "analysis/run_summary.h"
 #include "analysis/run_view.h"
 #include "gui/models/run_list_model.h"
@@ -129,37 +130,60 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     warning_->setWordWrap(true);
     warning_->setStyleSheet(QStringLiteral("background: #fff0c0; color: #703000; padding: 6px"));
     warning_->hide();
-    auto* stage_page = new QWidget;
-    auto* stage_layout = new QVBoxLayout(stage_page);
-    stage_layout->addWidget(warning_);
-    stage_layout->addWidget(stage_view_, 1);  // the table takes the room the rest leaves
+    // The Stages page: the stage table takes the height, in compact rows,
+    // and scrolls when they do not fit; the drops sit beside it (a splitter),
+    // the perf and figure notes and a one-line legend (in full as its
+    // tooltip, each column's in its header's) below.
+    stage_view_->verticalHeader()->setDefaultSectionSize(stage_view_->fontMetrics().height() + 8);
+    stage_view_->setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     drops_ = new QTableWidget(0, 3);
     drops_->setHorizontalHeaderLabels({tr("drop reason"), tr("path"), tr("packets")});
     drops_->verticalHeader()->hide();
+    drops_->verticalHeader()->setDefaultSectionSize(drops_->fontMetrics().height() + 8);
     drops_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     drops_->setSelectionBehavior(QAbstractItemView::SelectRows);
     // Reasons are read whole; the counts sit beside them.
     drops_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     drops_->setToolTip(tr("click a reason to see its sampled packets"));
     connect(drops_, &QTableWidget::cellClicked, this, [this](int row, int) { drop_clicked(row); });
+    auto* tables = new QSplitter(Qt::Horizontal);
+    tables->addWidget(stage_view_);
+    tables->addWidget(drops_);
+    tables->setChildrenCollapsible(false);
+    tables->setStretchFactor(0, 1);
+    tables->setStretchFactor(1, 0);
+    tables->setSizes({760, 250});
     auto* legend = new QLabel(
+        tr("%1: busy cycles over received packets (%2: over sent datagrams, for a run that only "
+           "sent); the rows add up to \"%3\". Hover a column header for what it counts; click "
+           "a stage to see it in the flame graph.")
+            .arg(QString::fromLatin1(analysis::kCyclesPerRxPacket),
+                 QString::fromLatin1(analysis::kCyclesPerTxPacket),
+                 QString::fromLatin1(analysis::kAllStages)));
+    legend->setToolTip(
         tr("busy calls handled at least one packet; per-call and per-packet figures count busy "
-           "calls only. idle: the share of a stage's cycles spent polling empty queues. cyc/rx "
-           "pkt: each trial's busy cycles over its received packets (cyc/tx pkt, for a run that "
-           "only sent: over the datagrams its sockets sent); the rows add up to \"all "
-           "stages\". Every ratio is the mean of the trials' values, the figure compare tests. "
-           "Click a stage to see it in the flame graph."));
+           "calls only. idle: the share of a stage's cycles spent polling empty queues. %1: "
+           "each trial's busy cycles over its received packets (%2, for a run that only sent: "
+           "over the datagrams its sockets sent); the rows add up to \"%3\". Every ratio is "
+           "the mean of the trials' values, the figure compare tests. Click a stage to see it in "
+           "the flame graph.")
+            .arg(QString::fromLatin1(analysis::kCyclesPerRxPacket),
+                 QString::fromLatin1(analysis::kCyclesPerTxPacket),
+                 QString::fromLatin1(analysis::kAllStages)));
     legend->setWordWrap(true);
     perf_ = new QLabel;
     perf_->setWordWrap(true);
     perf_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    stage_layout->addWidget(perf_);
     figures_ = new QLabel;
     figures_->setWordWrap(true);
     figures_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* stage_page = new QWidget;
+    auto* stage_layout = new QVBoxLayout(stage_page);
+    stage_layout->addWidget(warning_);
+    stage_layout->addWidget(tables, 1);
+    stage_layout->addWidget(perf_);
     stage_layout->addWidget(figures_);
     stage_layout->addWidget(legend);
-    stage_layout->addWidget(drops_);
 
     flame_ = new FlamePage;
     stacks_ = new StacksPage;
@@ -229,10 +253,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         for (const QString& f : QSettings().value("recent").toStringList())
             recent->addAction(f, this, [this, f] { open_store(f, true); });
     });
-    file->addAction(tr("Export &report (text, md, html)..."), this, [this] {
+    file->addAction(tr("Export &report (text, md, html, json)..."), this, [this] {
         const QString f = QFileDialog::getSaveFileName(
             this, tr("Export a report"), QStringLiteral("report.html"),
-            tr("HTML (*.html);;Markdown (*.md);;text (*.txt)"));
+            tr("HTML (*.html);;Markdown (*.md);;text (*.txt);;JSON (*.json)"));
         if (f.isEmpty()) return;
         const QString err = export_report(f);
         if (!err.isEmpty()) QMessageBox::warning(this, tr("Export"), err);
@@ -399,7 +423,7 @@ void MainWindow::loaded(const LoadedRun& run) {
                                         tr(" (- : not offered by this machine's PMU)"));
     figures_->setText(figures_text(run.summary));
     figures_->setVisible(!figures_->text().isEmpty());
-    flame_->set_diff(run.stages, false, transmit ? tr("cycles/tx pkt") : tr("cycles/rx pkt"),
+    flame_->set_diff(run.stages, false, QString::fromLatin1(analysis::cycles_per_path_packet(transmit)),
                      transmit ? tr("Stage tree: busy cycles per sent datagram (exact counters)")
                               : tr("Stage tree: busy cycles per received packet (exact counters)"));
     if (run.stacks)
@@ -483,11 +507,6 @@ void MainWindow::fill_drops(const std::vector<analysis::DropLine>& drops) {
         count->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
         drops_->setItem(row++, 2, count);
     }
-    // As tall as its rows (up to five, then it scrolls): an empty table gives
-    // its room to the stage table.
-    const int shown = std::min(drops_->rowCount(), 5);
-    drops_->setFixedHeight(drops_->horizontalHeader()->height() + 2 * drops_->frameWidth() +
-                           (shown ? shown * drops_->verticalHeader()->defaultSectionSize() : 0) + 2);
 }
 
 void MainWindow::drop_clicked(int row) {
@@ -499,14 +518,15 @@ void MainWindow::drop_clicked(int row) {
 
 QString MainWindow::export_report(const QString& file) {
     if (!data_) return tr("select a run first");
-    std::string (*render)(const analysis::Report&) = analysis::render_report_html;
-    if (file.endsWith(".md")) render = analysis::render_report_markdown;
-    if (file.endsWith(".txt")) render = analysis::render_report_text;
+    // The file's ending names the format, as the CLI's --format does; HTML otherwise.
+    const analysis::ReportFormat format =
+        analysis::report_format_from_file(file.toStdString()).value_or(analysis::ReportFormat::html);
     const analysis::Report* shown = compare_->report();
     const std::string text =
         shown && shown->cand.id == data_->info.id
-            ? render(*shown)
-            : render(analysis::build_report(*data_, nullptr, analysis::ReportOptions{}));
+            ? analysis::render_report(*shown, format)
+            : analysis::render_report(analysis::build_report(*data_, nullptr, analysis::ReportOptions{}),
+                                      format);
     std::ofstream out(file.toStdString(), std::ios::binary);
     out << text;
     out.close();

@@ -10,6 +10,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "analysis/metric_names.h"
 #include "gui/models/verdict_table_model.h"
 #include "gui/pages/flame_page.h"
 #include "gui/widgets/histogram_widget.h"
@@ -70,7 +71,7 @@ void ComparePage::set_report(std::shared_ptr<const analysis::Report> report) {
                         .arg(warnings));
     verdicts_->set_verdicts(r.verdicts);
     flame_->set_diff(std::make_shared<analysis::FlameDiff>(r.stages), true,
-                     r.transmit ? tr("cycles/tx pkt") : tr("cycles/rx pkt"),
+                     QString::fromLatin1(analysis::cycles_per_path_packet(r.transmit)),
                      tr("Stage cycles per %1, candidate against base: red grew, blue shrank, "
                         "grey within noise (%2)")
                          .arg(QString::fromStdString(r.per_packet))
@@ -97,7 +98,7 @@ void ComparePage::redraw_histogram() {
                 series.push_back({tr("cand: %1").arg(QString::fromStdString(report_->cand.label)),
                                   h.cand, QColor(0xe0, 0x60, 0x20)});
             }
-    histogram_->set_series(std::move(series), tr("cycles per busy call"),
+    histogram_->set_series(std::move(series), QString::fromLatin1(analysis::kCyclesPerBusyCall),
                            tr("Cycles per call of %1, base and candidate").arg(stage));
 }
 

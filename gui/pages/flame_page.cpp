@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QScrollArea>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -65,9 +66,20 @@ FlamePage::FlamePage(QWidget* parent) : QWidget(parent) {
     connect(crumbs_, &QLabel::linkActivated, this, [this](const QString& link) {
         graph_->zoom_to(link.toInt());
     });
-    auto research = [this] { search(search_->text(), regex_->isChecked()); };
-    connect(search_, &QLineEdit::textChanged, this, research);
-    connect(regex_, &QCheckBox::toggled, this, research);
+    // Typing waits for a pause, then matches on a worker thread; the
+    // newest result is shown, an older one arriving late is dropped.
+    debounce_ = new QTimer(this);
+    debounce_->setSingleShot(true);
+    debounce_->setInterval(kSearchPauseMs);
+    connect(search_, &QLineEdit::textChanged, debounce_, qOverload<>(&QTimer::start));
+    connect(regex_, &QCheckBox::toggled, debounce_, qOverload<>(&QTimer::start));
+    connect(debounce_, &QTimer::timeout, this, [this] {
+        graph_->search_async(search_->text(), regex_->isChecked());
+    });
+    connect(graph_, &FlameGraphWidget::searched, this, [this](bool ok) {
+        search_->setStyleSheet(ok ? QString() : QStringLiteral("color: #b03020"));
+        refresh();
+    });
     connect(threshold_, &QComboBox::currentIndexChanged, this, [this](int i) {
         graph_->set_min_fraction(threshold_->itemData(i).toDouble());
     });
@@ -90,8 +102,12 @@ void FlamePage::set_diff(std::shared_ptr<const analysis::FlameDiff> diff, bool d
 QString FlamePage::title() const { return title_->text(); }
 
 void FlamePage::search(const QString& pattern, bool regex) {
-    if (search_->text() != pattern) search_->setText(pattern);  // re-enters once, harmlessly
-    if (regex_->isChecked() != regex) regex_->setChecked(regex);
+    {  // at once: no debounced search of the same text after it
+        const QSignalBlocker a(search_), b(regex_);
+        search_->setText(pattern);
+        regex_->setChecked(regex);
+    }
+    debounce_->stop();
     try {
         graph_->set_search(pattern, regex);
         search_->setStyleSheet({});

@@ -11,6 +11,7 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QTimer;
 class QToolButton;
 
 namespace pathscope::gui {
@@ -23,8 +24,12 @@ class FlamePage : public QWidget {
     /// The tree to show, and what its values are ("cycles per received packet").
     void set_diff(std::shared_ptr<const analysis::FlameDiff> diff, bool differential,
                   const QString& unit, const QString& title);
-    /// Searches as the box does.
+    /// Searches at once, on this thread (the box waits for a pause in the
+    /// typing and searches on a worker thread).
     void search(const QString& pattern, bool regex);
+    QLineEdit* search_box() const { return search_; }
+    /// How long the box waits after the last keystroke.
+    static constexpr int kSearchPauseMs = 200;
     QString breadcrumb_text() const;
     QString title() const;
     QString share_text() const;
@@ -41,6 +46,7 @@ class FlamePage : public QWidget {
     QToolButton* back_;
     QToolButton* forward_;
     QComboBox* threshold_;
+    QTimer* debounce_;
 };
 
 }  // namespace pathscope::gui

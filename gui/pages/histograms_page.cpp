@@ -6,6 +6,7 @@
 #include <QVBoxLayout>
 #include <set>
 
+#include "analysis/metric_names.h"
 #include "analysis/run_summary.h"
 #include "gui/widgets/histogram_widget.h"
 
@@ -20,6 +21,9 @@ HistogramsPage::HistogramsPage(QWidget* parent) : QWidget(parent) {
     stage_ = new QComboBox;
     trial_ = new QComboBox;
     chart_ = new HistogramWidget;
+    // Sized to their longest item ("all, merged", "latency: rr"), filled after the first show.
+    stage_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    trial_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("stage")));
     bar->addWidget(stage_);
@@ -81,7 +85,7 @@ void HistogramsPage::redraw() {
                            stage == "rr" ? tr("Request/response round trips (cycles)")
                                          : tr("Latency of %1 (cycles)").arg(QString::fromStdString(stage)));
     else
-        chart_->set_series(std::move(series), tr("cycles per busy call"),
+        chart_->set_series(std::move(series), QString::fromLatin1(analysis::kCyclesPerBusyCall),
                            tr("Cycles per call of %1 (busy calls; idle polls are left out)")
                                .arg(QString::fromStdString(stage)));
 }

@@ -21,6 +21,7 @@ class HistogramsPage : public QWidget {
     /// Shows `stage` (as the stage table's click does).
     void show_stage(const QString& stage);
     HistogramWidget* chart() const { return chart_; }
+    QComboBox* trials() const { return trial_; }
 
   private:
     void redraw();

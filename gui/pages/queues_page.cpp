@@ -19,6 +19,19 @@ constexpr int kRow = 20;
 
 QueueBars::QueueBars(QWidget* parent) : QWidget(parent) {}
 
+QString QueueBars::heading(const analysis::QueueSkew& s) {
+    // As the text report heads it.
+    return QString::fromStdString(analysis::queue_heading(s));
+}
+
+QString QueueBars::figures(const analysis::QueueShare& q) {
+    return tr("%1 packets  %2%  %3 bursts (%4 packets/burst)")
+        .arg(q.packets)
+        .arg(q.share * 100, 0, 'f', 2)
+        .arg(q.bursts)
+        .arg(q.bursts ? double(q.packets) / double(q.bursts) : 0.0, 0, 'f', 1);
+}
+
 void QueueBars::set_skew(std::vector<analysis::QueueSkew> skew) {
     skew_ = std::move(skew);
     updateGeometry();
@@ -37,20 +50,15 @@ void QueueBars::paintEvent(QPaintEvent*) {
     p.fillRect(rect(), palette().base());
     const QFontMetrics fm(font());
     int y = 4;
-    const int label_w = 90, bar_x = label_w + 8, bar_w = std::max(100, width() - bar_x - 220);
+    const int label_w = 90, bar_x = label_w + 8, text_w = 420,
+              bar_w = std::max(100, width() - bar_x - text_w - 10);
     if (skew_.empty()) p.drawText(rect(), Qt::AlignCenter, tr("no queue counters in this run"));
     for (const auto& s : skew_) {
         QFont bold = font();
         bold.setBold(true);
         p.setFont(bold);
         p.setPen(s.skewed ? QColor(0xb0, 0x30, 0x20) : palette().text().color());
-        p.drawText(QRect(4, y, width() - 8, kRow), Qt::AlignVCenter,
-                   tr("%1 %2: %3 queues, max/mean %4, Jain's index %5%6")
-                       .arg(QString::fromStdString(s.port), QString::fromStdString(s.dir))
-                       .arg(s.queues.size())
-                       .arg(s.max_over_mean, 0, 'f', 2)
-                       .arg(s.jain, 0, 'f', 3)
-                       .arg(s.skewed ? tr("  SKEWED") : QString()));
+        p.drawText(QRect(4, y, width() - 8, kRow), Qt::AlignVCenter, heading(s));
         p.setFont(font());
         y += kRow;
         for (const auto& q : s.queues) {
@@ -60,8 +68,7 @@ void QueueBars::paintEvent(QPaintEvent*) {
             p.fillRect(QRect(bar_x, y + 3, bar_w, kRow - 6), QColor(0xee, 0xee, 0xee));
             p.fillRect(QRectF(bar_x, y + 3, bar_w * q.share, kRow - 6),
                        s.skewed && q.share > 0.5 ? QColor(0xd0, 0x50, 0x30) : QColor(0x40, 0x80, 0xc0));
-            p.drawText(QRect(bar_x + bar_w + 8, y, 210, kRow), Qt::AlignVCenter,
-                       tr("%1 packets  %2%").arg(q.packets).arg(q.share * 100, 0, 'f', 2));
+            p.drawText(QRect(bar_x + bar_w + 8, y, text_w, kRow), Qt::AlignVCenter, figures(q));
             y += kRow;
         }
         if (s.skewed) {
@@ -81,14 +88,25 @@ QueuesPage::QueuesPage(QWidget* parent) : QWidget(parent) {
     auto* scroll = new QScrollArea;
     scroll->setWidget(bars_);
     scroll->setWidgetResizable(true);
+    queue_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    note_ = new QLabel;
+    note_->setWordWrap(true);
+    // The receive queues' burst sizes; hidden, with a note saying why, when
+    // the run has none (a run that only sent).
+    burst_box_ = new QWidget;
     auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(0, 0, 0, 0);
     bar->addWidget(new QLabel(tr("burst sizes of receive queue")));
     bar->addWidget(queue_);
     bar->addStretch(1);
+    auto* box = new QVBoxLayout(burst_box_);
+    box->setContentsMargins(0, 0, 0, 0);
+    box->addLayout(bar);
+    box->addWidget(bursts_, 1);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(scroll, 1);
-    layout->addLayout(bar);
-    layout->addWidget(bursts_, 1);
+    layout->addWidget(note_);
+    layout->addWidget(burst_box_, 1);
     connect(queue_, &QComboBox::currentIndexChanged, this, &QueuesPage::redraw_bursts);
 }
 
@@ -101,8 +119,20 @@ void QueuesPage::set_run(std::shared_ptr<const db::RunData> run) {
         std::set<std::string> subjects;
         for (const auto& h : run_->rows.histograms)
             if (h.kind == db::kRxBurstSize) subjects.insert(h.subject);
-        for (const auto& s : subjects) queue_->addItem(QString::fromStdString(s));
+        for (const auto& s : subjects)
+            if (!s.empty()) queue_->addItem(QString::fromStdString(s));
     }
+    const bool any_bursts = queue_->count() > 0;
+    bool receives = false, sends = false;
+    for (const auto& s : bars_->skew()) (s.dir == "rx" ? receives : sends) = true;
+    burst_box_->setVisible(any_bursts);
+    note_->setVisible(!any_bursts && run_);
+    if (!receives && sends)
+        note_->setText(tr("This run only sent: above are its transmit (tx) queues, each with the "
+                          "packets it sent and its bursts (transmit calls that sent packets). "
+                          "Receive burst sizes are charted for receive queues only."));
+    else
+        note_->setText(tr("No receive burst sizes were recorded in this run."));
     redraw_bursts();
 }
 
@@ -115,9 +145,15 @@ void QueuesPage::redraw_bursts() {
                           QColor(0x40, 0x80, 0xc0)});
     }
     bursts_->set_series(std::move(series), tr("packets per burst"),
-                        tr("Burst sizes of %1 (polls that returned packets)")
-                            .arg(QString::fromStdString(subject)),
+                        subject.empty() ? QString()
+                                        : tr("Burst sizes of receive queue %1 (polls that "
+                                             "returned packets)")
+                                              .arg(QString::fromStdString(subject)),
                         tr("polls"));
 }
+
+QString QueuesPage::note() const { return note_->isHidden() ? QString() : note_->text(); }
+QString QueuesPage::bursts_title() const { return bursts_->title(); }
+bool QueuesPage::bursts_shown() const { return !burst_box_->isHidden(); }
 
 }  // namespace pathscope::gui

@@ -1,5 +1,6 @@
 // Per port and queue: packet share bars with the skew verdict (max/mean,
-// Jain's index, the flag), and the burst-size histogram of a receive queue.
+// Jain's index, the flag) with each queue's packets and bursts, and the
+// burst-size histogram of a receive queue (a note instead for a run that only sent).
 #pragma once
 
 #include <QWidget>
@@ -10,6 +11,7 @@
 #include "db/records.h"
 
 class QComboBox;
+class QLabel;
 
 namespace pathscope::gui {
 
@@ -23,6 +25,10 @@ class QueueBars : public QWidget {
     void set_skew(std::vector<analysis::QueueSkew> skew);
     const std::vector<analysis::QueueSkew>& skew() const { return skew_; }
     QSize sizeHint() const override;
+    /// "wire tx: 1 queue, max/mean 1.00, Jain's index 1.000" (analysis::queue_heading).
+    static QString heading(const analysis::QueueSkew& s);
+    /// A queue's packets, share and bursts, beside its bar.
+    static QString figures(const analysis::QueueShare& q);
 
   protected:
     void paintEvent(QPaintEvent* e) override;
@@ -37,6 +43,11 @@ class QueuesPage : public QWidget {
     explicit QueuesPage(QWidget* parent = nullptr);
     void set_run(std::shared_ptr<const db::RunData> run);
     QueueBars* bars() const { return bars_; }
+    /// What the page says instead of the burst chart ("" when it shows one).
+    QString note() const;
+    /// The burst-size chart's title, and whether the chart is shown.
+    QString bursts_title() const;
+    bool bursts_shown() const;
 
   private:
     void redraw_bursts();
@@ -44,6 +55,8 @@ class QueuesPage : public QWidget {
     QueueBars* bars_;
     QComboBox* queue_;
     HistogramWidget* bursts_;
+    QWidget* burst_box_;
+    QLabel* note_;
 };
 
 }  // namespace pathscope::gui

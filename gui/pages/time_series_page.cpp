@@ -15,6 +15,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 
+#include "analysis/metric_names.h"
 #include "analysis/run_metrics.h"
 #include "gui/pages/flame_page.h"
 
@@ -106,7 +107,7 @@ void TimeSeriesPage::set_run(std::shared_ptr<const db::RunData> run,
 }
 
 void TimeSeriesPage::draw_series() {
-    const QString per_packet = transmit_ ? tr("cycles/tx pkt") : tr("cycles/rx pkt");
+    const QString per_packet = QString::fromLatin1(analysis::cycles_per_path_packet(transmit_));
     chart_->removeAllSeries();
     for (QAbstractAxis* a : chart_->axes()) {
         chart_->removeAxis(a);  // hands the axis back to us
@@ -212,7 +213,7 @@ void TimeSeriesPage::show_range(const Range& r) {
     if (r.generation != range_generation_) return;  // a newer range was asked for
     const bool stacks = tree_->currentIndex() == 1;
     flame_->set_diff(r.tree, false,
-                     stacks ? tr("share of samples") : (transmit_ ? tr("cycles/tx pkt") : tr("cycles/rx pkt")),
+                     stacks ? tr("share of samples") : QString::fromLatin1(analysis::cycles_per_path_packet(transmit_)),
                      r.title);
     range_->setText(tr("range %1 - %2 s: %3 intervals").arg(t0_, 0, 'f', 2).arg(t1_, 0, 'f', 2).arg(r.intervals));
 }

@@ -3,7 +3,10 @@
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QFutureWatcher>
 #include <QToolTip>
+#include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -38,6 +41,19 @@ void FlameGraphWidget::relayout() {
         if (!pattern_.isEmpty())
             search_ = analysis::search_flame(*diff_, pattern_.toStdString(), regex_, opt);
     }
+    rows_.assign(static_cast<size_t>(std::max(0, layout_.depth)) + 1, {});
+    for (size_t i = 0; i < layout_.rects.size(); ++i) {
+        const auto d = static_cast<size_t>(layout_.rects[i].depth);
+        if (d >= rows_.size()) rows_.resize(d + 1);
+        rows_[d].push_back(static_cast<int>(i));
+    }
+    for (auto& row : rows_)
+        std::stable_sort(row.begin(), row.end(), [this](int a, int b) {
+            return layout_.rects[static_cast<size_t>(a)].x < layout_.rects[static_cast<size_t>(b)].x;
+        });
+    // A search still on its way was for the old zoom or tree: run it again.
+    ++search_generation_;
+    if (search_pending_) search_async(pending_pattern_, pending_regex_);
     setMinimumHeight(std::max(4, layout_.depth + 1) * kRow);
     updateGeometry();
     update();
@@ -83,10 +99,55 @@ QStringList FlameGraphWidget::breadcrumb() const {
 }
 
 double FlameGraphWidget::set_search(const QString& pattern, bool regex) {
+    search_pending_ = false;
     pattern_ = pattern;
     regex_ = regex;
     relayout();
     return search_.share;
+}
+
+namespace {
+struct SearchResult {
+    analysis::FlameSearch search;
+    bool ok = false;  ///< false: the regular expression was refused
+};
+}  // namespace
+
+void FlameGraphWidget::search_async(const QString& pattern, bool regex) {
+    const uint64_t generation = ++search_generation_;
+    search_pending_ = true;
+    pending_pattern_ = pattern;
+    pending_regex_ = regex;
+    analysis::FlameLayoutOptions opt;
+    opt.root = root_;
+    opt.differential = differential_;
+    opt.min_fraction = min_fraction_;
+    auto* watcher = new QFutureWatcher<SearchResult>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, pattern, regex] {
+        watcher->deleteLater();
+        if (generation != search_generation_) return;  // stale: something newer came first
+        const SearchResult r = watcher->result();
+        search_pending_ = false;
+        pattern_ = r.ok ? pattern : QString();
+        regex_ = regex;
+        search_ = r.search;
+        update();
+        emit searched(r.ok);
+    });
+    // The worker holds its own reference to the tree: a new one may replace it meanwhile.
+    watcher->setFuture(QtConcurrent::run([diff = diff_, p = pattern.toStdString(), regex, opt] {
+        SearchResult r;
+        if (!diff || p.empty()) {
+            r.ok = true;
+            return r;
+        }
+        try {
+            r.search = analysis::search_flame(*diff, p, regex, opt);
+            r.ok = true;
+        } catch (const std::exception&) {  // an unfinished regular expression
+        }
+        return r;
+    }));
 }
 
 void FlameGraphWidget::set_colours(Colours c) {
@@ -105,9 +166,18 @@ QRectF FlameGraphWidget::geometry(const analysis::FlameRect& r) const {
 }
 
 int FlameGraphWidget::nodeAt(const QPoint& pos) const {
-    for (const auto& r : layout_.rects)
-        if (r.node >= 0 && geometry(r).contains(pos)) return r.node;
-    return -1;
+    // The row from y, then the last frame starting at or left of x.
+    if (pos.y() < 0 || width() <= 0) return -1;
+    const auto depth = static_cast<size_t>(pos.y() / kRow);
+    if (depth >= rows_.size()) return -1;
+    const std::vector<int>& row = rows_[depth];
+    const double x = double(pos.x()) / width();
+    const auto after = std::upper_bound(row.begin(), row.end(), x, [this](double v, int i) {
+        return v < layout_.rects[static_cast<size_t>(i)].x;
+    });
+    if (after == row.begin()) return -1;
+    const analysis::FlameRect& r = layout_.rects[static_cast<size_t>(*std::prev(after))];
+    return r.node >= 0 && geometry(r).contains(pos) ? r.node : -1;
 }
 
 QRect FlameGraphWidget::rect_of(int node) const {
@@ -184,13 +254,25 @@ void FlameGraphWidget::paintEvent(QPaintEvent* e) {
         // Labels give the share of all, at any zoom (as the HTML report does).
         const double whole = differential_ ? diff_->nodes[0].cand : diff_->nodes[0].base;
         const double share = whole > 0 ? r.value / whole : 0;
-        // Start from the average character width, then shrink until the
-        // proportional font's text really fits.
-        QString label;
-        for (auto chars = static_cast<size_t>(room / char_w) + 2; chars >= 4; --chars) {
-            label = QString::fromStdString(analysis::flame_label(name, share, chars));
-            if (fm.horizontalAdvance(label) <= room) break;
-            label.clear();
+        // Characters from the average width; when the proportional font's
+        // text is wider, scale the count by the measured overflow once, and
+        // elide what still sticks out.
+        auto label_of = [&](size_t chars) {
+            return chars < 4 ? QString()
+                             : QString::fromStdString(analysis::flame_label(name, share, chars));
+        };
+        auto chars = static_cast<size_t>(room / char_w);
+        QString label = label_of(chars);
+        double advance = label.isEmpty() ? 0 : fm.horizontalAdvance(label);
+        if (advance > room) {
+            chars = static_cast<size_t>(double(chars) * room / advance);
+            label = label_of(chars);
+            if (!label.isEmpty() && fm.horizontalAdvance(label) > room) {
+                // Cut at the front as flame_label does ("~walk"); "~" is no
+                // wider than the ellipsis it replaces.
+                label = fm.elidedText(label, Qt::ElideLeft, room);
+                if (label.startsWith(QChar(0x2026))) label[0] = QLatin1Char('~');
+            }
         }
         if (label.isEmpty()) continue;
         p.setPen(Qt::black);

@@ -3,6 +3,8 @@
 // only where it fits (the end of the name, the function rather than its
 // namespace), merges frames under a threshold into "others", zooms on click
 // with back and forward, and highlights search matches with their share.
+// The hover hit test finds the row by y and the frame by a binary search on
+// x; a typed search runs on a worker thread (search_async), newest wins.
 // In a difference, widths follow the candidate; red grew, blue shrank, grey
 // is within noise, and the hover text gives the node's test result.
 #pragma once
@@ -43,7 +45,14 @@ class FlameGraphWidget : public QWidget {
 
     /// Highlights the frames whose name holds `pattern` (a regular
     /// expression when `regex`); returns the share of the zoom root they cover.
+    /// At once, on this thread; throws std::regex_error for a bad expression.
     double set_search(const QString& pattern, bool regex);
+    /// The same on a worker thread: the result is applied when it arrives
+    /// (then searched() is emitted), unless a newer search, a zoom or a new
+    /// tree came first (it is dropped as stale).
+    void search_async(const QString& pattern, bool regex);
+    /// The pattern whose matches are shown ("" when none, or it was refused).
+    const QString& pattern() const { return pattern_; }
     const std::vector<bool>& matches() const { return search_.matched; }
     double search_share() const { return search_.share; }
 
@@ -65,6 +74,9 @@ class FlameGraphWidget : public QWidget {
   signals:
     void zoomed(int node);
     void hovered(const QString& details);
+    /// A search_async result was applied; `ok` false: the regular
+    /// expression was refused, nothing is highlighted.
+    void searched(bool ok);
 
   protected:
     void paintEvent(QPaintEvent* e) override;
@@ -87,6 +99,12 @@ class FlameGraphWidget : public QWidget {
     analysis::FlameSearch search_;
     QString pattern_;
     bool regex_ = false;
+    /// Rects by row (depth), each row in x order: the hit test's index.
+    std::vector<std::vector<int>> rows_;
+    uint64_t search_generation_ = 0;  ///< bumped by every search, zoom and tree
+    bool search_pending_ = false;
+    QString pending_pattern_;
+    bool pending_regex_ = false;
     Colours colours_ = Colours::by_name;
     double min_fraction_ = 0.001;
     static constexpr int kRow = 18;

@@ -1,6 +1,6 @@
 #include "gui/widgets/histogram_widget.h"
 
-#include "analysis/chart_svg.h"
+#include "analysis/histogram_bars.h"
 
 #include <QPainter>
 #include <QPainterPath>
@@ -29,38 +29,47 @@ void HistogramWidget::paintEvent(QPaintEvent*) {
     const QFontMetrics fm(font());
     p.setPen(palette().text().color());
     p.drawText(QRect(8, 4, width() - 16, fm.height()), Qt::AlignLeft, title_);
-    uint64_t lo = UINT64_MAX, hi = 0;
-    for (const auto& s : series_)
-        if (s.histogram.count()) {
-            lo = std::min(lo, s.histogram.min());
-            hi = std::max(hi, s.histogram.max());
-        }
-    const QRect plot(60, 8 + 2 * fm.height(), width() - 80, height() - 24 - 5 * fm.height());
-    if (hi == 0 || plot.width() < 50 || plot.height() < 30) {
+    // The legend, a line per series, wrapped where the widget is narrow:
+    // measured first, so that the plot leaves room for all of it.
+    const int legend_x = 60, legend_w = std::max(100, width() - legend_x - 8);
+    QStringList legends;
+    int legend_h = 0;
+    for (const auto& s : series_) {
+        const auto& h = s.histogram;
+        legends << QStringLiteral("%1: %2 %3, min %4, p50 %5, p90 %6, p99 %7, max %8, MAD %9 (%10)")
+                       .arg(s.name)
+                       .arg(h.count())
+                       .arg(counted_)
+                       .arg(h.min())
+                       .arg(h.percentile(50), 0, 'f', 0)
+                       .arg(h.percentile(90), 0, 'f', 0)
+                       .arg(h.percentile(99), 0, 'f', 0)
+                       .arg(h.max())
+                       .arg(h.mad(), 0, 'f', 0)
+                       .arg(unit_);
+        legend_h += fm.boundingRect(QRect(0, 0, legend_w, 100 * fm.height()), Qt::TextWordWrap,
+                                    legends.back())
+                        .height();
+    }
+    const QRect plot(60, 8 + 2 * fm.height(), width() - 80,
+                     height() - 24 - 4 * fm.height() - legend_h);
+    // The bars as the HTML report's SVG draws them: buckets on the log value
+    // axis, each as tall as its share of the series' values (not divided by
+    // the bucket's width: the axis says "share of all values, per bucket").
+    std::vector<const analysis::Histogram*> histograms;
+    for (const auto& s : series_) histograms.push_back(&s.histogram);
+    const analysis::HistogramBars bars = analysis::histogram_bars(histograms, plot.width(), plot.height());
+    if (bars.empty() || plot.width() < 50 || plot.height() < 30) {
         p.drawText(rect(), Qt::AlignCenter, tr("no values recorded"));
         return;
     }
-    const analysis::LogAxis axis = analysis::log_axis(lo, hi);  // shared with the HTML report
-    auto xof = [&](double v) { return plot.left() + axis.fraction(v) * plot.width(); };
-    // Densities per bucket: counts over the bucket's width on the log axis,
-    // so wide buckets do not look taller than they are.
-    double top = 0;
-    std::vector<std::vector<std::pair<unsigned, double>>> bars(series_.size());
-    for (size_t s = 0; s < series_.size(); ++s) {
-        const auto& h = series_[s].histogram;
-        const double total = std::max<double>(1, h.count());
-        for (unsigned i = 0; i < h.counts().size(); ++i) {
-            if (!h.counts()[i]) continue;
-            const double share = h.counts()[i] / total;
-            bars[s].emplace_back(i, share);
-            top = std::max(top, share);
-        }
-    }
+    auto xof = [&](double v) { return plot.left() + bars.x(v, plot.width()); };
+    const double top = bars.top_share;
     // Axes, with units.
     p.setPen(QColor(0x80, 0x80, 0x80));
     p.drawLine(plot.bottomLeft(), plot.bottomRight());
     p.drawLine(plot.bottomLeft(), plot.topLeft());
-    for (const double v : axis.ticks) {
+    for (const double v : bars.axis.ticks) {
             const double x = xof(v);
             p.drawLine(QPointF(x, plot.bottom()), QPointF(x, plot.bottom() + 4));
             p.drawText(QRectF(x - 40, plot.bottom() + 5, 80, fm.height()), Qt::AlignHCenter,
@@ -85,12 +94,9 @@ void HistogramWidget::paintEvent(QPaintEvent*) {
     for (size_t s = 0; s < series_.size(); ++s) {
         QColor fill = series_[s].colour;
         fill.setAlpha(series_.size() > 1 ? 110 : 190);
-        for (const auto& [i, share] : bars[s]) {
-            const double x0 = xof(double(analysis::bucket_lower(i)));
-            const double x1 = std::max(x0 + 1.5, xof(double(analysis::bucket_upper(i)) + 1));
-            const double h = share / top * plot.height();
-            p.fillRect(QRectF(x0, plot.bottom() - h, x1 - x0, h).intersected(QRectF(plot)), fill);
-        }
+        for (const analysis::HistogramBar& b : bars.series[s])
+            p.fillRect(QRectF(plot.left() + b.x0, plot.bottom() - b.height, b.x1 - b.x0, b.height),
+                       fill);
         const auto& h = series_[s].histogram;
         QColor line = series_[s].colour.darker(140);
         p.setPen(QPen(line, 1, Qt::DashLine));
@@ -104,19 +110,10 @@ void HistogramWidget::paintEvent(QPaintEvent*) {
                        name);
         }
         p.setPen(line);
-        p.drawText(QPoint(plot.left(), legend_y + fm.ascent()),
-                   QStringLiteral("%1: %2 %3, min %4, p50 %5, p90 %6, p99 %7, max %8, MAD %9 %10")
-                       .arg(series_[s].name)
-                       .arg(h.count())
-                       .arg(counted_)
-                       .arg(h.min())
-                       .arg(h.percentile(50), 0, 'f', 0)
-                       .arg(h.percentile(90), 0, 'f', 0)
-                       .arg(h.percentile(99), 0, 'f', 0)
-                       .arg(h.max())
-                       .arg(h.mad(), 0, 'f', 0)
-                       .arg(unit_));
-        legend_y += fm.height();
+        QRect drawn;
+        p.drawText(QRect(legend_x, legend_y, legend_w, height() - legend_y), Qt::TextWordWrap,
+                   legends[static_cast<int>(s)], &drawn);
+        legend_y += drawn.height();
     }
 }
 

@@ -25,6 +25,7 @@ class HistogramWidget : public QWidget {
     void set_series(std::vector<Series> series, const QString& unit, const QString& title,
                     const QString& counted = QStringLiteral("calls"));
     const std::vector<Series>& series() const { return series_; }
+    const QString& title() const { return title_; }
     QSize sizeHint() const override { return {700, 320}; }
 
   protected:
