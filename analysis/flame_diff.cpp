@@ -75,10 +75,11 @@ struct Differ {
     void walk(int here, int b, int c) {
         if (b >= 0)
             for (int kb : base.children(b)) {
-                const int kc = c >= 0 ? cand.child(c, base.name(kb)) : -1;
+                // A tree against itself (a run's own view) needs no search.
+                const int kc = &base == &cand ? kb : c >= 0 ? cand.child(c, base.name(kb)) : -1;
                 walk(add(base.name(kb), here, kb, kc), kb, kc);
             }
-        if (c >= 0)
+        if (c >= 0 && &base != &cand)
             for (int kc : cand.children(c)) {
                 if (b >= 0 && base.child(b, cand.name(kc)) >= 0) continue;  // done above
                 walk(add(cand.name(kc), here, -1, kc), -1, kc);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -302,7 +303,9 @@ RunSummary summarize_run(const db::RunData& run, const SummaryOptions& opt) {
     if (!s.stack_event.empty()) {
         for (const auto& st : rows.stacks)
             if (st.event == s.stack_event) s.stack_samples += st.weight;
-        const FlameTree tree = stack_tree(run, s.stack_event);
+        std::optional<FlameTree> own;
+        if (!opt.stacks) own.emplace(stack_tree(run, s.stack_event));
+        const FlameTree& tree = opt.stacks ? *opt.stacks : *own;
         for (const SelfShare& f : hottest_functions(tree, tree, opt.top_functions))
             s.hottest.push_back({f.name, f.base});
     }

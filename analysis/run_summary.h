@@ -170,6 +170,9 @@ struct RunSummary {
 struct SummaryOptions {
     unsigned top_functions = 10;
     unsigned busiest_stages = 3;
+    /// The run's stack_tree of its main event when the caller has built it
+    /// already (a viewer of a million samples builds it once).
+    const FlameTree* stacks = nullptr;
 };
 
 /// The worker's load over every trial of a run.

@@ -465,8 +465,8 @@ void MainWindow::wait_until_loaded() {
     // What the reader sent before now is in the event queue; a load still
     // under way answers later.
     QCoreApplication::processEvents();
-    while (answered_ != generation_)
-        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
+    while (answered_ != generation_)  // sleeps until the reader's answer (an event) comes
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
     if (pages_->currentWidget() == experiments_) experiments_->wait_until_loaded();
 }
 

@@ -54,18 +54,23 @@ LoadedRun compute_pages(std::shared_ptr<const db::RunData> data,
         with_running->rows.append(std::move(running));
     }
     const db::RunData& shown = with_running ? *with_running : run;
-    out.summary = analysis::summarize_run(shown);
+    // The sampled stacks' tree, built once for the summary, the flame graph
+    // and the stack views.
+    const std::string event = analysis::main_stack_event(shown);
+    std::optional<analysis::FlameTree> stacks;
+    if (!event.empty()) stacks.emplace(analysis::stack_tree(shown, event));
+    step();
+    analysis::SummaryOptions opt;
+    opt.stacks = stacks ? &*stacks : nullptr;
+    out.summary = analysis::summarize_run(shown, opt);
     step();
     out.stages = self_diff(analysis::stage_tree(shown));
     step();
-    const std::string event = analysis::main_stack_event(run);
-    if (!event.empty()) {
-        const analysis::FlameTree tree = analysis::stack_tree(run, event);
-        step();
-        out.stacks = self_diff(tree);
+    if (stacks) {
+        out.stacks = self_diff(*stacks);
         out.stack_event = QString::fromStdString(event);
         step();
-        out.stack_views = analysis::build_call_views(tree);
+        out.stack_views = analysis::build_call_views(*stacks);
         step();
     }
     auto series = std::make_shared<analysis::TimeSeries>(analysis::time_series(run));

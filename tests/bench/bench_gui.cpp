@@ -1,8 +1,13 @@
 // The desktop program's costs, side by side in one run (offscreen platform):
 //   - a 100,000-node flame graph: layout, first paint, and a zoom's repaint;
-//   - opening a store of 1,000 runs until the run browser shows them;
-//   - the live view: from a capture's commit to the page showing it, and the
-//     capture's receive rate with the GUI watching against without.
+//   - opening a store of 10,000 runs until the run browser shows them;
+//   - a run of 1,000,000 stack samples over 100,000 distinct stacks: load
+//     until its flame graph is on screen, and its top-down, bottom-up and
+//     caller/callee trees;
+//   - the live view of a capture sampling at 199 Hz and committing 10 times
+//     a second: the GUI thread's longest stall (a 5 ms timer's lateness),
+//     and from an interval's commit to the page showing it;
+//   - the capture's receive rate with the GUI watching against without.
 //
 //   QT_QPA_PLATFORM=offscreen bench_gui [--runs 5]
 #include <QApplication>
@@ -12,9 +17,18 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <QTimer>
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <random>
+#include <set>
+#include <thread>
 
+#include "analysis/call_tree.h"
 #include "analysis/flame_layout.h"
+#include "analysis/run_metrics.h"
 #include "db/queries.h"
 #include "db/schema.h"
 #include "db/writer.h"
@@ -75,16 +89,169 @@ double capture_rate(const std::string& db, bool watched) {
     return run.rows.trials.empty() ? 0 : run.rows.trials[0].rx_pps;
 }
 
+// A store with one run whose sampled stacks are 1,000,000 rows (100,000
+// distinct stacks, each sampled in each of 10 intervals), as a capture of a
+// few minutes at 199 Hz over a large program would be. Returns the stacks.
+size_t big_profile(const std::string& path) {
+    auto db = db::open_store(path, db::Database::Mode::read_write);
+    db->exec("PRAGMA synchronous = OFF");
+    db::BatchWriter w(*db);
+    db::RunInfo info;
+    info.label = "profile";
+    info.status = "complete";
+    info.trials = 1;
+    w.insert_run(info);
+    db::Batch b;
+    db::TrialRow tr;
+    tr.received = 1'000'000;
+    tr.seconds = 1;
+    b.trials.push_back(tr);
+    for (int seq = 0; seq < 10; ++seq) {
+        db::IntervalRow i;
+        i.seq = seq;
+        i.t = 0.1 * (seq + 1);
+        i.received = 100'000;
+        b.intervals.push_back(i);
+    }
+    std::mt19937_64 rng(7);
+    std::set<std::vector<std::string>> seen;
+    while (seen.size() < 100'000) {
+        std::vector<std::string> frames;
+        const int depth = 4 + static_cast<int>(rng() % 20);
+        for (int d = 0; d < depth; ++d)
+            frames.push_back("ns" + std::to_string(d) + "::function_" +
+                             std::to_string(rng() % (d < 3 ? 3 : 40)));
+        if (!seen.insert(frames).second) continue;
+        db::StackRow row;
+        row.event = db::kCpuTimeEvent;
+        row.seq = 0;
+        row.weight = 1 + rng() % 20;
+        for (auto& f : frames) row.frames.push_back({f, "bench"});
+        b.stacks.push_back(std::move(row));
+    }
+    w.write(info.id, b);
+    // The other nine intervals sampled the same stacks.
+    for (int seq = 1; seq < 10; ++seq)
+        db->exec("INSERT INTO stack_samples (run_id, trial, seq, event, stack, weight) SELECT "
+                 "run_id, trial, " + std::to_string(seq) + ", event, stack, weight FROM "
+                 "stack_samples WHERE run_id = " + std::to_string(info.id) + " AND seq = 0");
+    return seen.size();
+}
+
+// When each interval of `run` was committed, as seen by a connection of
+// its own polling every 2 ms: the reference the GUI's showing is timed from.
+class CommitProbe {
+  public:
+    CommitProbe(std::string path) : path_(std::move(path)), thread_([this] { loop(); }) {}
+    ~CommitProbe() {
+        stop_ = true;
+        thread_.join();
+    }
+    /// When the store first held `n` intervals (or none).
+    std::optional<bench::Clock::time_point> seen(size_t n) {
+        std::lock_guard lock(mutex_);
+        auto it = seen_.find(n);
+        return it == seen_.end() ? std::nullopt : std::optional(it->second);
+    }
+
+  private:
+    void loop() {
+        std::unique_ptr<db::Database> db;
+        size_t last = 0;
+        while (!stop_) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+            try {
+                if (!db) db = db::open_store(path_, db::Database::Mode::read_only);
+                const size_t n = static_cast<size_t>(db->scalar("SELECT count(*) FROM intervals"));
+                const auto now = bench::Clock::now();
+                std::lock_guard lock(mutex_);
+                for (size_t k = last + 1; k <= n; ++k) seen_.emplace(k, now);
+                last = std::max(last, n);
+            } catch (const std::exception&) {
+                db.reset();  // not created yet
+            }
+        }
+    }
+    std::string path_;
+    std::atomic<bool> stop_{false};
+    std::mutex mutex_;
+    std::map<size_t, bench::Clock::time_point> seen_;
+    std::thread thread_;
+};
+
+void live_view(const fs::path& dir) {
+    const std::string live = (dir / "live.db").string();
+    CommitProbe probe(live);
+    QProcess capture;
+    capture.start(QStringLiteral(PATHSCOPE_CLI),
+                  {"run", "--db", QString::fromStdString(live), "--label", "live", "--duration",
+                   "8", "--set", "capture.sample_hz=199", "--set", "capture.interval=0.1"});
+    capture.waitForStarted();
+    while (gui::list_store(live).runs.empty()) QApplication::processEvents(QEventLoop::AllEvents, 20);
+    gui::MainWindow w;
+    w.resize(1400, 860);
+    w.show();
+    w.open_store(QString::fromStdString(live));
+    w.select_run("live");
+    w.wait_until_loaded();
+    // The GUI thread's lateness: a 5 ms timer that should fire every 5 ms.
+    QElapsedTimer clock;
+    clock.start();
+    qint64 last = clock.elapsed(), worst = 0;
+    std::vector<double> lateness;
+    QTimer tick;
+    tick.setTimerType(Qt::PreciseTimer);
+    QObject::connect(&tick, &QTimer::timeout, [&] {
+        const qint64 now = clock.elapsed();
+        worst = std::max(worst, now - last - 5);
+        lateness.push_back(static_cast<double>(now - last - 5));
+        last = now;
+    });
+    tick.start(5);
+    std::vector<double> delay;
+    size_t shown = w.run_data() ? w.run_data()->rows.intervals.size() : 0;
+    int updates = w.updates();
+    size_t stacks = 0;
+    while (capture.state() == QProcess::Running) {
+        QApplication::processEvents(QEventLoop::AllEvents, 5);
+        if (w.updates() == updates) continue;
+        updates = w.updates();
+        const auto now = bench::Clock::now();
+        const size_t n = w.run_data()->rows.intervals.size();
+        stacks = w.run_data()->rows.stacks.size();
+        for (size_t k = shown + 1; k <= n; ++k)
+            if (auto at = probe.seen(k)) delay.push_back(std::chrono::duration<double, std::milli>(now - *at).count());
+        shown = std::max(shown, n);
+    }
+    tick.stop();
+    capture.waitForFinished();
+    std::sort(lateness.begin(), lateness.end());
+    std::printf("live view of a capture sampling at 199 Hz, committing every 0.1 s: %zu intervals "
+                "shown in %d updates, %zu stack rows\n",
+                shown, w.updates(), stacks);
+    std::printf("  GUI thread's longest stall (5 ms timer's lateness) %6lld ms   goal < 50 ms "
+                "(p99 %.0f ms)\n",
+                static_cast<long long>(worst),
+                lateness.empty() ? 0.0 : lateness[lateness.size() * 99 / 100]);
+    std::printf("  from an interval's commit to its page: median %.0f ms, max %.0f ms   goal < 500 ms\n",
+                median(delay), delay.empty() ? 0.0 : *std::max_element(delay.begin(), delay.end()));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
     int runs = 5;
-    for (int i = 1; i + 1 < argc; ++i)
+    std::string only;  // --only flame|store|profile|live|rate: one part
+    for (int i = 1; i + 1 < argc; ++i) {
         if (std::string(argv[i]) == "--runs") runs = std::max(1, std::atoi(argv[i + 1]));
+        if (std::string(argv[i]) == "--only") only = argv[i + 1];
+    }
+    const auto part = [&](const char* name) { return only.empty() || only == name; };
     const fs::path dir = fs::temp_directory_path() / ("pathscope_bench_gui_" + std::to_string(getpid()));
     fs::create_directories(dir);
 
+    if (part("flame")) {
     // 1. Flame graph of 100,000 nodes.
     const analysis::FlameTree tree = big_tree(100'000);
     auto diff = std::make_shared<analysis::FlameDiff>(analysis::diff_trees(tree, tree));
@@ -118,17 +285,26 @@ int main(int argc, char** argv) {
     std::printf("  layout + first paint (1400x800)           %8.2f ms\n", median(first));
     std::printf("  zoom: layout + repaint                    %8.2f ms   goal < 16 ms\n", median(zoom));
 
-    // 2. A store of 1,000 runs.
+    }
+    if (part("store")) {
+    // 2. A store of 10,000 runs: a team's, with scenario texts and matrices.
     const std::string many = (dir / "many.db").string();
     {
         auto db = db::open_store(many, db::Database::Mode::read_write);
+        db->exec("PRAGMA synchronous = OFF");  // only the bench's set-up
         db::BatchWriter w(*db);
-        for (int i = 0; i < 1000; ++i) {
+        const std::string scenario(1500, '#');
+        for (int i = 0; i < 10'000; ++i) {
             db::RunInfo info;
-            info.label = "run" + std::to_string(i);
+            info.label = "udp6-tx-bind-connect-" + std::to_string(i / 8);
             info.host = "bench";
             info.status = "complete";
             info.trials = 3;
+            info.scenario_text = scenario;
+            info.experiment = "e" + std::to_string(i / 8);
+            info.cell = std::string("socket.bind=") + (i & 1 ? "true" : "false") +
+                        "\nsocket.connect=" + (i & 2 ? "true" : "false") +
+                        "\nengine.route_cache=" + (i & 4 ? "on" : "off");
             w.insert_run(info);
             db::Batch b;
             for (int t = 0; t < 3; ++t) {
@@ -149,42 +325,62 @@ int main(int argc, char** argv) {
         QApplication::processEvents();
         (void)w.grab();
         open.push_back(ms(t0));
-        if (w.runs()->rowCount() != 1000) std::printf("  (!) %d runs listed\n", w.runs()->rowCount());
+        if (w.runs()->rowCount() != 10'000) std::printf("  (!) %d runs listed\n", w.runs()->rowCount());
     }
-    std::printf("store of 1,000 runs: open and show the run browser %8.2f ms   goal < 1000 ms\n",
+    std::printf("store of 10,000 runs: open and show the run browser %8.2f ms   goal < 1000 ms\n",
                 median(open));
 
-    // 3. Live view: from the moment a poll sees a commit to the page showing it.
-    const std::string live = (dir / "live.db").string();
-    {
-        QProcess capture;
-        capture.start(QStringLiteral(PATHSCOPE_CLI),
-                      {"run", "--db", QString::fromStdString(live), "--label", "live",
-                       "--duration", "4", "--no-histograms", "--set", "capture.sample_hz=0"});
-        capture.waitForStarted();
-        while (gui::list_store(live).runs.empty()) QApplication::processEvents(QEventLoop::AllEvents, 20);
-        gui::MainWindow w;
-        w.open_store(QString::fromStdString(live));
-        w.select_run("live");
-        w.wait_until_loaded();
-        std::vector<double> shown;
-        while (capture.state() == QProcess::Running) {
-            const auto t0 = bench::Clock::now();
-            if (w.poll_store()) {
-                w.wait_until_loaded();
-                shown.push_back(ms(t0));
-            }
-            QApplication::processEvents(QEventLoop::AllEvents, 50);
-        }
-        capture.waitForFinished();
-        std::printf("live view: %zu commits seen; poll + reload + show: median %.1f ms, max %.1f ms\n"
-                    "  (+ up to the poll period, %d ms: worst case %.0f ms)   goal < 500 ms\n",
-                    shown.size(), median(shown),
-                    shown.empty() ? 0 : *std::max_element(shown.begin(), shown.end()),
-                    gui::MainWindow::kLivePollMs,
-                    gui::MainWindow::kLivePollMs +
-                        (shown.empty() ? 0 : *std::max_element(shown.begin(), shown.end())));
     }
+    if (part("profile")) {
+    // 3. A long sampled capture: 1,000,000 sample rows over 100,000 stacks.
+    const std::string profile = (dir / "profile.db").string();
+    const size_t stacks = big_profile(profile);
+    std::vector<double> shown_ms, views_ms, tree_ms, rows_ms, pages_ms;
+    for (int r = 0; r < std::min(runs, 3); ++r) {
+        gui::MainWindow w;
+        w.resize(1400, 860);
+        w.show();
+        w.open_store(QString::fromStdString(profile));
+        w.show_page(QStringLiteral("stacks"));
+        const auto t0 = bench::Clock::now();
+        w.select_run(QStringLiteral("profile"));
+        w.wait_until_loaded();
+        (void)w.grab();
+        shown_ms.push_back(ms(t0));
+        auto store = db::open_store(profile, db::Database::Mode::read_only);
+        auto t1 = bench::Clock::now();
+        auto loaded = std::make_shared<const db::RunData>(
+            db::load_run(*store, db::find_run(*store, "profile").id, {.expand_stacks = false}));
+        rows_ms.push_back(ms(t1));
+        const db::RunData& run = *loaded;
+        t1 = bench::Clock::now();
+        (void)gui::compute_pages(loaded);
+        pages_ms.push_back(ms(t1));
+        t1 = bench::Clock::now();
+        const analysis::FlameTree tree = analysis::stack_tree(run);
+        tree_ms.push_back(ms(t1));
+        t1 = bench::Clock::now();
+        const analysis::CallViews views = analysis::build_call_views(tree);
+        views_ms.push_back(ms(t1));
+        if (r == 0)
+            std::printf("profile run: %zu sample rows over %zu distinct stacks, %zu tree nodes\n",
+                        run.rows.stacks.size(), stacks, tree.size());
+    }
+    std::printf("  select until its flame graph is on screen   %8.1f ms   goal < 2000 ms\n",
+                median(shown_ms));
+    std::printf("  of which: its rows from the store            %8.1f ms\n", median(rows_ms));
+    std::printf("            every page's figures and trees     %8.1f ms\n", median(pages_ms));
+    std::printf("  its stack tree from the interned stacks      %8.1f ms\n", median(tree_ms));
+    std::printf("  top-down, bottom-up and caller/callee trees  %8.1f ms   goal < 1000 ms\n",
+                median(views_ms));
+
+    }
+    if (part("live")) {
+    // 4. Live view of a sampling capture (199 Hz, a commit every 0.1 s).
+    live_view(dir);
+    }
+
+    if (part("rate")) {
     std::vector<double> alone, watched;
     for (int r = 0; r < std::min(runs, 3); ++r) {
         alone.push_back(capture_rate((dir / "alone.db").string(), false));
@@ -193,6 +389,7 @@ int main(int argc, char** argv) {
     std::printf("capture rx rate, median of %zu: alone %.3f Mpps, GUI watching %.3f Mpps: %.2fx\n",
                 alone.size(), median(alone) / 1e6, median(watched) / 1e6,
                 median(alone) > 0 ? median(watched) / median(alone) : 0.0);
+    }
     fs::remove_all(dir);
     return 0;
 }
