@@ -138,6 +138,7 @@ RunData load_run(const Database& db, int64_t id) {
     rows(tables::trials(), "trial", b.trials);
     rows(tables::intervals(), "trial, seq", b.intervals);
     rows(tables::stage_counters(), "trial, seq, ord", b.stages);
+    rows(tables::edge_counters(), "trial, seq, from_stage, to_stage", b.edges);
     rows(tables::queue_counters(), "trial, seq, port, dir, queue", b.queues);
     rows(tables::drops(), "trial, path, packets DESC, reason", b.drops);
     rows(tables::histograms(), "trial, kind, subject", b.histograms);

@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
     cli.addPositionalArgument(QStringLiteral("STORE"),
                               QStringLiteral("the store to open (default: pathscope.db here)"));
     const QCommandLineOption shot(QStringLiteral("screenshot"),
-                                  QStringLiteral("render PAGE (runs, stages, flame, stacks, queues, "
+                                  QStringLiteral("render PAGE (runs, stages, path, flame, stacks, queues, "
                                                  "histograms, timeseries, traces, compare) to a PNG and exit"),
                                   QStringLiteral("PAGE"));
     const QCommandLineOption out({QStringLiteral("o"), QStringLiteral("output")},
@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
             }
             if (!w.show_page(page)) {
                 std::fprintf(stderr,
-                             "pathscope-gui: no page '%s' (runs, stages, flame, stacks, queues, "
+                             "pathscope-gui: no page '%s' (runs, stages, path, flame, stacks, queues, "
                              "histograms, timeseries, traces or compare)\n",
                              qPrintable(page));
                 return 2;

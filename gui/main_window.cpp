@@ -35,6 +35,7 @@
 #include "gui/pages/compare_page.h"
 #include "gui/pages/flame_page.h"
 #include "gui/pages/histograms_page.h"
+#include "gui/pages/path_page.h"
 #include "gui/pages/queues_page.h"
 #include "gui/pages/time_series_page.h"
 #include "gui/pages/traces_page.h"
@@ -143,6 +144,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     stacks_ = new FlamePage;
     pages_ = new QTabWidget;
     pages_->addTab(stage_page, tr("Stages"));
+    path_ = new PathPage;
+    pages_->addTab(path_, tr("Path"));
+    connect(path_, &PathPage::stage_clicked, this, &MainWindow::open_stage);
     pages_->addTab(flame_, tr("Flame graph"));
     pages_->addTab(stacks_, tr("Sampled stacks"));
     queues_ = new QueuesPage;
@@ -326,6 +330,7 @@ void MainWindow::loaded() {
     histograms_->set_run(run.data);
     traces_->set_run(run.data);
     time_series_->set_run(run.data);
+    path_->set_graph(run.path, run.path_balanced);
     if (run.report) {
         compare_->set_report(run.report);
         pages_->setCurrentWidget(compare_);
@@ -394,7 +399,7 @@ void MainWindow::wait_until_loaded() {
 }
 
 bool MainWindow::show_page(const QString& page) {
-    const QStringList names = {"stages",     "flame",      "stacks", "queues",
+    const QStringList names = {"stages",     "path",       "flame",      "stacks", "queues",
                                "histograms", "timeseries", "traces", "compare"};
     if (page == QLatin1String("runs")) return true;  // the run browser is always shown
     const int i = static_cast<int>(names.indexOf(page));
@@ -500,7 +505,10 @@ bool MainWindow::poll_store() {
 }
 
 void MainWindow::stage_clicked(const QModelIndex& index) {
-    const QString stage = stages_->stage(stage_proxy_->mapToSource(index).row());
+    open_stage(stages_->stage(stage_proxy_->mapToSource(index).row()));
+}
+
+void MainWindow::open_stage(const QString& stage) {
     if (stage.isEmpty()) return;
     histograms_->show_stage(stage);
     const int node = flame_->graph()->find_node(stage);

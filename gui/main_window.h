@@ -27,6 +27,7 @@ namespace pathscope::gui {
 
 class ComparePage;
 class FlamePage;
+class PathPage;
 class HistogramsPage;
 class QueuesPage;
 class RunListModel;
@@ -52,7 +53,7 @@ class MainWindow : public QMainWindow {
     bool select_pair(const QString& base, const QString& cand);
     /// Blocks until the selected run's pages are filled (for screenshots and tests).
     void wait_until_loaded();
-    /// Shows the page named `page`: runs, stages, flame, stacks, queues,
+    /// Shows the page named `page`: runs, stages, path, flame, stacks, queues,
     /// histograms, timeseries, traces, compare. False for another name.
     bool show_page(const QString& page);
     /// Writes the selected run (or comparison) as a report: text, md or html
@@ -73,6 +74,7 @@ class MainWindow : public QMainWindow {
     StageSortProxy* stage_proxy() const { return stage_proxy_; }
     QTableView* stage_view() const { return stage_view_; }
     FlamePage* flame_page() const { return flame_; }
+    PathPage* path_page() const { return path_; }
     FlamePage* stacks_page() const { return stacks_; }
     QTabWidget* pages() const { return pages_; }
     QLabel* warning() const { return warning_; }
@@ -93,6 +95,7 @@ class MainWindow : public QMainWindow {
     void load_selected();
     void loaded();
     void stage_clicked(const QModelIndex& index);
+    void open_stage(const QString& stage);
     void choose_store();
     void drop_clicked(int row);
     void fill_drops(const std::vector<analysis::DropLine>& drops);
@@ -107,6 +110,7 @@ class MainWindow : public QMainWindow {
     StageSortProxy* stage_proxy_;
     QTableView* stage_view_;
     FlamePage* flame_;
+    PathPage* path_;
     FlamePage* stacks_;
     QueuesPage* queues_;
     HistogramsPage* histograms_;

@@ -1,5 +1,7 @@
 #include "gui/run_loader.h"
 
+#include <algorithm>
+
 #include "analysis/run_metrics.h"
 #include "db/queries.h"
 #include "db/schema.h"
@@ -21,6 +23,14 @@ StoreListing list_store(const std::string& path) {
     return out;
 }
 
+namespace {
+void set_path(LoadedRun& out, analysis::PathGraph g, const db::RunData& run) {
+    const auto balance = analysis::path_balance(g, run);
+    out.path_balanced = std::all_of(balance.begin(), balance.end(), [](const auto& b) { return b.ok(); });
+    out.path = std::make_shared<analysis::PathGraph>(std::move(g));
+}
+}  // namespace
+
 LoadedRun load_run(const std::string& path, int64_t id) {
     LoadedRun out;
     try {
@@ -33,6 +43,7 @@ LoadedRun load_run(const std::string& path, int64_t id) {
         out.data = std::make_shared<db::RunData>(run);
         const analysis::FlameTree stages = analysis::stage_tree(run);
         out.stages = std::make_shared<analysis::FlameDiff>(analysis::diff_trees(stages, stages));
+        set_path(out, analysis::path_graph(run), run);
         const std::string event = analysis::main_stack_event(run);
         if (!event.empty()) {
             const analysis::FlameTree stacks = analysis::stack_tree(run, event);
@@ -55,6 +66,7 @@ LoadedRun load_pair(const std::string& path, int64_t base, int64_t cand) {
             auto db = db::open_store(path, db::Database::Mode::read_only);
             b = db::load_run(*db, base);
         }
+        set_path(out, analysis::path_graph_compare(b, *out.data), *out.data);
         out.report = std::make_shared<analysis::Report>(
             analysis::build_report(b, out.data.get(), analysis::ReportOptions{}));
     } catch (const std::exception& e) {

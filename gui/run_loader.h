@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/flame_diff.h"
+#include "analysis/path_graph.h"
 #include "analysis/report.h"
 #include "analysis/run_summary.h"
 #include "db/records.h"
@@ -32,6 +33,10 @@ struct LoadedRun {
     std::shared_ptr<const analysis::FlameDiff> stages;  ///< busy cycles per received packet
     std::shared_ptr<const analysis::FlameDiff> stacks;  ///< shares of the samples; null when none
     QString stack_event;
+    /// The packet path (Path page; coloured by change for a comparison) and
+    /// whether packets balance at each of its stages.
+    std::shared_ptr<const analysis::PathGraph> path;
+    bool path_balanced = true;
     /// A comparison (load_pair): candidate against base, everything the CLI's
     /// report holds.
     std::shared_ptr<const analysis::Report> report;
