@@ -144,9 +144,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     stacks_ = new FlamePage;
     pages_ = new QTabWidget;
     pages_->addTab(stage_page, tr("Stages"));
-    path_ = new PathPage;
-    pages_->addTab(path_, tr("Path"));
-    connect(path_, &PathPage::stage_clicked, this, &MainWindow::open_stage);
+    path_page_ = new PathPage;
+    pages_->addTab(path_page_, tr("Path"));
+    connect(path_page_, &PathPage::stage_clicked, this, &MainWindow::open_stage);
     pages_->addTab(flame_, tr("Flame graph"));
     pages_->addTab(stacks_, tr("Sampled stacks"));
     queues_ = new QueuesPage;
@@ -330,7 +330,7 @@ void MainWindow::loaded() {
     histograms_->set_run(run.data);
     traces_->set_run(run.data);
     time_series_->set_run(run.data);
-    path_->set_graph(run.path, run.path_balanced);
+    path_page_->set_graph(run.path, run.path_balanced);
     if (run.report) {
         compare_->set_report(run.report);
         pages_->setCurrentWidget(compare_);

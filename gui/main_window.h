@@ -74,7 +74,7 @@ class MainWindow : public QMainWindow {
     StageSortProxy* stage_proxy() const { return stage_proxy_; }
     QTableView* stage_view() const { return stage_view_; }
     FlamePage* flame_page() const { return flame_; }
-    PathPage* path_page() const { return path_; }
+    PathPage* path_page() const { return path_page_; }
     FlamePage* stacks_page() const { return stacks_; }
     QTabWidget* pages() const { return pages_; }
     QLabel* warning() const { return warning_; }
@@ -110,7 +110,7 @@ class MainWindow : public QMainWindow {
     StageSortProxy* stage_proxy_;
     QTableView* stage_view_;
     FlamePage* flame_;
-    PathPage* path_;
+    PathPage* path_page_;
     FlamePage* stacks_;
     QueuesPage* queues_;
     HistogramsPage* histograms_;
