@@ -235,8 +235,10 @@ PathGraph path_graph_compare(const db::RunData& base, const db::RunData& cand, d
         e.compared = true;
         e.noise = it->second->noise;
         e.relative = it->second->relative;
-        e.colour = diff_colour(*it->second);
-        if (e.noise) e.colour = {0xa0, 0xa0, 0xa0};  // a line needs more ink than a box
+        // A line needs more ink than a box: full red or blue once it changed.
+        e.colour = e.noise ? FlameRgb{0xa0, 0xa0, 0xa0}
+                   : it->second->delta > 0 ? FlameRgb{0xd0, 0x20, 0x20}
+                                           : FlameRgb{0x20, 0x40, 0xd0};
     }
     lay_out(g);
     return g;

@@ -3,6 +3,7 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
+#include <QToolTip>
 #include <algorithm>
 #include <cmath>
 
@@ -11,18 +12,25 @@ namespace pathscope::gui {
 namespace {
 
 constexpr double kMargin = 16;
-constexpr double kNodeHeight = 50;
+constexpr double kNodeHeight = 60;
 constexpr double kMaxEdgeWidth = 16;
 
 QColor colour(analysis::FlameRgb c) { return QColor(c.r, c.g, c.b); }
 
-/// 1234567 -> "1.23M pkts": a node's packets in the width of its box.
-QString packets_text(uint64_t n) {
+/// 1234567 -> "1.23M": packets in the width of a box or between two.
+QString compact(uint64_t n) {
     const double v = static_cast<double>(n);
-    if (v >= 1e9) return QStringLiteral("%1G pkts").arg(v / 1e9, 0, 'f', 2);
-    if (v >= 1e6) return QStringLiteral("%1M pkts").arg(v / 1e6, 0, 'f', 2);
-    if (v >= 1e4) return QStringLiteral("%1k pkts").arg(v / 1e3, 0, 'f', 1);
-    return QStringLiteral("%1 pkts").arg(n);
+    if (v >= 1e9) return QStringLiteral("%1G").arg(v / 1e9, 0, 'f', 2);
+    if (v >= 1e6) return QStringLiteral("%1M").arg(v / 1e6, 0, 'f', 2);
+    if (v >= 1e4) return QStringLiteral("%1k").arg(v / 1e3, 0, 'f', 1);
+    return QString::number(n);
+}
+
+/// A drop reason's node shows the reason alone ("drop: " is where it hangs).
+QString shown_name(const analysis::PathNode& n) {
+    QString name = QString::fromStdString(n.name);
+    if (n.kind == analysis::PathNode::Kind::reason && name.startsWith(QLatin1String("drop: "))) name.remove(0, 6);
+    return name;
 }
 
 }  // namespace
@@ -56,8 +64,8 @@ QRectF PathGraphWidget::node_rect(int i) const {
     const analysis::PathNode& n = graph_->nodes[static_cast<size_t>(i)];
     const double pitch_x = (width() - 2 * kMargin) / std::max(1, graph_->layers);
     const double pitch_y = (height() - 2 * kMargin) / std::max(1, rows_);
-    const double w = std::min(180.0, pitch_x * 0.72);
-    const double h = std::min(kNodeHeight, pitch_y * 0.8);
+    const double w = std::min(190.0, pitch_x * 0.7);  // room between boxes for the edges' packets
+    const double h = std::min(kNodeHeight, pitch_y * 0.85);
     const double x = kMargin + n.layer * pitch_x + (pitch_x - w) / 2;
     const double y = kMargin + n.row * pitch_y + (pitch_y - h) / 2;
     return {x, y, w, h};
@@ -114,12 +122,17 @@ void PathGraphWidget::paintEvent(QPaintEvent*) {
         p.setPen(QPen(c, edge_width(e), Qt::SolidLine, Qt::FlatCap));
         p.setBrush(Qt::NoBrush);
         p.drawPath(path);
-        QString label = QString::number(e.packets);
+        QString label = compact(e.packets);
         if (e.compared && !e.noise && std::isfinite(e.relative))
             label += QStringLiteral(" (%1%2%)").arg(e.relative >= 0 ? "+" : "").arg(e.relative * 100, 0, 'f', 1);
         p.setFont(small);
         const QRectF box = p.fontMetrics().boundingRect(label).adjusted(-2, 0, 2, 0);
         const QRectF at(label_at.x() - box.width() / 2, label_at.y() - box.height() / 2, box.width(), box.height());
+        // A label that would sit on a box is left to the tooltips.
+        bool covered = false;
+        for (int k = 0; k < static_cast<int>(graph_->nodes.size()) && !covered; ++k)
+            covered = node_rect(k).intersects(at);
+        if (covered) continue;
         p.fillRect(at, QColor(255, 255, 255, 200));
         p.setPen(QColor(0x30, 0x30, 0x30));
         p.drawText(at, Qt::AlignCenter, label);
@@ -131,15 +144,16 @@ void PathGraphWidget::paintEvent(QPaintEvent*) {
         p.setBrush(colour(n.colour));
         const double radius = n.kind == analysis::PathNode::Kind::stage ? 6 : r.height() / 2;
         p.drawRoundedRect(r, radius, radius);
-        QStringList lines{QString::fromStdString(n.name)};
+        QStringList lines{shown_name(n)};
         if (n.kind == analysis::PathNode::Kind::stage) {
-            QString figures = tr("%1 cyc/pkt, %2%").arg(n.cycles_per_packet, 0, 'f', 1).arg(n.share * 100, 0, 'f', 1);
+            lines << tr("%1 cyc/pkt").arg(n.cycles_per_packet, 0, 'f', n.cycles_per_packet >= 100 ? 0 : 1);
             if (n.compared && std::isfinite(n.relative))
-                figures = tr("%1%2% %3").arg(n.relative >= 0 ? "+" : "").arg(n.relative * 100, 0, 'f', 1)
-                              .arg(n.noise ? tr("(noise)") : QString());
-            lines << figures;
+                lines << tr("%1%2%%3").arg(n.relative >= 0 ? "+" : "").arg(n.relative * 100, 0, 'f', 1)
+                              .arg(n.noise ? tr(" noise") : QString());
+            else
+                lines << tr("%1% cycles").arg(n.share * 100, 0, 'f', 1);
         }
-        lines << packets_text(n.packets);
+        lines << tr("%1 pkts").arg(compact(n.packets));
         QFont bold = small;
         bold.setBold(true);
         const double line_h = QFontMetricsF(small).height();
@@ -147,10 +161,37 @@ void PathGraphWidget::paintEvent(QPaintEvent*) {
         p.setPen(QColor(0x10, 0x10, 0x10));
         for (int k = 0; k < lines.size(); ++k, y += line_h) {
             p.setFont(k == 0 ? bold : small);
-            const QString text = p.fontMetrics().elidedText(lines[k], Qt::ElideMiddle, static_cast<int>(r.width() - 6));
+            const QString text = p.fontMetrics().elidedText(lines[k], Qt::ElideRight, static_cast<int>(r.width() - 6));
             p.drawText(QRectF(r.left() + 3, y, r.width() - 6, line_h), Qt::AlignCenter, text);
         }
     }
+}
+
+QString PathGraphWidget::tooltip(int i) const {
+    if (!graph_ || i < 0) return {};
+    const analysis::PathNode& n = graph_->nodes[static_cast<size_t>(i)];
+    QString t = QStringLiteral("<b>%1</b>: %2 packets").arg(QString::fromStdString(n.name).toHtmlEscaped()).arg(n.packets);
+    if (n.kind == analysis::PathNode::Kind::stage)
+        t += tr("<br>%1 busy cycles per packet, %2% of all stages' cycles")
+                 .arg(n.cycles_per_packet, 0, 'f', 1).arg(n.share * 100, 0, 'f', 1);
+    for (const auto& e : graph_->edges) {
+        if (e.to == i)
+            t += tr("<br>from %1: %2 packets").arg(QString::fromStdString(graph_->nodes[static_cast<size_t>(e.from)].name)).arg(e.packets);
+        if (e.from == i)
+            t += tr("<br>to %1: %2 packets").arg(QString::fromStdString(graph_->nodes[static_cast<size_t>(e.to)].name)).arg(e.packets);
+    }
+    return t;
+}
+
+bool PathGraphWidget::event(QEvent* e) {
+    if (e->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(e);
+        const QString text = tooltip(node_at(help->pos()));
+        if (text.isEmpty()) QToolTip::hideText();
+        else QToolTip::showText(help->globalPos(), text, this);
+        return true;
+    }
+    return QWidget::event(e);
 }
 
 void PathGraphWidget::mouseReleaseEvent(QMouseEvent* e) {

@@ -25,6 +25,8 @@ class PathGraphWidget : public QWidget {
     int node_at(QPointF p) const;
     /// An edge's drawn width in pixels (proportional to its packets).
     double edge_width(const analysis::PathEdge& e) const;
+    /// Node `i`'s packets, figures and every edge in and out with its packets.
+    QString tooltip(int i) const;
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
 
@@ -32,6 +34,7 @@ class PathGraphWidget : public QWidget {
     void stage_clicked(const QString& stage);
 
   protected:
+    bool event(QEvent* e) override;
     void paintEvent(QPaintEvent* e) override;
     void mouseReleaseEvent(QMouseEvent* e) override;
 
