@@ -113,10 +113,12 @@ FlameTree edge_tree(const db::RunData& run) {
 
 std::string hex(FlameRgb c) { return fmt::format("#{:02x}{:02x}{:02x}", c.r, c.g, c.b); }
 
+/// A dot string: quotes escaped; a backslash is left for dot's own escapes
+/// (the labels' line breaks, "\\n"), as no stage or reason name has one.
 std::string quoted(const std::string& s) {
     std::string out = "\"";
     for (char c : s) {
-        if (c == '"' || c == '\\') out += '\\';
+        if (c == '"') out += '\\';
         out += c;
     }
     return out + "\"";
