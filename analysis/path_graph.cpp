@@ -199,12 +199,10 @@ PathGraph path_graph_compare(const db::RunData& base, const db::RunData& cand, d
     for (const auto& e : b.edges) {
         const PathNode& bf = b.nodes[static_cast<size_t>(e.from)];
         const PathNode& bt = b.nodes[static_cast<size_t>(e.to)];
-        int from = g.find(bf.name), to = g.find(bt.name);
-        const bool fresh = from < 0 || to < 0;
-        if (from < 0) from = add_node(g, bf.name, bf.kind), g.nodes.back().packets = 0;
-        if (to < 0) to = add_node(g, bt.name, bt.kind), g.nodes.back().packets = 0;
-        if (fresh || std::none_of(g.edges.begin(), g.edges.end(),
-                                  [&](const PathEdge& ce) { return ce.from == from && ce.to == to; }))
+        // add_node finds a node the candidate has, or adds it with no packets.
+        const int from = add_node(g, bf.name, bf.kind), to = add_node(g, bt.name, bt.kind);
+        if (std::none_of(g.edges.begin(), g.edges.end(),
+                         [&](const PathEdge& ce) { return ce.from == from && ce.to == to; }))
             g.edges.push_back({from, to, 0});
     }
     g.comparison = true;

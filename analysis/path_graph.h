@@ -27,7 +27,7 @@ struct PathNode {
     double share = 0;  ///< 0..1
     int layer = 0;     ///< longest path from a source, in edges
     int row = 0;       ///< place within its layer, from the top
-    FlameRgb colour;   ///< cycles per packet (one run) or change (comparison)
+    FlameRgb colour{0xc8, 0xc8, 0xc8};  ///< cycles per packet (one run) or change (comparison)
     /// Comparison only: the candidate's cycles per path packet against the
     /// base's, as the differential stage tree judges it.
     bool compared = false, noise = true;
