@@ -1,6 +1,7 @@
 #include "capture/snapshot_rows.h"
 
 #include <map>
+#include <string_view>
 
 #include "engine/drop_reason.h"
 
@@ -9,6 +10,11 @@ namespace pathscope::capture {
 using namespace engine;
 
 namespace {
+
+// The stage graph's sinks cross from the engine to the store by name.
+static_assert(std::string_view(engine::kDeliverSink) == db::kDeliverSink &&
+              std::string_view(engine::kWireSink) == db::kWireSink &&
+              std::string_view(engine::kNeighbourTable) == db::kNeighbourTable);
 
 db::HistogramRow histogram_row(int trial, const char* kind, const std::string& subject,
                                const char* unit, const analysis::Histogram& h) {
@@ -60,6 +66,7 @@ db::Batch trial_rows(int trial, const RunResult& r) {
             b.histograms.push_back(
                 histogram_row(trial, db::kStageCallCycles, st.name, "cycles", st.cycles_per_call));
     }
+    for (const auto& e : s.edges) b.edges.push_back({trial, -1, e.from, e.to, e.packets});
     for (const auto& q : s.queues) {
         b.queues.push_back(queue_row(trial, -1, q));
         if (q.rx && q.burst_size.count())
@@ -113,6 +120,15 @@ db::Batch interval_rows(int trial, int seq, double t, const EngineSnapshot& prev
                             n.packets - (o ? o->packets : 0), n.cycles - (o ? o->cycles : 0),
                             n.idle_calls - (o ? o->idle_calls : 0),
                             n.idle_cycles - (o ? o->idle_cycles : 0)});
+    }
+    // An edge appears once it has carried a packet: one the previous
+    // snapshot lacks started from zero.
+    std::map<std::pair<std::string, std::string>, uint64_t> before;
+    for (const auto& e : prev.edges) before[{e.from, e.to}] = e.packets;
+    for (const auto& e : cur.edges) {
+        const auto it = before.find({e.from, e.to});
+        const uint64_t delta = e.packets - (it == before.end() ? 0 : it->second);
+        if (delta) b.edges.push_back({trial, seq, e.from, e.to, delta});
     }
     for (size_t i = 0; i < cur.queues.size(); ++i) {
         QueueSnapshot d = cur.queues[i];

@@ -4,6 +4,7 @@
 
 #include "analysis/csv_export.h"
 #include "analysis/flame_tree.h"
+#include "analysis/path_graph.h"
 #include "analysis/run_metrics.h"
 #include "analysis/run_view.h"
 #include "capture/pcap_import.h"
@@ -24,7 +25,38 @@ struct ImportArgs {
 
 struct ExportArgs {
     std::string run, db, format = "pcapng", out, tree = "stacks", table = "trials";
+    std::string base;  ///< dot: the run the graph is compared against
+    double confidence = 95;
 };
+
+/// The path graph for Graphviz: the run's, or coloured by its change
+/// against a base run. The packet balance at every stage is checked and
+/// what does not balance is said.
+int export_dot(const db::Database& db, const db::RunData& run, const ExportArgs& a,
+               const std::string& what) {
+    analysis::PathGraph g;
+    std::string title = "pathscope " + what + " " + run.info.label;
+    if (!a.base.empty()) {
+        const db::RunData base = db::load_run(db, resolve_run(db, a.base).id);
+        g = analysis::path_graph_compare(base, run, a.confidence);
+        title += " against run " + std::to_string(base.info.id) + " " + base.info.label;
+    } else {
+        g = analysis::path_graph(run);
+    }
+    if (g.edges.empty())
+        throw std::runtime_error(what + " has no edge counters (captured before schema 6, or an "
+                                        "import): capture it again to draw its path");
+    write_output(a.out, analysis::render_dot(g, title));
+    const auto balance = analysis::path_balance(g, run);
+    const auto bad = std::count_if(balance.begin(), balance.end(), [](const auto& b) { return !b.ok(); });
+    if (bad) std::cerr << "warning: packets do not balance at " << bad << " node(s):\n"
+                       << analysis::render_balance(balance);
+    (a.out == "-" ? std::cerr : std::cout)
+        << "wrote the path graph (" << g.nodes.size() << " nodes, " << g.edges.size()
+        << " edges, packets " << (bad ? "UNBALANCED" : "balanced at every stage") << ") of "
+        << what << " to " << a.out << "\n";
+    return 0;
+}
 
 int import(const ImportArgs& a) {
     check_label(a.label);
@@ -59,6 +91,9 @@ int export_run(const ExportArgs& a) {
                                             "or it is an import)");
         return done(std::to_string(capture::write_pcapng(run, out)) + " packet traces");
     }
+    if (!a.base.empty() && format != "dot")
+        throw UsageError("--base compares path graphs: use it with --format dot");
+    if (format == "dot") return export_dot(*db, run, a, what);
     if (format == "csv") {
         write_output(out, analysis::to_csv(run, table));
         return done("the " + table + " table");
@@ -117,7 +152,7 @@ void add_import_export_verbs(CLI::App& app, Verbs& verbs) {
     {
         auto a = std::make_shared<ExportArgs>();
         CLI::App* v = app.add_subcommand(
-            "export", "write a run as pcapng, folded stacks, speedscope JSON or CSV");
+            "export", "write a run as pcapng, folded stacks, speedscope JSON, CSV or a Graphviz path graph");
         v->footer(
             "  pcapng      the sampled packet traces; every packet carries a comment with\n"
             "              its cycles at each stage (tshark -r FILE -T fields -e frame.comment)\n"
@@ -126,14 +161,26 @@ void add_import_export_verbs(CLI::App& app, Verbs& verbs) {
             "  speedscope  speedscope's JSON: the stage cycles and the sampled stacks, one\n"
             "              profile each (open in https://www.speedscope.app)\n"
             "  csv         one table of the run, chosen by --table\n"
+            "  dot         the packet path for Graphviz (dot -Tsvg FILE): stages left to\n"
+            "              right from receive to transmit, delivery and drop reasons, each\n"
+            "              edge as wide as the packets it carried (summed over trials),\n"
+            "              each stage coloured by its busy cycles per packet; with --base\n"
+            "              RUN coloured by change instead (red grew, blue shrank, grey\n"
+            "              within noise: Student's t over trials). Packets are checked to\n"
+            "              balance at every stage (in = out + drops)\n"
             "-o - writes to standard output.");
         v->add_option("RUN", a->run, "a run: id, label or label@N")->required();
         add_db_option(v, a->db);
-        v->add_option("--format", a->format, "pcapng (default), folded, speedscope or csv")
-            ->check(CLI::IsMember({"pcapng", "folded", "speedscope", "csv"}));
+        v->add_option("--format", a->format, "pcapng (default), folded, speedscope, csv or dot")
+            ->check(CLI::IsMember({"pcapng", "folded", "speedscope", "csv", "dot"}));
         v->add_option("-o,--output", a->out, "the file to write, or - for standard output")
             ->required()
             ->type_name("FILE");
+        v->add_option("--base", a->base, "dot: colour the path by its change against this run")
+            ->type_name("RUN");
+        v->add_option("--confidence", a->confidence,
+                      "dot --base: the noise test's confidence, 80, 90, 95 (default), 98, 99 or 99.5")
+            ->check(kConfidence);
         v->add_option("--tree", a->tree, "folded: stacks (default) or stages")
             ->check(CLI::IsMember({"stacks", "stages"}));
         v->add_option("--table", a->table,

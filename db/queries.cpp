@@ -267,6 +267,7 @@ RunDelta load_run_since(const Database& db, int64_t id, RunCursor& c, const Load
     rows(tables::trials(), trial_rows, "trial", b.trials);
     rows(tables::intervals(), interval_rows, "trial, seq", b.intervals);
     rows(tables::stage_counters(), either, "trial, seq, ord", b.stages);
+    rows(tables::edge_counters(), either, "trial, seq, from_stage, to_stage", b.edges);
     rows(tables::queue_counters(), either, "trial, seq, port, dir, queue", b.queues);
     rows(tables::drops(), trial_rows, "trial, path, packets DESC, reason", b.drops);
     rows(tables::histograms(), trial_rows, "trial, kind, subject", b.histograms);

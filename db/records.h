@@ -31,6 +31,13 @@ inline constexpr const char* kVariantsFact = "variants";
 /// imported profile and a capture share their functions; each run keeps its
 /// source's own event as a fact. See stack_event_name().
 inline constexpr const char* kCpuTimeEvent = "cpu-time";
+/// Where an edge of the stage graph ends when no stage passes its packets
+/// on (EdgeRow): delivered to a socket or the stack, taken by a device, held
+/// by the neighbour table (which is also where released packets come from).
+/// The engine names them alike (engine/snapshot.h; capture checks).
+inline constexpr const char* kDeliverSink = "deliver";
+inline constexpr const char* kWireSink = "wire";
+inline constexpr const char* kNeighbourTable = "neighbours";
 
 /// One capture (or import) run.
 struct RunInfo {
@@ -99,6 +106,18 @@ struct StageRow {
     uint64_t calls = 0, packets = 0, cycles = 0;
     /// Calls that handled no packet and their cycles (part of calls and cycles).
     uint64_t idle_calls = 0, idle_cycles = 0;
+};
+
+/// Packets that moved from one stage to another (an edge of the stage
+/// graph): trial totals (seq = -1) or one interval's deltas. `to` may be a
+/// sink where a stage kept them ("deliver", "wire", "neighbours") and `from`
+/// the neighbour table ("neighbours").
+struct EdgeRow {
+    int trial = 0;
+    int seq = -1;
+    std::string from;
+    std::string to;
+    uint64_t packets = 0;
 };
 
 /// Per-queue counters: trial totals (seq = -1) or one interval's deltas.
@@ -207,6 +226,7 @@ struct Batch {
     std::vector<TrialRow> trials;
     std::vector<IntervalRow> intervals;
     std::vector<StageRow> stages;
+    std::vector<EdgeRow> edges;
     std::vector<QueueRow> queues;
     std::vector<DropRow> drops;
     std::vector<HistogramRow> histograms;

@@ -186,6 +186,19 @@ CREATE TABLE trial_events (
   PRIMARY KEY (run_id, trial, name)
 ) WITHOUT ROWID;
 )sql",
+    // 5 -> 6: packets per edge of the stage graph (the Path page), per
+    // trial (seq -1) and interval like the stage counters.
+    R"sql(
+CREATE TABLE edge_counters (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  trial INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  from_stage TEXT NOT NULL,
+  to_stage TEXT NOT NULL,
+  packets INTEGER NOT NULL,
+  PRIMARY KEY (run_id, trial, seq, from_stage, to_stage)
+) WITHOUT ROWID;
+)sql",
 };
 
 }  // namespace

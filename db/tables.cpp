@@ -161,6 +161,21 @@ const Table<StageRow>& stage_counters() {
     return t;
 }
 
+const Table<EdgeRow>& edge_counters() {
+    // v6; seq -1: the trial's total; otherwise the interval's delta.
+    static const Table<EdgeRow> t{"edge_counters",
+                                  {
+                                      run_id<EdgeRow>(),
+                                      field<&EdgeRow::trial>("trial", kInt),
+                                      field<&EdgeRow::seq>("seq", kInt),
+                                      field<&EdgeRow::from>("from_stage", kText),
+                                      field<&EdgeRow::to>("to_stage", kText),
+                                      field<&EdgeRow::packets>("packets", kInt),
+                                  },
+                                  "PRIMARY KEY (run_id, trial, seq, from_stage, to_stage)"};
+    return t;
+}
+
 const Table<QueueRow>& queue_counters() {
     static const Table<QueueRow> t{
         "queue_counters",
@@ -346,6 +361,7 @@ std::string create_schema_sql() {
     append_create(sql, tables::packet_traces());
     append_create(sql, tables::facts());
     append_create(sql, tables::trial_events());
+    append_create(sql, tables::edge_counters());
     return sql;
 }
 

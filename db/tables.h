@@ -140,6 +140,7 @@ const Table<SampleRow>& stack_samples();
 const Table<PacketTraceRow>& packet_traces();
 const Table<FactRow>& facts();
 const Table<EventRow>& trial_events();
+const Table<EdgeRow>& edge_counters();
 }  // namespace tables
 
 /// CREATE TABLE and CREATE INDEX statements of every table, as a fresh store

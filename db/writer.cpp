@@ -12,7 +12,8 @@
 namespace pathscope::db {
 
 size_t Batch::rows() const {
-    size_t n = trials.size() + intervals.size() + stages.size() + queues.size() + drops.size() +
+    size_t n = trials.size() + intervals.size() + stages.size() + edges.size() + queues.size() +
+               drops.size() +
                perf.size() + stacks.size() + traces.size() + facts.size() +
                events.size();
     for (const auto& h : histograms) n += 1 + h.buckets.size();
@@ -27,6 +28,7 @@ void Batch::append(Batch&& o) {
     move_all(trials, o.trials);
     move_all(intervals, o.intervals);
     move_all(stages, o.stages);
+    move_all(edges, o.edges);
     move_all(queues, o.queues);
     move_all(drops, o.drops);
     move_all(histograms, o.histograms);
@@ -59,7 +61,7 @@ std::string new_uuid() {
 
 struct BatchWriter::Impl {
     Database& db;
-    Statement run, status, trial, interval, stage, queue, drop, hist, bucket, perf, frame_ins,
+    Statement run, status, trial, interval, stage, edge, queue, drop, hist, bucket, perf, frame_ins,
         frame_sel, stack_ins, stack_sel, sample, trace, fact, event;
     // Interned ids seen in committed transactions, and in the open one.
     std::map<std::pair<std::string, std::string>, int64_t> frames, fresh_frames;
@@ -72,6 +74,7 @@ struct BatchWriter::Impl {
           trial(d.prepare(insert_sql("INSERT OR REPLACE", tables::trials()))),
           interval(d.prepare(insert_sql("INSERT OR REPLACE", tables::intervals()))),
           stage(d.prepare(insert_sql("INSERT OR REPLACE", tables::stage_counters()))),
+          edge(d.prepare(insert_sql("INSERT OR REPLACE", tables::edge_counters()))),
           queue(d.prepare(insert_sql("INSERT OR REPLACE", tables::queue_counters()))),
           drop(d.prepare(insert_sql("INSERT OR REPLACE", tables::drops()))),
           hist(d.prepare(insert_sql("INSERT OR REPLACE", tables::histograms()))),
@@ -153,6 +156,7 @@ void BatchWriter::Impl::write_rows(int64_t id, const Batch& b) {
     for (const auto& t : b.trials) insert_row(trial, tables::trials(), id, t);
     for (const auto& v : b.intervals) insert_row(interval, tables::intervals(), id, v);
     for (const auto& s : b.stages) insert_row(stage, tables::stage_counters(), id, s);
+    for (const auto& e : b.edges) insert_row(edge, tables::edge_counters(), id, e);
     for (const auto& q : b.queues) insert_row(queue, tables::queue_counters(), id, q);
     for (const auto& d : b.drops) insert_row(drop, tables::drops(), id, d);
     for (const auto& h : b.histograms) {

@@ -61,6 +61,13 @@ struct EngineContext {
     SendPathCounters send_path;
     EventCounters events;
     LatencyRecorders latency;
+    /// Packets per stage and next edge (EdgeCounters), one row per graph node
+    /// id and a last row for the neighbour table, which holds packets waiting
+    /// for a link-layer address and releases, times out or solicits later.
+    std::unique_ptr<EdgeCounters[]> edges;
+    /// That last row; its slots: 0 txq_select and 1 drop (nd_resolve's edges,
+    /// which solicitations and timed out packets take), 2 nd_resolve (released).
+    EdgeCounters* neighbour_edges = nullptr;
     uint16_t burst = 32;
     rte_mempool* pool = nullptr;  ///< for packets the engine makes (solicitations)
     // Variants (EngineConfig's switches, read by the stages).
@@ -130,6 +137,14 @@ inline EngineContext* node_context(const rte_node* node) {
     EngineContext* c;
     memcpy(&c, node->ctx, sizeof c);
     return c;
+}
+
+/// The node's row of edge counters, kept beside the context pointer in the
+/// node's own context area (the line the dispatcher reads anyway).
+inline EdgeCounters* node_edges(const rte_node* node) {
+    EdgeCounters* e;
+    memcpy(&e, node->ctx + sizeof(EngineContext*), sizeof e);
+    return e;
 }
 
 }  // namespace pathscope::engine

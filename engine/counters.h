@@ -114,6 +114,18 @@ struct alignas(64) AppPollCounters {
     IdleCounters idle;
 };
 
+/// Packets a stage moved along each of its next edges, one row per stage
+/// (by graph node id), one counter per edge, plus one for the packets the
+/// stage kept (kConsumed: delivered to a socket, held for a neighbour, sent
+/// to the wire). One cache line a stage; written once per enqueue run (a
+/// uniform chunk, a stream move, one packet sent alone), not per packet.
+struct alignas(64) EdgeCounters {
+    static constexpr unsigned kEdges = 7;          ///< next edges a stage may have
+    static constexpr unsigned kKept = kEdges;      ///< slot of the packets the stage kept
+    Counter to[kEdges + 1];
+    void add(unsigned edge, uint64_t n) { to[edge < kEdges ? edge : kKept].add(n); }
+};
+
 /// Graph walks of the worker, and those in which no stage handled a packet.
 struct alignas(64) WalkCounters {
     Counter walks;

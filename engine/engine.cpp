@@ -380,6 +380,8 @@ void Engine::setup_graph() {
     std::vector<const char*> patterns(names.begin(), names.end());
     prm.node_patterns = patterns.data();
     const std::string name = "pathscope" + std::to_string(serial_);
+    ctx_->edges = std::make_unique<EdgeCounters[]>(rte_node_max_count() + 1);
+    ctx_->neighbour_edges = &ctx_->edges[rte_node_max_count()];
     building_context() = ctx_.get();
     graph_id_ = rte_graph_create(name.c_str(), &prm);
     building_context() = nullptr;
@@ -390,6 +392,20 @@ void Engine::setup_graph() {
     call_cycles_ = std::make_unique<HistogramRecorder[]>(rte_node_max_count());
     idle_ = std::make_unique<IdleCounters[]>(rte_node_max_count());
     for (const char* n : names) node_ids_.push_back(rte_node_from_name(n));
+    // Each row's slot names: the node's next edges, then where it keeps packets.
+    edge_names_.assign(rte_node_max_count() + 1, {});
+    for (const rte_node_t id : node_ids_) {
+        std::vector<std::string>& slots = edge_names_[id];
+        const rte_node* node = rte_graph_node_get(graph_id_, id);
+        for (rte_edge_t e = 0; e < node->nb_edges; ++e) slots.emplace_back(node->nodes[e]->name);
+        slots.resize(EdgeCounters::kKept);
+        const std::string name = rte_node_id_to_name(id);
+        slots.push_back(name == kNdResolve ? kNeighbourTable
+                        : name == kEthTx   ? kWireSink
+                                           : kDeliverSink);
+    }
+    edge_names_.back() = {kTxqSelect, kDrop, kNdResolve};
+    edge_names_.back().resize(EdgeCounters::kEdges + 1);
     trace_entry_ = rte_node_from_name("eth_input");
     trace_source_ = rte_node_from_name("eth_rx");
     trace_drop_ = rte_node_from_name("drop");
@@ -700,6 +716,15 @@ EngineSnapshot Engine::snapshot(bool histograms) const {
         }
         if (histograms) st.cycles_per_call = call_cycles_[id].snapshot();
         s.stages.push_back(std::move(st));
+    }
+    for (size_t row = 0; row < edge_names_.size(); ++row) {
+        const bool table = row + 1 == edge_names_.size();
+        for (unsigned slot = 0; slot < edge_names_[row].size(); ++slot) {
+            const uint64_t packets = ctx_->edges[row].to[slot].get();
+            if (packets == 0) continue;
+            s.edges.push_back({table ? kNeighbourTable : rte_node_id_to_name(static_cast<rte_node_t>(row)),
+                               edge_names_[row][slot], packets});
+        }
     }
     if (!apps_.empty() && cfg_.call_histograms) {  // the applications, after the graph's stages
         StageSnapshot& st = s.stages.emplace_back();

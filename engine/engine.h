@@ -124,6 +124,9 @@ class Engine {
     WalkCounters walks_;
     AppPollCounters app_polls_;
     std::vector<rte_node_t> node_ids_;
+    /// By graph node id (the last row: the neighbour table): each
+    /// EdgeCounters slot's destination name, empty for an unused slot.
+    std::vector<std::vector<std::string>> edge_names_;
     std::atomic<bool> stop_{false};
     std::atomic<int> worker_tid_{0};
     TraceRing traces_;

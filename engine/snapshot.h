@@ -22,6 +22,21 @@ struct StageSnapshot {
     analysis::Histogram cycles_per_call;  ///< calls that handled at least one packet
 };
 
+/// Packets that moved from one stage to another. `to` may also name where a
+/// stage kept them (kDeliverSink, kWireSink, kNeighbourTable); `from` may be
+/// the neighbour table.
+struct EdgeSnapshot {
+    std::string from;
+    std::string to;
+    uint64_t packets = 0;
+};
+
+/// Where packets end that no stage passes on: delivered to a socket or the
+/// stack, taken by a device, or held by the neighbour table.
+inline constexpr const char* kDeliverSink = "deliver";
+inline constexpr const char* kWireSink = "wire";
+inline constexpr const char* kNeighbourTable = "neighbours";
+
 struct QueueSnapshot {
     std::string port;
     uint16_t queue = 0;
@@ -84,6 +99,7 @@ struct EngineSnapshot {
     uint64_t walks = 0;
     uint64_t idle_walks = 0;
     std::vector<StageSnapshot> stages;
+    std::vector<EdgeSnapshot> edges;  ///< each stage's edges that carried a packet
     std::vector<QueueSnapshot> queues;
     Ledger ledger;
     SendPathSnapshot send_path;

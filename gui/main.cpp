@@ -61,10 +61,10 @@ int main(int argc, char** argv) {
     cli.addPositionalArgument(QStringLiteral("STORE"),
                               QStringLiteral("the store to open (default: pathscope.db here)"));
     const QCommandLineOption shot(QStringLiteral("screenshot"),
-                                  QStringLiteral("render PAGE (runs, stages, flame, stacks, queues, "
-                                                 "histograms, timeseries, traces, compare, experiments; of the sampled stacks: topdown,\n"
-                                                 "bottomup, callers) to a PNG\n"
-                                                 "and exit (experiments: the newest experiment's grid)"),
+                                  QStringLiteral("render PAGE (runs, stages, path, flame, stacks, queues, "
+                                                 "histograms, timeseries, traces, compare, experiments; of the\n"
+                                                 "sampled stacks: topdown, bottomup, callers) to a PNG and exit\n"
+                                                 "(experiments: the newest experiment's grid)"),
                                   QStringLiteral("PAGE"));
     const QCommandLineOption out({QStringLiteral("o"), QStringLiteral("output")},
                                  QStringLiteral("the PNG to write"), QStringLiteral("FILE"));
@@ -139,7 +139,7 @@ int main(int argc, char** argv) {
             }
             if (!w.show_page(page)) {
                 std::fprintf(stderr,
-                             "pathscope-gui: no page '%s' (runs, stages, flame, stacks, topdown, bottomup, callers, queues, "
+                             "pathscope-gui: no page '%s' (runs, stages, path, flame, stacks, topdown, bottomup, callers, queues, "
                              "histograms, timeseries, traces, compare or experiments)\n",
                              qPrintable(page));
                 return 2;

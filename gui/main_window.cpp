@@ -38,6 +38,7 @@
 #include "gui/widgets/experiment_filter.h"
 #include "gui/pages/flame_page.h"
 #include "gui/pages/histograms_page.h"
+#include "gui/pages/path_page.h"
 #include "gui/pages/queues_page.h"
 #include "gui/pages/stacks_page.h"
 #include "gui/pages/time_series_page.h"
@@ -189,6 +190,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     stacks_ = new StacksPage;
     pages_ = new QTabWidget;
     pages_->addTab(stage_page, tr("Stages"));
+    path_page_ = new PathPage;
+    pages_->addTab(path_page_, tr("Path"));
+    connect(path_page_, &PathPage::stage_clicked, this, &MainWindow::open_stage);
     pages_->addTab(flame_, tr("Flame graph"));
     pages_->addTab(stacks_, tr("Sampled stacks"));
     queues_ = new QueuesPage;
@@ -400,6 +404,7 @@ void MainWindow::loaded(const LoadedRun& run) {
     histograms_->set_run(run.data);
     traces_->set_run(run.data);
     time_series_->set_run(run.data, run.series, run.series_range, run.series_intervals);
+    path_page_->set_graph(run.path, run.path_balanced);
     if (run.report) {
         compare_->set_report(run.report);
         pages_->setCurrentWidget(compare_);
@@ -471,9 +476,8 @@ void MainWindow::wait_until_loaded() {
 }
 
 bool MainWindow::show_page(const QString& page) {
-    const QStringList names = {"stages",     "flame",      "stacks", "queues",
-                               "histograms", "timeseries", "traces", "compare",
-                               "experiments"};
+    const QStringList names = {"stages",     "path",       "flame",  "stacks", "queues",
+                               "histograms", "timeseries", "traces", "compare", "experiments"};
     if (page == QLatin1String("runs")) return true;  // the run browser is always shown
     const QStringList stack_views = {"topdown", "bottomup", "callers"};
     if (const int v = static_cast<int>(stack_views.indexOf(page)); v >= 0) {
@@ -560,7 +564,10 @@ bool MainWindow::poll_store() {
 }
 
 void MainWindow::stage_clicked(const QModelIndex& index) {
-    const QString stage = stages_->stage(stage_proxy_->mapToSource(index).row());
+    open_stage(stages_->stage(stage_proxy_->mapToSource(index).row()));
+}
+
+void MainWindow::open_stage(const QString& stage) {
     if (stage.isEmpty()) return;
     histograms_->show_stage(stage);
     const int node = flame_->graph()->find_node(stage);

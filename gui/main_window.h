@@ -29,6 +29,7 @@ class ComparePage;
 class ExperimentFilter;
 class ExperimentsPage;
 class FlamePage;
+class PathPage;
 class HistogramsPage;
 class QueuesPage;
 class RunListModel;
@@ -56,7 +57,7 @@ class MainWindow : public QMainWindow {
     /// Blocks until the selected run's pages are filled, and any update a
     /// poll brought is shown (for screenshots and tests).
     void wait_until_loaded();
-    /// Shows the page named `page`: runs, stages, flame, stacks, queues,
+    /// Shows the page named `page`: runs, stages, path, flame, stacks, queues,
     /// histograms, timeseries, traces, compare, experiments, or a view of
     /// the sampled stacks: topdown, bottomup, callers. False for another name.
     bool show_page(const QString& page);
@@ -82,6 +83,7 @@ class MainWindow : public QMainWindow {
     StageSortProxy* stage_proxy() const { return stage_proxy_; }
     QTableView* stage_view() const { return stage_view_; }
     FlamePage* flame_page() const { return flame_; }
+    PathPage* path_page() const { return path_page_; }
     StacksPage* stacks_page() const { return stacks_; }
     QTabWidget* pages() const { return pages_; }
     QLabel* warning() const { return warning_; }
@@ -106,6 +108,7 @@ class MainWindow : public QMainWindow {
     void loaded(const LoadedRun& run);
     void runs_changed(const StoreListing& changes);
     void stage_clicked(const QModelIndex& index);
+    void open_stage(const QString& stage);
     void choose_store();
     void drop_clicked(int row);
     void fill_drops(const std::vector<analysis::DropLine>& drops);
@@ -120,6 +123,7 @@ class MainWindow : public QMainWindow {
     StageSortProxy* stage_proxy_;
     QTableView* stage_view_;
     FlamePage* flame_;
+    PathPage* path_page_;
     StacksPage* stacks_;
     QueuesPage* queues_;
     HistogramsPage* histograms_;

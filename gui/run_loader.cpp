@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "analysis/run_metrics.h"
@@ -37,6 +38,14 @@ StoreListing list_store(const std::string& path) {
     return out;
 }
 
+namespace {
+void set_path(LoadedRun& out, analysis::PathGraph g, const db::RunData& run) {
+    const auto balance = analysis::path_balance(g, run);
+    out.path_balanced = std::all_of(balance.begin(), balance.end(), [](const auto& b) { return b.ok(); });
+    out.path = std::make_shared<analysis::PathGraph>(std::move(g));
+}
+}  // namespace
+
 LoadedRun compute_pages(std::shared_ptr<const db::RunData> data,
                         const std::function<bool()>& keep_going) {
     const auto step = [&] {
@@ -65,6 +74,7 @@ LoadedRun compute_pages(std::shared_ptr<const db::RunData> data,
     out.summary = analysis::summarize_run(shown, opt);
     step();
     out.stages = self_diff(analysis::stage_tree(shown));
+    set_path(out, analysis::path_graph(shown), shown);
     step();
     if (stacks) {
         out.stacks = self_diff(*stacks);
@@ -99,6 +109,7 @@ LoadedRun load_run(const std::string& path, int64_t id) {
 }
 
 void add_comparison(LoadedRun& out, const db::RunData& base) {
+    set_path(out, analysis::path_graph_compare(base, *out.data), *out.data);
     out.report = std::make_shared<analysis::Report>(
         analysis::build_report(base, out.data.get(), analysis::ReportOptions{}));
     const std::string event = out.stack_event.toStdString();

@@ -16,6 +16,7 @@
 
 #include "analysis/call_tree.h"
 #include "analysis/flame_diff.h"
+#include "analysis/path_graph.h"
 #include "analysis/report.h"
 #include "analysis/run_summary.h"
 #include "analysis/time_series.h"
@@ -53,6 +54,10 @@ struct LoadedRun {
     /// The stacks' top-down, bottom-up and caller/callee trees (empty when
     /// none); a comparison's, base and candidate, when both sampled the event.
     analysis::CallViews stack_views;
+    /// The packet path (Path page; coloured by change for a comparison) and
+    /// whether packets balance at each of its stages.
+    std::shared_ptr<const analysis::PathGraph> path;
+    bool path_balanced = true;
     /// A comparison (load_pair): candidate against base, everything the CLI's
     /// report holds.
     std::shared_ptr<const analysis::Report> report;

@@ -39,6 +39,7 @@ uint16_t eth_rx_process(rte_graph* graph, rte_node* node, void**, uint16_t) {
         }
     }
     ctx.counters.received.add(total);
+    if (total) count_edge(node, 0, total);
     return total;
 }
 

@@ -28,6 +28,7 @@ uint16_t eth_tx_process(rte_graph* graph, rte_node* node, void** objs, uint16_t 
     uint64_t stamps[kTxRun];  // receive TSC of forwarded and replied packets, else 0
     Sojourn outcomes[kTxRun];
     uint16_t start = 0;
+    uint64_t wire = 0;  // packets the devices took: kept by this stage
     while (start < n) {
         // One pass finds the run of packets for this port and queue and tallies them.
         const uint16_t port_id = meta(pkts[start])->tx_port;
@@ -71,6 +72,8 @@ uint16_t eth_tx_process(rte_graph* graph, rte_node* node, void** objs, uint16_t 
             pm->drop = DropReason::tx_full;
             rte_node_enqueue_x1(graph, node, to_drop, pkts[start + i]);
         }
+        if (sent < len) count_edge(node, to_drop, len - sent);
+        wire += sent;
         if (port.nb_tx) {
             TxQueueCounters& qc = port.txq[queue];
             qc.packets.add(sent);
@@ -87,6 +90,7 @@ uint16_t eth_tx_process(rte_graph* graph, rte_node* node, void** objs, uint16_t 
     auto tally = [&](Counter& c, Fate f) {
         if (const uint64_t v = fates[static_cast<unsigned>(f)]) c.add(v);
     };
+    if (wire) count_edge(node, kConsumed, wire);
     tally(ctx.counters.forwarded, Fate::forward);
     tally(ctx.counters.replied, Fate::reply);
     tally(ctx.counters.sent, Fate::local);

@@ -153,6 +153,8 @@ uint16_t icmp6_input_process(rte_graph* graph, rte_node* node, void** objs, uint
     ctx.counters.delivered.add(consumed);
     if (unlikely(!ctx.nd_released.empty())) {  // packets that waited for a neighbour just learnt
         for (rte_mbuf* held : ctx.nd_released) rte_node_enqueue_x1(graph, node, to_nd_resolve, held);
+        // They leave the neighbour table, not this stage (the table's slot 2 is nd_resolve too).
+        ctx.neighbour_edges->add(to_nd_resolve, ctx.nd_released.size());
         ctx.nd_released.clear();
     }
     return n;

@@ -32,7 +32,9 @@ uint16_t nd_resolve_process(rte_graph* graph, rte_node* node, void** objs, uint1
         if (!nd.hold(*e, m)) return drop_as(m, DropReason::nd_queue_full, to_drop);
         return kConsumed;
     });
-    if (now) nd_service(ctx, graph, node, now, to_txq_select, to_drop);
+    // What the table sends on its own (solicitations, packets that timed
+    // out) comes from the neighbour table, not from this call's packets.
+    if (now) nd_service(ctx, graph, node, now, to_txq_select, to_drop, *ctx.neighbour_edges);
     return n;
 }
 
@@ -42,19 +44,20 @@ uint16_t nd_timer_process(rte_graph* graph, rte_node* node, void**, uint16_t) {
     if (likely(ctx.neighbours->next_due() == UINT64_MAX)) return 0;
     const uint64_t now = rte_rdtsc();
     if (now < ctx.neighbours->next_due()) return 0;
-    return nd_service(ctx, graph, node, now, to_txq_select, to_drop);
+    return nd_service(ctx, graph, node, now, to_txq_select, to_drop, *node_edges(node));
 }
 
 }  // namespace
 
 uint16_t nd_service(EngineContext& ctx, rte_graph* graph, rte_node* node, uint64_t now,
-                    rte_edge_t to_tx, rte_edge_t to_drop) {
+                    rte_edge_t to_tx, rte_edge_t to_drop, EdgeCounters& counted) {
     uint16_t out = 0;
     ctx.neighbours->expire(
         now,
         [&](NeighbourTable::Entry& e) {
             if (rte_mbuf* ns = make_solicitation(ctx, e.port, e.addr.data())) {
                 rte_node_enqueue_x1(graph, node, to_tx, ns);
+                counted.add(to_tx, 1);
                 ++out;
             }
             ctx.neighbours->probed(e, now);
@@ -64,6 +67,7 @@ uint16_t nd_service(EngineContext& ctx, rte_graph* graph, rte_node* node, uint64
                 meta(e.hold[i])->drop = DropReason::nd_timeout;
                 rte_node_enqueue_x1(graph, node, to_drop, e.hold[i]);
             }
+            counted.add(to_drop, e.held);
             out += e.held;
             e.held = 0;
         });

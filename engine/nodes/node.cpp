@@ -12,12 +12,20 @@ namespace {
 int bind_context(const rte_graph*, rte_node* node) {
     EngineContext* ctx = building_context();
     memcpy(node->ctx, &ctx, sizeof ctx);
+    EdgeCounters* edges = ctx->edges.get() + node->id;
+    static_assert(sizeof ctx + sizeof edges <= RTE_NODE_CTX_SZ);
+    memcpy(node->ctx + sizeof ctx, &edges, sizeof edges);
     return 0;
 }
 }  // namespace
 
 rte_node_t register_node(const char* name, rte_node_process_t process,
                          std::initializer_list<const char*> next_nodes, bool source) {
+    if (next_nodes.size() > EdgeCounters::kEdges)
+        throw std::runtime_error(std::string("graph node ") + name + " has " +
+                                 std::to_string(next_nodes.size()) + " next edges, more than " +
+                                 std::to_string(EdgeCounters::kEdges) +
+                                 " (EdgeCounters::kEdges in engine/counters.h)");
     const size_t size = sizeof(rte_node_register) + next_nodes.size() * sizeof(const char*);
     // The graph library copies the name and the edge names, so the
     // registration can go once registered.

@@ -24,8 +24,13 @@ rte_node_t register_node(const char* name, rte_node_process_t process,
 /// socket, consumed by the stack): it is not enqueued anywhere.
 inline constexpr rte_edge_t kConsumed = RTE_EDGE_ID_INVALID;
 
+/// Counts `n` packets that `node` moved along `edge` (or kept: kConsumed).
+inline void count_edge(rte_node* node, rte_edge_t edge, uint64_t n) { node_edges(node)->add(edge, n); }
+
 /// Sends each object to the edge `classify` returns. When the whole burst goes
-/// one way (the common case) the stream is handed over without a copy.
+/// one way (the common case) the stream is handed over without a copy. Each
+/// run of packets is counted on its edge once (EdgeCounters), and so are the
+/// packets the classifier kept (kConsumed).
 template <typename Classify>
 inline void dispatch(rte_graph* graph, rte_node* node, void** objs, uint16_t n,
                      Classify&& classify) {
@@ -33,6 +38,7 @@ inline void dispatch(rte_graph* graph, rte_node* node, void** objs, uint16_t n,
     constexpr uint16_t kChunk = 256;
     rte_edge_t edges[kChunk];
     const bool whole_stream = objs == node->objs && n == node->idx;
+    EdgeCounters& counted = *node_edges(node);
     for (uint16_t base = 0; base < n; base += kChunk) {
         const uint16_t len = std::min<uint16_t>(kChunk, n - base);
         bool uniform = true;
@@ -40,6 +46,7 @@ inline void dispatch(rte_graph* graph, rte_node* node, void** objs, uint16_t n,
             edges[i] = classify(static_cast<rte_mbuf*>(objs[base + i]));
             uniform = uniform && edges[i] == edges[0];
         }
+        if (uniform) counted.add(edges[0], len);
         if (uniform && edges[0] == kConsumed) continue;
         if (uniform && whole_stream && len == n) {
             rte_node_next_stream_move(graph, node, edges[0]);
@@ -49,8 +56,10 @@ inline void dispatch(rte_graph* graph, rte_node* node, void** objs, uint16_t n,
             rte_node_enqueue(graph, node, edges[0], objs + base, len);
             continue;
         }
-        for (uint16_t i = 0; i < len; ++i)
+        for (uint16_t i = 0; i < len; ++i) {
+            counted.add(edges[i], 1);
             if (edges[i] != kConsumed) rte_node_enqueue_x1(graph, node, edges[i], objs[base + i]);
+        }
     }
 }
 
@@ -114,9 +123,10 @@ rte_mbuf* make_solicitation(EngineContext& ctx, uint16_t port_id, const uint8_t*
 
 /// Solicitations that are due again and neighbours that never answered:
 /// sends the first to `to_tx`, the held packets of the second to `to_drop`
-/// as nd_timeout. Returns the packets enqueued.
+/// as nd_timeout. Returns the packets enqueued, counted in `counted` (the
+/// calling source stage's row, or the neighbour table's).
 uint16_t nd_service(EngineContext& ctx, rte_graph* graph, rte_node* node, uint64_t now,
-                    rte_edge_t to_tx, rte_edge_t to_drop);
+                    rte_edge_t to_tx, rte_edge_t to_drop, EdgeCounters& counted);
 
 /// engine.ila's receive translation of `m`'s destination (ILA: locator to
 /// SIR prefix; NPTv6: external to internal prefix), counted as a path event.

@@ -57,6 +57,7 @@ uint16_t txq_select_process(rte_graph* graph, rte_node* node, void** objs, uint1
             group_by_queue(objs, queue, n, most);
     }
     rte_node_next_stream_move(graph, node, to_eth_tx);
+    count_edge(node, to_eth_tx, n);
     return n;
 }
 

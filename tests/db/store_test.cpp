@@ -43,6 +43,9 @@ Batch sample_batch(int trial) {
     b.trials.push_back({trial, 1.5, 100, 20, 70, 5, 5, 0, 66.7, 46.7, 13.3});
     b.stages.push_back({trial, -1, "eth_rx", 0, 10, 100, 5000});
     b.stages.push_back({trial, -1, "ip6_input", 1, 9, 100, 1500});
+    b.edges.push_back({trial, -1, "eth_rx", "ip6_input", 100});
+    b.edges.push_back({trial, -1, "ip6_input", "drop", 5});
+    b.edges.push_back({trial, 0, "eth_rx", "ip6_input", 60});
     b.queues.push_back({trial, -1, "wire", 0, "rx", 100, 6400, 10, 3, 0});
     b.drops.push_back({trial, "ip6_bad_version", "ip6_input", "receive", 5});
     b.histograms.push_back(
@@ -101,7 +104,7 @@ TEST_F(StoreTest, AnAddedColumnBreaksNeitherWritesNorReads) {
         for (const char* t : {"runs", "trials", "intervals", "stage_counters", "queue_counters",
                               "drops", "histograms", "histogram_buckets", "perf_counters",
                               "frames", "stacks", "stack_samples", "packet_traces", "facts",
-                              "trial_events"})
+                              "trial_events", "edge_counters"})
             db->exec(std::string("ALTER TABLE ") + t + " ADD COLUMN future INTEGER NOT NULL DEFAULT 7");
     }
     Batch b = sample_batch(0);
@@ -149,7 +152,7 @@ int64_t write_sample_run(const std::string& path, const std::string& label) {
 /// migration 3 -> 4 adds.
 void downgrade_to_v3(Database& raw) {
     raw.exec(
-        "DROP TABLE trial_events; DROP INDEX runs_experiment; ALTER TABLE runs DROP COLUMN experiment; "
+        "DROP TABLE edge_counters; DROP TABLE trial_events; DROP INDEX runs_experiment; ALTER TABLE runs DROP COLUMN experiment; "
         "ALTER TABLE runs DROP COLUMN cell; ALTER TABLE trials DROP COLUMN sends; "
         "ALTER TABLE trials DROP COLUMN sent_pps; ALTER TABLE trials DROP COLUMN window_sent; "
         "ALTER TABLE trials DROP COLUMN route_lookups; "
@@ -442,6 +445,14 @@ TEST_F(StoreTest, BatchRoundTrip) {
     EXPECT_EQ(d.rows.trials[0].forwarded, 70u);
     ASSERT_EQ(d.rows.stages.size(), 2u);
     EXPECT_EQ(d.rows.stages[0].stage, "eth_rx");  // graph order, not alphabetical
+    // Edges: the trial totals, then the interval's delta.
+    ASSERT_EQ(d.rows.edges.size(), 3u);
+    EXPECT_EQ(d.rows.edges[0].seq, -1);
+    EXPECT_EQ(d.rows.edges[0].from, "eth_rx");
+    EXPECT_EQ(d.rows.edges[0].to, "ip6_input");
+    EXPECT_EQ(d.rows.edges[0].packets, 100u);
+    EXPECT_EQ(d.rows.edges[2].seq, 0);
+    EXPECT_EQ(d.rows.edges[2].packets, 60u);
     ASSERT_EQ(d.rows.histograms.size(), 1u);
     EXPECT_EQ(d.rows.histograms[0].buckets.size(), 2u);
     EXPECT_EQ(d.rows.histograms[0].max, 700u);
@@ -548,6 +559,7 @@ TEST_F(StoreTest, MergeCopiesEachRunOnceAndReinternsStacks) {
         }
     EXPECT_TRUE(found_walk);
     EXPECT_EQ(d.rows.stages.size(), 2u);
+    EXPECT_EQ(d.rows.edges.size(), 3u);  // merge copies the edge counters too
     EXPECT_EQ(d.rows.traces.size(), 1u);
 }
 

@@ -8,6 +8,9 @@
 #include <random>
 #include <thread>
 
+#include "analysis/path_graph.h"
+#include "capture/run.h"
+#include "capture/snapshot_rows.h"
 #include "engine/dpdk.h"
 #include "engine/engine.h"
 #include "engine/generator.h"
@@ -133,6 +136,62 @@ TEST_F(Accounting, StageCountsMatchAnIndependentTally) {
     }
     EXPECT_EQ(replies, kPing);
     EXPECT_EQ(echoes, kEcho);
+}
+
+// The edge counters: each edge carries what the independent tally says,
+// and at every stage packets in = packets handled = out + drops, checked by
+// the same function the Path page and `export --format dot` use.
+TEST_F(Accounting, EdgesCarryEachPathsPacketsAndBalanceAtEveryStage) {
+    Engine eng(test::ring_config());
+    const unsigned kForward = 300, kSink = 200, kEcho = 50, kPing = 20, kBadVersion = 30,
+                   kNoRoute = 25;
+    std::vector<Frame> frames;
+    for (unsigned i = 0; i < kForward; ++i) {
+        FrameSpec s = from_peer(eng, "2001:db8:aaaa::1");
+        s.src_port = static_cast<uint16_t>(1000 + i);
+        frames.push_back(udp6_frame(s));
+    }
+    for (unsigned i = 0; i < kSink; ++i) frames.push_back(udp6_frame(from_peer(eng, "2001:db8:1::1", 9)));
+    for (unsigned i = 0; i < kEcho; ++i) frames.push_back(udp6_frame(from_peer(eng, "2001:db8:1::1", 7)));
+    for (unsigned i = 0; i < kPing; ++i)
+        frames.push_back(icmp6_frame(from_peer(eng, "2001:db8:1::1"), 128, 0,
+                                     {0, 7, 0, static_cast<uint8_t>(i), 'p', 'i', 'n', 'g'}));
+    for (unsigned i = 0; i < kBadVersion; ++i) {
+        Frame f = udp6_frame(from_peer(eng, "2001:db8:1::1"));
+        f[14] = 0x40;
+        frames.push_back(f);
+    }
+    for (unsigned i = 0; i < kNoRoute; ++i) frames.push_back(udp6_frame(from_peer(eng, "3fff::9")));
+    std::vector<Frame> mixed;
+    for (size_t i = 0; i < frames.size(); ++i) mixed.push_back(frames[(i * 7919) % frames.size()]);
+    test::inject(eng, "wire", mixed);
+    eng.run_until_idle();
+    const unsigned total = static_cast<unsigned>(mixed.size());
+
+    capture::RunResult r;
+    r.snapshot = eng.snapshot();
+    std::map<std::pair<std::string, std::string>, uint64_t> edge;
+    for (const auto& e : r.snapshot.edges) edge[{e.from, e.to}] = e.packets;
+    EXPECT_EQ((edge[{"eth_rx", "eth_input"}]), total);
+    EXPECT_EQ((edge[{"ip6_input", "drop"}]), kBadVersion);
+    EXPECT_EQ((edge[{"ip6_lookup", "drop"}]), kNoRoute);
+    EXPECT_EQ((edge[{"ip6_lookup", "ip6_forward"}]), kForward);
+    EXPECT_EQ((edge[{"ip6_local", "udp6_input"}]), kSink + kEcho);
+    EXPECT_EQ((edge[{"udp6_input", "deliver"}]), kSink + kEcho);
+    EXPECT_EQ((edge[{"icmp6_input", "eth_tx"}]), kPing);
+    EXPECT_EQ((edge[{"udp6_output", "ip6_output"}]), kEcho);
+    EXPECT_EQ((edge[{"eth_tx", "wire"}]), kForward + kPing + kEcho);
+
+    db::RunData run;
+    run.rows = capture::trial_rows(0, r);
+    const analysis::PathGraph g = analysis::path_graph(run);
+    const auto balance = analysis::path_balance(g, run);
+    std::printf("%s", analysis::render_balance(balance).c_str());
+    ASSERT_GE(balance.size(), 12u);  // every stage on the path, and deliver and wire
+    for (const auto& b : balance) EXPECT_TRUE(b.ok()) << b.node << " in " << b.in << " packets " << b.packets << " out " << b.out;
+    // The drop stage fans out to its reasons.
+    EXPECT_GE(g.find("drop: ip6_bad_version"), 0);
+    EXPECT_GE(g.find("drop: ip6_no_route"), 0);
 }
 
 TEST_F(Accounting, EveryReceiveQueueIsPolledAndCountedOnItsOwn) {

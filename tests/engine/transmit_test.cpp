@@ -8,9 +8,13 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <map>
 #include <set>
 #include <thread>
 
+#include "analysis/path_graph.h"
+#include "capture/run.h"
+#include "capture/snapshot_rows.h"
 #include "engine/dpdk.h"
 #include "engine/engine.h"
 #include "engine/ifaddr.h"
@@ -121,6 +125,22 @@ TEST_F(Transmit, TxqHashFlowSpreadsSixtyFourFlowsOverFourQueues) {
     }
 }
 
+namespace {
+/// The snapshot's edges by (from, to), and the balance at every stage that
+/// the Path page and the dot export check (every one must hold).
+std::map<std::pair<std::string, std::string>, uint64_t> edges_balanced(const EngineSnapshot& snap) {
+    std::map<std::pair<std::string, std::string>, uint64_t> edges;
+    for (const auto& e : snap.edges) edges[{e.from, e.to}] = e.packets;
+    capture::RunResult r;
+    r.snapshot = snap;
+    db::RunData run;
+    run.rows = capture::trial_rows(0, r);
+    const auto balance = analysis::path_balance(analysis::path_graph(run), run);
+    for (const auto& b : balance) EXPECT_TRUE(b.ok()) << analysis::render_balance(balance);
+    return edges;
+}
+}  // namespace
+
 TEST_F(Transmit, NeighbourIsSolicitedOnceAndHeldPacketsGoOnItsAdvertisement) {
     Engine eng(test::ring_config());
     UdpSocket s(eng.context());
@@ -176,6 +196,16 @@ TEST_F(Transmit, NeighbourIsSolicitedOnceAndHeldPacketsGoOnItsAdvertisement) {
     ASSERT_EQ(out.size(), 1u);
     EXPECT_EQ(out[0][20], 17);
     EXPECT_EQ(eng.snapshot().send_path.solicitations, 1u);
+    // The path graph: three datagrams held by the neighbour table, which sent
+    // the solicitation and released them on the advertisement (which was
+    // delivered to the stack); then one straight through.
+    auto edge = edges_balanced(eng.snapshot());
+    EXPECT_EQ((edge[{"nd_resolve", "neighbours"}]), 3u);
+    EXPECT_EQ((edge[{"neighbours", "txq_select"}]), 1u);
+    EXPECT_EQ((edge[{"neighbours", "nd_resolve"}]), 3u);
+    EXPECT_EQ((edge[{"nd_resolve", "txq_select"}]), 4u);
+    EXPECT_EQ((edge[{"icmp6_input", "deliver"}]), 1u);
+    EXPECT_EQ((edge[{"eth_tx", "wire"}]), 5u);
 }
 
 TEST_F(Transmit, NeighbourThatNeverAnswersEndsInNdTimeoutAfterTheRetries) {
@@ -194,6 +224,13 @@ TEST_F(Transmit, NeighbourThatNeverAnswersEndsInNdTimeoutAfterTheRetries) {
     EXPECT_TRUE(snap.ledger.send_balanced());
     EXPECT_EQ(snap.send_path.solicitations, 3u);
     EXPECT_EQ(test::collect(eng, "out").size(), 3u);  // three solicitations and nothing else
+    // The first solicitation left the table from nd_resolve's call, the
+    // retries and the timed-out datagram from nd_timer (a source stage).
+    auto edge = edges_balanced(eng.snapshot());
+    EXPECT_EQ((edge[{"nd_resolve", "neighbours"}]), 1u);
+    EXPECT_EQ((edge[{"neighbours", "txq_select"}]), 1u);
+    EXPECT_EQ((edge[{"nd_timer", "txq_select"}]), 2u);
+    EXPECT_EQ((edge[{"nd_timer", "drop"}]), 1u);
 }
 
 TEST_F(Transmit, SocketApiInAllFourBindConnectCombinations) {
