@@ -21,6 +21,7 @@
 #include "analysis/time_series.h"
 #include "db/queries.h"
 #include "db/records.h"
+#include "gui/models/trace_rows.h"
 
 namespace pathscope::db {
 class Database;
@@ -53,6 +54,8 @@ struct LoadedRun {
     /// The stacks' top-down, bottom-up and caller/callee trees (empty when
     /// none); a comparison's, base and candidate, when both sampled the event.
     analysis::CallViews stack_views;
+    /// The Packet traces page's rows: each trace's cycles, the outcomes.
+    std::shared_ptr<const TraceRows> traces;
     /// A comparison (load_pair): candidate against base, everything the CLI's
     /// report holds.
     std::shared_ptr<const analysis::Report> report;
