@@ -402,7 +402,7 @@ void MainWindow::loaded(const LoadedRun& run) {
     fill_drops(run.summary.drops);
     queues_->set_run(run.data);
     histograms_->set_run(run.data);
-    traces_->set_run(run.data);
+    traces_->set_run(run.traces);
     time_series_->set_run(run.data, run.series, run.series_range, run.series_intervals);
     path_page_->set_graph(run.path, run.path_balanced);
     if (run.report) {

@@ -90,6 +90,8 @@ LoadedRun compute_pages(std::shared_ptr<const db::RunData> data,
             self_diff(analysis::stage_tree_in_range(run, 0, end, &out.series_intervals));
     }
     out.series = std::move(series);
+    step();
+    out.traces = trace_rows(data);
     return out;
 }
 

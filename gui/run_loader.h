@@ -22,6 +22,7 @@
 #include "analysis/time_series.h"
 #include "db/queries.h"
 #include "db/records.h"
+#include "gui/models/trace_rows.h"
 
 namespace pathscope::db {
 class Database;
@@ -58,6 +59,8 @@ struct LoadedRun {
     /// whether packets balance at each of its stages.
     std::shared_ptr<const analysis::PathGraph> path;
     bool path_balanced = true;
+    /// The Packet traces page's rows: each trace's cycles, the outcomes.
+    std::shared_ptr<const TraceRows> traces;
     /// A comparison (load_pair): candidate against base, everything the CLI's
     /// report holds.
     std::shared_ptr<const analysis::Report> report;

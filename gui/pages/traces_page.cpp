@@ -9,7 +9,6 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <set>
 
 #include "analysis/flame_layout.h"
 #include "analysis/packet_decode.h"
@@ -19,19 +18,27 @@ namespace pathscope::gui {
 
 TraceTableModel::TraceTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void TraceTableModel::set_run(std::shared_ptr<const db::RunData> run) {
+bool TraceTableModel::set_rows(std::shared_ptr<const TraceRows> rows) {
+    if (rows && rows_ && rows->extends(*rows_)) {
+        const int from = static_cast<int>(rows_->size()), to = static_cast<int>(rows->size());
+        if (to > from) beginInsertRows({}, from, to - 1);
+        rows_ = std::move(rows);
+        if (to > from) endInsertRows();
+        return true;
+    }
     beginResetModel();
-    run_ = std::move(run);
+    rows_ = std::move(rows);
     endResetModel();
+    return false;
 }
 
 const db::PacketTraceRow* TraceTableModel::trace(int row) const {
-    if (!run_ || row < 0 || static_cast<size_t>(row) >= run_->rows.traces.size()) return nullptr;
-    return &run_->rows.traces[static_cast<size_t>(row)];
+    if (!rows_ || row < 0 || static_cast<size_t>(row) >= rows_->size()) return nullptr;
+    return &rows_->trace(static_cast<size_t>(row));
 }
 
 int TraceTableModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() || !run_ ? 0 : static_cast<int>(run_->rows.traces.size());
+    return parent.isValid() || !rows_ ? 0 : static_cast<int>(rows_->size());
 }
 
 int TraceTableModel::columnCount(const QModelIndex& parent) const {
@@ -41,9 +48,8 @@ int TraceTableModel::columnCount(const QModelIndex& parent) const {
 QVariant TraceTableModel::data(const QModelIndex& index, int role) const {
     const db::PacketTraceRow* t = index.isValid() ? trace(index.row()) : nullptr;
     if (!t) return {};
-    double cycles = 0;
-    for (const auto& [stage, c] : t->stage_cycles) cycles += c;
     if (role == Qt::DisplayRole || role == SortRole) {
+        const double cycles = rows_->cycles[static_cast<size_t>(index.row())];
         switch (index.column()) {
             case Time: return role == SortRole ? QVariant(t->t) : QString::number(t->t, 'f', 4);
             case Trial: return t->trial;
@@ -145,20 +151,46 @@ TracesPage::TracesPage(QWidget* parent) : QWidget(parent) {
             &TracesPage::selected);
 }
 
-void TracesPage::set_run(std::shared_ptr<const db::RunData> run) {
-    std::set<std::string> outcomes;
-    if (run)
-        for (const auto& t : run->rows.traces) outcomes.insert(t.outcome);
-    model_->set_run(std::move(run));
+void TracesPage::set_run(std::shared_ptr<const TraceRows> rows) {
+    const TraceRows* before = model_->rows();
+    const bool same_run = before && before->run && rows && rows->run &&
+                          before->run->info.id == rows->run->info.id;
+    const std::vector<std::string> offered = before ? before->outcomes : std::vector<std::string>{};
+    // Another run is shown in time order: unsorted first, so that the model's
+    // reset does not sort its rows by the old column only to sort them again.
+    if (!same_run) proxy_->sort(-1);
+    const bool extended = model_->set_rows(rows);
+    const std::vector<std::string> outcomes =
+        rows ? rows->outcomes : std::vector<std::string>{};
+    if (extended) {  // a live update: the filter, sort, selection and scroll stay
+        if (outcomes != offered) offer(outcomes);
+        return;
+    }
+    if (same_run) {  // the run's traces changed under the rows shown: keep the choice
+        if (!offer(outcomes)) proxy_->setFilterFixedString({});
+    } else {
+        const QSignalBlocker block(outcome_);
+        offer(outcomes);
+        outcome_->setCurrentIndex(0);
+        proxy_->setFilterFixedString({});
+        view_->sortByColumn(TraceTableModel::Time, Qt::AscendingOrder);
+    }
+    waterfall_->set_trace(nullptr);
+    headers_->clear();
+    if (proxy_->rowCount()) view_->selectRow(0);
+}
+
+// Fills the outcome box with "all" and `outcomes`, keeping the one chosen
+// when it is still offered (returns false when it is not).
+bool TracesPage::offer(const std::vector<std::string>& outcomes) {
+    const QString chosen = outcome_->currentIndex() > 0 ? outcome_->currentText() : QString();
     const QSignalBlocker block(outcome_);
     outcome_->clear();
     outcome_->addItem(tr("all"));
     for (const auto& o : outcomes) outcome_->addItem(QString::fromStdString(o));
-    proxy_->setFilterFixedString({});
-    view_->sortByColumn(TraceTableModel::Time, Qt::AscendingOrder);
-    waterfall_->set_trace(nullptr);
-    headers_->clear();
-    if (proxy_->rowCount()) view_->selectRow(0);
+    const int i = chosen.isEmpty() ? 0 : outcome_->findText(chosen, Qt::MatchExactly);
+    outcome_->setCurrentIndex(std::max(0, i));
+    return i >= 0;
 }
 
 void TracesPage::filter(const QString& text) {

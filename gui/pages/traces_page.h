@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "db/records.h"
+#include "gui/models/trace_rows.h"
 
 class QComboBox;
 class QPlainTextEdit;
@@ -22,7 +23,11 @@ class TraceTableModel : public QAbstractTableModel {
     enum Column { Time, Trial, Port, Length, Cycles, Outcome, ColumnCount };
     static constexpr int SortRole = Qt::UserRole + 1;
     explicit TraceTableModel(QObject* parent = nullptr);
-    void set_run(std::shared_ptr<const db::RunData> run);
+    /// Shows `rows`. When they extend the rows shown (the same run, more
+    /// traces after them) the new ones are inserted and true is returned;
+    /// otherwise the model resets and returns false.
+    bool set_rows(std::shared_ptr<const TraceRows> rows);
+    const TraceRows* rows() const { return rows_.get(); }
     const db::PacketTraceRow* trace(int row) const;
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -30,7 +35,7 @@ class TraceTableModel : public QAbstractTableModel {
     QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
 
   private:
-    std::shared_ptr<const db::RunData> run_;
+    std::shared_ptr<const TraceRows> rows_;
 };
 
 /// A packet's cycles at each stage as consecutive bars.
@@ -53,15 +58,21 @@ class TracesPage : public QWidget {
     Q_OBJECT
   public:
     explicit TracesPage(QWidget* parent = nullptr);
-    void set_run(std::shared_ptr<const db::RunData> run);
+    /// Shows the traces of a run (LoadedRun::traces). A live update of the
+    /// run shown adds its new traces below the others: the outcome chosen,
+    /// the sort, the selection and the scroll stay.
+    void set_run(std::shared_ptr<const TraceRows> rows);
     /// Shows only the packets whose outcome holds `text` ("" shows all).
     void filter(const QString& text);
     QSortFilterProxyModel* proxy() const { return proxy_; }
     QTableView* view() const { return view_; }
     QPlainTextEdit* headers() const { return headers_; }
+    QComboBox* outcome() const { return outcome_; }
+    TraceTableModel* model() const { return model_; }
 
   private:
     void selected();
+    bool offer(const std::vector<std::string>& outcomes);
     TraceTableModel* model_;
     QSortFilterProxyModel* proxy_;
     QTableView* view_;
