@@ -48,6 +48,12 @@ int FlameTree::add_child(size_t node, const std::string& name) {
     return it->second;
 }
 
+void FlameTree::reserve(size_t nodes) {
+    nodes_.reserve(nodes);
+    self_.reserve(nodes * static_cast<size_t>(trials_));
+    child_of_.reserve(nodes);
+}
+
 void FlameTree::add_weight(size_t node, double weight, int trial) {
     if (trial < 0 || trial >= trials_)
         throw std::out_of_range("trial " + std::to_string(trial) + " of a tree of " +

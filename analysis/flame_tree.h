@@ -24,6 +24,8 @@ class FlameTree {
     /// The child of `node` called `name`, made when missing (a builder that
     /// walks interned stacks adds each distinct stack once this way).
     int add_child(size_t node, const std::string& name);
+    /// Room for `nodes` nodes in all, made before a large build.
+    void reserve(size_t nodes);
     /// Adds `weight` to node `node`'s own weight in `trial`.
     void add_weight(size_t node, double weight, int trial = 0);
     /// What a trial's weights are divided by when trials are compared

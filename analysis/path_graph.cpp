@@ -139,9 +139,10 @@ FlameRgb heat_colour(double cpp, double max) {
             static_cast<int>(200 - 170 * k)};
 }
 
-PathGraph path_graph(const db::RunData& run) {
+PathGraph path_graph(const db::RunData& run) { return path_graph(run, summarize_run(run)); }
+
+PathGraph path_graph(const db::RunData& run, const RunSummary& sum) {
     PathGraph g;
-    const RunSummary sum = summarize_run(run);
     // Edges of every trial, summed.
     std::map<std::pair<std::string, std::string>, uint64_t> edges;
     for (const auto& e : run.rows.edges)

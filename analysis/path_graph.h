@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/flame_layout.h"
+#include "analysis/run_summary.h"
 #include "db/records.h"
 
 namespace pathscope::analysis {
@@ -57,6 +58,8 @@ struct PathGraph {
 
 /// The graph of one run (every trial's edges summed).
 PathGraph path_graph(const db::RunData& run);
+/// The same, from the run's summary when the caller has it already.
+PathGraph path_graph(const db::RunData& run, const RunSummary& sum);
 /// The candidate's graph coloured by change against `base`: nodes by their
 /// cycles per path packet, edges by their share of path packets; grey within
 /// noise, red grew, blue shrank (diff_colour). Edges only in the base are

@@ -254,6 +254,7 @@ FlameTree stack_tree(const db::RunData& run, const std::string& event) {
 
 StackPlacer::StackPlacer(FlameTree& tree, const db::StackIndex& index)
     : tree_(tree), index_(index), placed_(index.nodes.size(), -1) {
+    tree_.reserve(tree_.size() + index.nodes.size());
     names_.reserve(index.frames.size());
     for (const auto& f : index.frames) names_.push_back(frame_name(f));
 }

@@ -31,42 +31,123 @@ RunInfo read_run(const Statement& s) {
 /// Reads the frames of the stacks `samples` point to into d.stack_index
 /// (one node per stack of the store, parents first) and adds the samples'
 /// rows; with opt.expand_stacks each row also gets its frames, root first.
+/// The stacks table as (parent, frame) by id, read in one scan, when it is
+/// not much larger than what a run needs (ids are dense: the table only
+/// grows); empty otherwise, and the caller asks for what it needs instead.
+std::vector<std::pair<int64_t, int64_t>> all_stacks(const Database& db, size_t needed) {
+    const int64_t top = db.scalar("SELECT max(id) FROM stacks");
+    std::vector<std::pair<int64_t, int64_t>> out;
+    if (top <= 0 || static_cast<size_t>(top) > std::max<size_t>(4'000'000, 16 * needed)) return out;
+    out.assign(static_cast<size_t>(top) + 1, {-1, 0});
+    Statement st = db.prepare("SELECT id, parent, frame FROM stacks");
+    while (st.step()) {
+        const int64_t id = st.i64(0);
+        if (id > 0 && id <= top) out[static_cast<size_t>(id)] = {st.i64(1), st.i64(2)};
+    }
+    return out;
+}
+
+/// Reads the sampled stacks of run `id` that match `where` into d's rows,
+/// each pointing into d.stack_index (every stack they reach, parents first,
+/// with its frame); with opt.expand_stacks each row also gets its frames,
+/// root first. Sample rows are read column by column in one pass: a long
+/// profile has a million of them.
 void read_stacks(const Database& db, int64_t id, const std::string& where,
-                 const std::vector<SampleRow>& samples, const LoadOptions& opt, RunData& d) {
-    if (samples.empty()) return;
-    StackIndex& index = d.stack_index;
-    std::unordered_map<int64_t, int32_t> node_of;  // store id -> index node
-    std::vector<int64_t> parent_id;                 // per index node, its parent's store id
+                 const LoadOptions& opt, RunData& d) {
+    std::vector<int64_t> leaf;  // per row, its stack's store id
     {
-        std::unordered_map<int64_t, int32_t> frame_of;
+        Statement st = db.prepare("SELECT trial, seq, event, stack, weight FROM stack_samples "
+                                  "WHERE run_id = ?1 AND " + where +
+                                  " ORDER BY trial, seq, event, weight DESC");
+        st.bind(1, id);
+        std::string source, event;  // the last event read, and its name
+        while (st.step()) {
+            StackRow row;
+            row.trial = static_cast<int>(st.i64(0));
+            row.seq = static_cast<int>(st.i64(1));
+            std::string text = st.text(2);
+            if (source != text) {
+                source = std::move(text);
+                event = stack_event_name(source);  // older stores: "samples", "perf::cpu-clock"
+            }
+            row.event = event;
+            leaf.push_back(st.i64(3));
+            row.weight = st.u64(4);
+            d.rows.stacks.push_back(std::move(row));
+        }
+    }
+    if (leaf.empty()) return;
+    // Every stack the rows reach, by store id: from one scan of the table,
+    // or (a store far larger than this run) by walking up from the leaves.
+    std::vector<int64_t> distinct = leaf;
+    std::sort(distinct.begin(), distinct.end());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    const auto table = all_stacks(db, distinct.size());
+    std::unordered_map<int64_t, std::pair<int64_t, int64_t>> fetched;  // when not scanned
+    if (table.empty()) {
         Statement st = db.prepare(
             "WITH RECURSIVE up(id) AS (SELECT DISTINCT stack FROM stack_samples WHERE run_id = "
             "?1 AND " + where + " UNION SELECT s.parent FROM stacks s JOIN up ON s.id = up.id "
-            "WHERE s.parent != 0) SELECT s.id, s.parent, s.frame, f.symbol, f.module FROM up "
-            "JOIN stacks s ON s.id = up.id JOIN frames f ON f.id = s.frame ORDER BY s.id");
+            "WHERE s.parent != 0) SELECT s.id, s.parent, s.frame FROM up JOIN stacks s ON s.id "
+            "= up.id");
         st.bind(1, id);
-        while (st.step()) {
-            auto [at, fresh] = frame_of.try_emplace(st.i64(2), static_cast<int32_t>(index.frames.size()));
-            if (fresh) index.frames.push_back(Frame{st.text(3), st.text(4)});
-            node_of.emplace(st.i64(0), static_cast<int32_t>(index.nodes.size()));
-            index.nodes.push_back(StackIndex::Node{-1, at->second});
-            index.store_ids.push_back(st.i64(0));
-            parent_id.push_back(st.i64(1));
-        }
+        while (st.step()) fetched.emplace(st.i64(0), std::pair(st.i64(1), st.i64(2)));
     }
-    for (size_t n = 0; n < index.nodes.size(); ++n)
-        if (auto it = node_of.find(parent_id[n]); it != node_of.end())
-            index.nodes[n].parent = it->second;
-    std::vector<int32_t> path;
-    for (const auto& sample : samples) {
-        // Older stores name sampled CPU time by its source ("samples").
-        StackRow row{sample.trial, stack_event_name(sample.event), {}, sample.weight, sample.seq};
-        if (auto it = node_of.find(sample.stack); it != node_of.end()) row.node = it->second;
-        if (opt.expand_stacks)
-            for (int32_t n = row.node; n >= 0; n = index.nodes[static_cast<size_t>(n)].parent)
-                row.frames.push_back(index.frames[static_cast<size_t>(index.nodes[static_cast<size_t>(n)].frame)]);
+    const auto lookup = [&](int64_t sid) -> std::pair<int64_t, int64_t> {
+        if (!table.empty())
+            return sid > 0 && static_cast<size_t>(sid) < table.size() ? table[static_cast<size_t>(sid)]
+                                                                      : std::pair<int64_t, int64_t>{-1, 0};
+        auto it = fetched.find(sid);
+        return it == fetched.end() ? std::pair<int64_t, int64_t>{-1, 0} : it->second;
+    };
+    StackIndex& index = d.stack_index;
+    std::unordered_map<int64_t, int32_t> node_of;   // store id -> index node
+    std::unordered_map<int64_t, int32_t> frame_of;  // store frame id -> index frame
+    std::vector<int64_t> frame_ids;                 // per index frame, its store id
+    std::vector<int64_t> path;
+    const auto place = [&](int64_t sid) -> int32_t {
+        // Up to the nearest stack already placed, then down, parents first.
+        path.clear();
+        int32_t at = -1;
+        for (int64_t n = sid; n > 0;) {
+            if (auto it = node_of.find(n); it != node_of.end()) {
+                at = it->second;
+                break;
+            }
+            const auto [parent, frame] = lookup(n);
+            if (parent < 0) return -1;  // a damaged store: the stack is not there
+            path.push_back(n);
+            n = parent;
+        }
+        for (auto it = path.rbegin(); it != path.rend(); ++it) {
+            const int64_t frame = lookup(*it).second;
+            auto [f, fresh] = frame_of.try_emplace(frame, static_cast<int32_t>(frame_ids.size()));
+            if (fresh) frame_ids.push_back(frame);
+            const int32_t node = static_cast<int32_t>(index.nodes.size());
+            index.nodes.push_back(StackIndex::Node{at, f->second});
+            index.store_ids.push_back(*it);
+            node_of.emplace(*it, node);
+            at = node;
+        }
+        return at;
+    };
+    std::unordered_map<int64_t, int32_t> leaf_node;
+    for (int64_t sid : distinct) leaf_node.emplace(sid, place(sid));
+    {
+        // The frames' names, in one scan of the (small) frames table.
+        index.frames.resize(frame_ids.size());
+        Statement st = db.prepare("SELECT id, symbol, module FROM frames");
+        while (st.step())
+            if (auto it = frame_of.find(st.i64(0)); it != frame_of.end())
+                index.frames[static_cast<size_t>(it->second)] = Frame{st.text(1), st.text(2)};
+    }
+    for (size_t r = 0; r < leaf.size(); ++r) {
+        StackRow& row = d.rows.stacks[d.rows.stacks.size() - leaf.size() + r];
+        row.node = leaf_node[leaf[r]];
+        if (!opt.expand_stacks) continue;
+        for (int32_t n = row.node; n >= 0; n = index.nodes[static_cast<size_t>(n)].parent)
+            row.frames.push_back(index.frames[static_cast<size_t>(index.nodes[static_cast<size_t>(n)].frame)]);
         std::reverse(row.frames.begin(), row.frames.end());
-        d.rows.stacks.push_back(std::move(row));
     }
 }
 
@@ -290,10 +371,7 @@ RunDelta load_run_since(const Database& db, int64_t id, RunCursor& c, const Load
             delta.replace_stack_trials.push_back(t.trial);
             stack_rows += " OR trial = " + std::to_string(t.trial);
         }
-        stack_rows = "(" + stack_rows + ")";
-        std::vector<SampleRow> samples;
-        rows(tables::stack_samples(), stack_rows, "trial, seq, event, weight DESC", samples);
-        read_stacks(db, id, stack_rows, samples, opt, d);
+        read_stacks(db, id, "(" + stack_rows + ")", opt, d);
     }
     rows(tables::packet_traces(),
          "(trial > " + std::to_string(c.trace_trial) + " OR (trial = " +

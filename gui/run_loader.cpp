@@ -74,7 +74,7 @@ LoadedRun compute_pages(std::shared_ptr<const db::RunData> data,
     out.summary = analysis::summarize_run(shown, opt);
     step();
     out.stages = self_diff(analysis::stage_tree(shown));
-    set_path(out, analysis::path_graph(shown), shown);
+    set_path(out, analysis::path_graph(shown, out.summary), shown);
     step();
     if (stacks) {
         out.stacks = self_diff(*stacks);

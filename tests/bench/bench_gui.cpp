@@ -9,7 +9,7 @@
 //     and from an interval's commit to the page showing it;
 //   - the capture's receive rate with the GUI watching against without.
 //
-//   QT_QPA_PLATFORM=offscreen bench_gui [--runs 5]
+//   QT_QPA_PLATFORM=offscreen bench_gui [--runs 5] [--only flame|store|profile|live|rate] [--keep]
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QProcess>
@@ -247,6 +247,7 @@ int main(int argc, char** argv) {
         if (std::string(argv[i]) == "--runs") runs = std::max(1, std::atoi(argv[i + 1]));
         if (std::string(argv[i]) == "--only") only = argv[i + 1];
     }
+    const bool keep = std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string(a) == "--keep"; });
     const auto part = [&](const char* name) { return only.empty() || only == name; };
     const fs::path dir = fs::temp_directory_path() / ("pathscope_bench_gui_" + std::to_string(getpid()));
     fs::create_directories(dir);
@@ -390,6 +391,9 @@ int main(int argc, char** argv) {
                 alone.size(), median(alone) / 1e6, median(watched) / 1e6,
                 median(alone) > 0 ? median(watched) / median(alone) : 0.0);
     }
-    fs::remove_all(dir);
+    if (keep)
+        std::printf("stores kept in %s\n", dir.c_str());
+    else
+        fs::remove_all(dir);
     return 0;
 }
