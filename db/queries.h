@@ -80,7 +80,8 @@ struct RunCursor {
 struct RunDelta {
     RunData data;
     std::vector<int> replace_stack_trials;
-    bool empty() const { return data.rows.empty(); }
+    /// No row past the cursor (facts come whole each time, so they do not count).
+    bool empty() const { return data.rows.rows() == data.rows.facts.size(); }
 };
 RunDelta load_run_since(const Database& db, int64_t run_id, RunCursor& cursor,
                         const LoadOptions& opt = {});

@@ -8,7 +8,9 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
+#include <tuple>
 #include <thread>
 
 #include "db/merge.h"
@@ -656,4 +658,82 @@ TEST_F(StoreTest, DamagedStoreGivesAClearError) {
                     msg.find("not a database") != std::string::npos)
             << msg;
     }
+}
+
+// A live view reads a growing run a piece at a time (load_run_since): the
+// pieces, merged, must be the run as one whole read gives it, including a
+// trial's last samples, which the recorder adds to its last interval's rows
+// when the trial ends, and the stacks re-pointed into one index.
+TEST_F(StoreTest, ReadingWhatIsNewAddsUpToTheWholeRun) {
+    const auto path = file("growing.db");
+    RunWriter w(path, sample_run("growing"));
+    const int64_t id = w.run_id();
+    auto reader = open_store(path, Database::Mode::read_only);
+    RunCursor cursor;
+    RunData seen;
+    int pieces = 0;
+    const auto read_new = [&] {
+        w.flush();
+        RunDelta d = load_run_since(*reader, id, cursor);
+        if (!d.empty()) ++pieces;
+        merge_run_rows(seen, std::move(d));
+    };
+    const auto stack = [](int trial, int seq, std::vector<std::string> names, uint64_t weight) {
+        StackRow s;
+        s.trial = trial;
+        s.seq = seq;
+        s.event = kCpuTimeEvent;
+        s.weight = weight;
+        for (auto& n : names) s.frames.push_back({n, "m"});
+        return s;
+    };
+    for (int trial = 0; trial < 2; ++trial) {
+        for (int seq = 0; seq < 3; ++seq) {
+            Batch b;
+            b.intervals.push_back({trial, seq, 0.1 * (seq + 1), 10, 10, 0, 0, 0});
+            b.stages.push_back({trial, seq, "eth_rx", 0, 1, 10, 100});
+            b.stacks.push_back(stack(trial, seq, {"main", "walk", "rx"}, 2));
+            b.stacks.push_back(stack(trial, seq, {"main", "walk", "tx" + std::to_string(seq)}, 1));
+            w.submit(std::move(b));
+            read_new();
+        }
+        Batch end;  // what only the end of a trial gives
+        TrialRow t;
+        t.trial = trial;
+        t.received = 30;
+        end.trials.push_back(t);
+        end.stages.push_back({trial, -1, "eth_rx", 0, 3, 30, 300});
+        end.drops.push_back({trial, "ip6_hop_limit", "ip6_input", "receive", 4});
+        end.stacks.push_back(stack(trial, 2, {"main", "walk", "rx"}, 5));  // the tail
+        end.facts.emplace_back("trial" + std::to_string(trial) + ".samples", "12");
+        w.submit(std::move(end));
+        read_new();
+        read_new();  // nothing new: nothing changes
+    }
+    w.finish("complete");
+    read_new();
+    EXPECT_EQ(pieces, 8);  // 6 intervals, 2 trial ends (the status comes with the info)
+
+    const RunData whole = load_run(*reader, id);
+    EXPECT_EQ(seen.info.status, "complete");
+    EXPECT_EQ(seen.rows.trials.size(), whole.rows.trials.size());
+    EXPECT_EQ(seen.rows.intervals.size(), 6u);
+    EXPECT_EQ(seen.rows.stages.size(), whole.rows.stages.size());
+    EXPECT_EQ(seen.rows.drops.size(), 2u);
+    EXPECT_EQ(seen.rows.facts, whole.rows.facts);
+    // Each sampled stack with its weight, by its frames through the index.
+    const auto stacks_of = [](const RunData& r) {
+        std::multiset<std::tuple<int, int, std::string, uint64_t>> out;
+        for (const auto& s : r.rows.stacks) {
+            std::string path;
+            for (int32_t n = s.node; n >= 0; n = r.stack_index.nodes[static_cast<size_t>(n)].parent)
+                path = r.stack_index.frames[static_cast<size_t>(r.stack_index.nodes[static_cast<size_t>(n)].frame)].symbol +
+                       (path.empty() ? "" : ";") + path;
+            out.emplace(s.trial, s.seq, path, s.weight);
+        }
+        return out;
+    };
+    EXPECT_EQ(stacks_of(seen), stacks_of(whole));
+    EXPECT_EQ(stacks_of(seen).count({1, 2, "main;walk;rx", 7}), 1u);  // 2 + the tail's 5
+    EXPECT_EQ(seen.stack_index.nodes.size(), whole.stack_index.nodes.size());
 }

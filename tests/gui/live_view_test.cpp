@@ -1,12 +1,19 @@
 // The live view on a real capture: `pathscope run` writes a store in another
-// process while the GUI's window polls it (PRAGMA data_version); new
-// intervals must show within a second of their commit.
+// process while the GUI's window polls it (PRAGMA data_version, on the store
+// reader's thread); new intervals must show within a second of their
+// commit, appended to what is shown (no model reset), and the running
+// trial's intervals so far fill the stage table before the trial ends.
 #include <QElapsedTimer>
 #include <QProcess>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QItemSelectionModel>
 #include <QTest>
 #include <filesystem>
 
 #include "gui/main_window.h"
+#include "gui/models/run_list_model.h"
+#include "gui/models/stage_table_model.h"
 #include "gui/run_loader.h"
 
 using namespace pathscope::gui;
@@ -41,6 +48,14 @@ class LiveViewTest : public QObject {
         }
         const size_t before = w.run_data()->rows.intervals.size();
         QVERIFY(before > 0);
+        // The trial is still running (no totals stored), yet its stages show.
+        QVERIFY(w.run_data()->rows.trials.empty());
+        QVERIFY2(w.stages()->rowCount() > 3, "the running trial's stages are not shown");
+        QSignalSpy run_resets(w.runs(), &QAbstractItemModel::modelReset);
+        QSignalSpy stage_resets(w.stages(), &QAbstractItemModel::modelReset);
+        QSignalSpy stage_changes(w.stages(), &QAbstractItemModel::dataChanged);
+        QSignalSpy run_changes(w.runs(), &QAbstractItemModel::dataChanged);
+        const int updates = w.updates();
         QElapsedTimer t;
         t.start();
         qint64 seen = -1;
@@ -56,6 +71,12 @@ class LiveViewTest : public QObject {
         }
         qInfo("new intervals shown %lld ms after the last were (%zu before)", seen, before);
         QVERIFY2(seen >= 0 && seen < 1000, "no new interval within a second");
+        // Appended in place: the views keep their selection, sort and scroll.
+        QVERIFY(w.updates() > updates);
+        QCOMPARE(run_resets.count(), 0);
+        QCOMPARE(stage_resets.count(), 0);
+        QVERIFY(stage_changes.count() > 0);
+        QVERIFY(w.run_view()->selectionModel()->hasSelection());
         QCOMPARE(QString::fromStdString(w.run_data()->info.status), QString("running"));
         capture.terminate();  // SIGTERM ends it; the store keeps what it committed
         if (!capture.waitForFinished(10000)) capture.kill();
