@@ -52,17 +52,16 @@ LoadedRun compute_pages(std::shared_ptr<const db::RunData> data,
         if (keep_going && !keep_going()) throw LoadCancelled{};
     };
     LoadedRun out;
-    const db::RunData& run = *data;
-    out.data = data;
     // A running trial's intervals so far stand in for the totals it has not
-    // written yet, so the pages show a running run as it goes.
-    db::Batch running = analysis::running_trial_rows(run);
-    std::optional<db::RunData> with_running;
+    // written yet, so every page shows a running run as it goes.
+    db::Batch running = analysis::running_trial_rows(*data);
     if (!running.empty()) {
-        with_running.emplace(db::RunData{run.info, run.rows, run.stack_index});
+        auto with_running = std::make_shared<db::RunData>(*data);
         with_running->rows.append(std::move(running));
+        data = std::move(with_running);
     }
-    const db::RunData& shown = with_running ? *with_running : run;
+    out.data = data;
+    const db::RunData& shown = *data;
     // The sampled stacks' tree, built once for the summary, the flame graph
     // and the stack views.
     const std::string event = analysis::main_stack_event(shown);
@@ -83,11 +82,11 @@ LoadedRun compute_pages(std::shared_ptr<const db::RunData> data,
         out.stack_views = analysis::build_call_views(*stacks);
         step();
     }
-    auto series = std::make_shared<analysis::TimeSeries>(analysis::time_series(run));
+    auto series = std::make_shared<analysis::TimeSeries>(analysis::time_series(shown));
     if (!series->points.empty()) {
         const double end = series->points.back().t1;
         out.series_range =
-            self_diff(analysis::stage_tree_in_range(run, 0, end, &out.series_intervals));
+            self_diff(analysis::stage_tree_in_range(shown, 0, end, &out.series_intervals));
     }
     out.series = std::move(series);
     step();
