@@ -69,12 +69,18 @@ void HistogramWidget::paintEvent(QPaintEvent*) {
     p.setPen(QColor(0x80, 0x80, 0x80));
     p.drawLine(plot.bottomLeft(), plot.bottomRight());
     p.drawLine(plot.bottomLeft(), plot.topLeft());
+    // Tick labels in plain digits (no "1e+06"); a label that would touch the
+    // one before it is left out, its tick kept.
+    double last_label_right = -1e9;
     for (const double v : bars.axis.ticks) {
-            const double x = xof(v);
-            p.drawLine(QPointF(x, plot.bottom()), QPointF(x, plot.bottom() + 4));
-            p.drawText(QRectF(x - 40, plot.bottom() + 5, 80, fm.height()), Qt::AlignHCenter,
-                       QString::number(v, 'g', 6));
-        }
+        const double x = xof(v);
+        p.drawLine(QPointF(x, plot.bottom()), QPointF(x, plot.bottom() + 4));
+        const QString text = v >= 1 ? QString::number(v, 'f', 0) : QString::number(v, 'g', 6);
+        const double w = fm.horizontalAdvance(text);
+        if (x - w / 2 < last_label_right + fm.horizontalAdvance(QLatin1Char(' '))) continue;
+        p.drawText(QRectF(x - w / 2 - 2, plot.bottom() + 5, w + 4, fm.height()), Qt::AlignHCenter, text);
+        last_label_right = x + w / 2;
+    }
     p.drawText(QRect(plot.left(), plot.bottom() + 6 + fm.height(), plot.width(), fm.height()),
                Qt::AlignHCenter, unit_ + tr(" (log scale)"));
     for (int k = 0; k <= 4; ++k) {

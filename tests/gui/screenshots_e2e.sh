@@ -1,8 +1,10 @@
 #!/bin/sh
 # Every page of pathscope-gui, rendered offscreen from a store filled by real
 # runs: the default scenario, a two-run comparison, a four-queue skewed run,
-# and a `perf record -g` profile of another program imported with
-# `import perf`. Each PNG must exist at the asked size with real content.
+# the bind x connect x route_cache matrix (3 short trials a cell) for the
+# Experiments page, and a `perf record -g` profile of another program
+# imported with `import perf` for the stack views. Each PNG must exist at the
+# asked size with real content.
 #   screenshots_e2e.sh PATHSCOPE PATHSCOPE_GUI OUT_DIR
 set -eu
 P=$1 G=$2 OUT=$3
@@ -17,6 +19,8 @@ export QT_QPA_PLATFORM=offscreen
 "$P" run --db "$DB" --label burst64 --trials 3 --duration 0.5 --set engine.burst=64 > /dev/null
 "$P" run --db "$DB" --label skewed --duration 0.5 --set port.wire.rx_queues=4 \
   --set workload.flows=1 > /dev/null
+"$P" run samples/udp6-tx-bind-connect.toml --db "$DB" --trials 3 --duration 0.5 > "$D/matrix.txt"
+grep -q "^stored as experiment " "$D/matrix.txt" || fail "the matrix stored no experiment: $(cat "$D/matrix.txt")"
 if command -v perf > /dev/null 2>&1 &&
    perf record -q -g -F 499 -o "$D/p.data" -- "$P" routes --count 1000000 -o /dev/null \
      > /dev/null 2>&1; then
@@ -41,12 +45,17 @@ shot() {  # shot NAME ARGS...
   [ "$dims" = "00000578" ] || [ "$dims" = "000005780000035c" ] || fail "$name.png is not 1400x860 ($dims)"
   [ "$(wc -c < "$OUT/$name.png")" -gt 15000 ] || fail "$name.png looks blank"
 }
-for page in runs stages flame stacks queues histograms timeseries traces; do
+for page in runs stages path flame stacks queues histograms timeseries traces; do
   shot "$page" --screenshot "$page" --run base
 done
 shot queues-skewed --screenshot queues --run skewed
 shot compare --screenshot compare --baseline base --candidate burst64
-[ "$profile" = yes ] && shot profile-stacks --screenshot stacks --run profile
+shot experiments --screenshot experiments
+if [ "$profile" = yes ]; then
+  for page in stacks topdown bottomup callers; do
+    shot "profile-$page" --screenshot "$page" --run profile
+  done
+fi
 # A bad page or run is refused, naming it.
 if "$G" "$DB" --screenshot nosuch -o "$D/x.png" --run base 2> "$D/err"; then fail "page nosuch accepted"; fi
 grep -q "no page 'nosuch'" "$D/err" || fail "no clear message for a bad page"
