@@ -62,8 +62,8 @@ int main(int argc, char** argv) {
                               QStringLiteral("the store to open (default: pathscope.db here)"));
     const QCommandLineOption shot(QStringLiteral("screenshot"),
                                   QStringLiteral("render PAGE (runs, stages, path, flame, stacks, queues, "
-                                                 "histograms, timeseries, traces, compare, experiments; of the\n"
-                                                 "sampled stacks: topdown, bottomup, callers) to a PNG and exit\n"
+                                                 "histograms, timeseries, traces, compare, experiments; of the "
+                                                 "sampled stacks: topdown, bottomup, callers) to a PNG and exit "
                                                  "(experiments: the newest experiment's grid)"),
                                   QStringLiteral("PAGE"));
     const QCommandLineOption out({QStringLiteral("o"), QStringLiteral("output")},

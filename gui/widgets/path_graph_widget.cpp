@@ -64,9 +64,12 @@ QRectF PathGraphWidget::node_rect(int i) const {
     const analysis::PathNode& n = graph_->nodes[static_cast<size_t>(i)];
     const double pitch_x = (width() - 2 * kMargin) / std::max(1, graph_->layers);
     const double pitch_y = (height() - 2 * kMargin) / std::max(1, rows_);
-    const double w = std::min(190.0, pitch_x * 0.7);  // room between boxes for the edges' packets
+    // Room between boxes for the edges; the last layer (delivery, the wire,
+    // drop reasons) has nothing to its right and takes the margin too.
+    const bool last = n.layer + 1 >= graph_->layers;
+    const double w = last ? pitch_x + kMargin - 8 : std::min(190.0, pitch_x * 0.86);
     const double h = std::min(kNodeHeight, pitch_y * 0.85);
-    const double x = kMargin + n.layer * pitch_x + (pitch_x - w) / 2;
+    const double x = kMargin + n.layer * pitch_x + (last ? 4 : (pitch_x - w) / 2);
     const double y = kMargin + n.row * pitch_y + (pitch_y - h) / 2;
     return {x, y, w, h};
 }
@@ -142,7 +145,7 @@ void PathGraphWidget::paintEvent(QPaintEvent*) {
         const QRectF r = node_rect(i);
         p.setPen(QPen(QColor(0x50, 0x50, 0x50), 1));
         p.setBrush(colour(n.colour));
-        const double radius = n.kind == analysis::PathNode::Kind::stage ? 6 : r.height() / 2;
+        const double radius = n.kind == analysis::PathNode::Kind::stage ? 6 : std::min(14.0, r.height() / 2);
         p.drawRoundedRect(r, radius, radius);
         QStringList lines{shown_name(n)};
         if (n.kind == analysis::PathNode::Kind::stage) {
