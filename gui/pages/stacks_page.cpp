@@ -99,7 +99,7 @@ StacksPage::StacksPage(QWidget* parent) : QWidget(parent) {
     callees_view_->setToolTip(tr("double-click a callee to follow it"));
 
     links_title_ = new QLabel;
-    auto* links = new QSplitter(Qt::Horizontal);
+    auto* links = new QSplitter(Qt::Vertical);
     links->addWidget(callers_view_);
     links->addWidget(callees_view_);
     auto* lower = new QWidget;
@@ -159,7 +159,7 @@ void StacksPage::set_views(analysis::CallViews views) {
     functions_->set_functions(views_.callers);
     callers_->set_function(views_.callers, -1);
     callees_->set_function(views_.callers, -1);
-    links_title_->setText(tr("Select a function above for its callers (left) and callees (right)."));
+    links_title_->setText(tr("Select a function above for its callers (upper table) and callees (lower), each with the whole width for their names."));
     for (QHeaderView* h : {top_down_view_->header(), bottom_up_view_->header(),
                            functions_view_->horizontalHeader(), callers_view_->horizontalHeader(),
                            callees_view_->horizontalHeader()})
@@ -261,7 +261,7 @@ void StacksPage::select_function(int64_t name_id) {
         fit_columns(callers_view_->horizontalHeader());
         fit_columns(callees_view_->horizontalHeader());
     }
-    links_title_->setText(tr("Callers (left) and callees (right) of <b>%1</b>")
+    links_title_->setText(tr("Callers (upper table) and callees (lower) of <b>%1</b>")
                               .arg(QString::fromStdString(
                                        views_.callers->tree().name_of(static_cast<uint32_t>(name_id)))
                                        .toHtmlEscaped()));
