@@ -14,11 +14,11 @@
 #include <QElapsedTimer>
 #include <QProcess>
 #include <QTableView>
+#include <QTimer>
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
-#include <QTimer>
-#include <atomic>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -132,9 +132,13 @@ size_t big_profile(const std::string& path) {
     w.write(info.id, b);
     // The other nine intervals sampled the same stacks.
     for (int seq = 1; seq < 10; ++seq)
-        db->exec("INSERT INTO stack_samples (run_id, trial, seq, event, stack, weight) SELECT "
-                 "run_id, trial, " + std::to_string(seq) + ", event, stack, weight FROM "
-                 "stack_samples WHERE run_id = " + std::to_string(info.id) + " AND seq = 0");
+        db->exec(
+            "INSERT INTO stack_samples (run_id, trial, seq, event, stack, weight) SELECT "
+            "run_id, trial, " +
+            std::to_string(seq) +
+            ", event, stack, weight FROM "
+            "stack_samples WHERE run_id = " +
+            std::to_string(info.id) + " AND seq = 0");
     return seen.size();
 }
 
@@ -187,7 +191,8 @@ void live_view(const fs::path& dir) {
                   {"run", "--db", QString::fromStdString(live), "--label", "live", "--duration",
                    "8", "--set", "capture.sample_hz=199", "--set", "capture.interval=0.1"});
     capture.waitForStarted();
-    while (gui::list_store(live).runs.empty()) QApplication::processEvents(QEventLoop::AllEvents, 20);
+    while (gui::list_store(live).runs.empty())
+        QApplication::processEvents(QEventLoop::AllEvents, 20);
     gui::MainWindow w;
     w.resize(1400, 860);
     w.show();
@@ -220,21 +225,25 @@ void live_view(const fs::path& dir) {
         const size_t n = w.run_data()->rows.intervals.size();
         stacks = w.run_data()->rows.stacks.size();
         for (size_t k = shown + 1; k <= n; ++k)
-            if (auto at = probe.seen(k)) delay.push_back(std::chrono::duration<double, std::milli>(now - *at).count());
+            if (auto at = probe.seen(k))
+                delay.push_back(std::chrono::duration<double, std::milli>(now - *at).count());
         shown = std::max(shown, n);
     }
     tick.stop();
     capture.waitForFinished();
     std::sort(lateness.begin(), lateness.end());
-    std::printf("live view of a capture sampling at 199 Hz, committing every 0.1 s: %zu intervals "
-                "shown in %d updates, %zu stack rows\n",
-                shown, w.updates(), stacks);
-    std::printf("  GUI thread's longest stall (5 ms timer's lateness) %6lld ms   goal < 50 ms "
-                "(p99 %.0f ms)\n",
-                static_cast<long long>(worst),
-                lateness.empty() ? 0.0 : lateness[lateness.size() * 99 / 100]);
-    std::printf("  from an interval's commit to its page: median %.0f ms, max %.0f ms   goal < 500 ms\n",
-                median(delay), delay.empty() ? 0.0 : *std::max_element(delay.begin(), delay.end()));
+    std::printf(
+        "live view of a capture sampling at 199 Hz, committing every 0.1 s: %zu intervals "
+        "shown in %d updates, %zu stack rows\n",
+        shown, w.updates(), stacks);
+    std::printf(
+        "  GUI thread's longest stall (5 ms timer's lateness) %6lld ms   goal < 50 ms "
+        "(p99 %.0f ms)\n",
+        static_cast<long long>(worst),
+        lateness.empty() ? 0.0 : lateness[lateness.size() * 99 / 100]);
+    std::printf(
+        "  from an interval's commit to its page: median %.0f ms, max %.0f ms   goal < 500 ms\n",
+        median(delay), delay.empty() ? 0.0 : *std::max_element(delay.begin(), delay.end()));
 }
 
 }  // namespace
@@ -247,149 +256,156 @@ int main(int argc, char** argv) {
         if (std::string(argv[i]) == "--runs") runs = std::max(1, std::atoi(argv[i + 1]));
         if (std::string(argv[i]) == "--only") only = argv[i + 1];
     }
-    const bool keep = std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string(a) == "--keep"; });
+    const bool keep = std::any_of(argv + 1, argv + argc,
+                                  [](const char* a) { return std::string(a) == "--keep"; });
     const auto part = [&](const char* name) { return only.empty() || only == name; };
-    const fs::path dir = fs::temp_directory_path() / ("pathscope_bench_gui_" + std::to_string(getpid()));
+    const fs::path dir =
+        fs::temp_directory_path() / ("pathscope_bench_gui_" + std::to_string(getpid()));
     fs::create_directories(dir);
 
     if (part("flame")) {
-    // 1. Flame graph of 100,000 nodes.
-    const analysis::FlameTree tree = big_tree(100'000);
-    auto diff = std::make_shared<analysis::FlameDiff>(analysis::diff_trees(tree, tree));
-    std::vector<double> layout, full, first, zoom;
-    for (int r = 0; r < runs; ++r) {
-        auto t0 = bench::Clock::now();
-        const analysis::FlameLayout l = analysis::layout_flame(*diff);
-        layout.push_back(ms(t0));
-        analysis::FlameLayoutOptions every;
-        every.min_fraction = 0;  // no merging: every node gets its rectangle
-        t0 = bench::Clock::now();
-        (void)analysis::layout_flame(*diff, every);
-        full.push_back(ms(t0));
-        gui::FlameGraphWidget w;
-        w.resize(1400, 800);
-        t0 = bench::Clock::now();
-        w.set_diff(diff, false, "samples");  // lays out
-        (void)w.grab();                      // paints
-        first.push_back(ms(t0));
-        const int child = diff->nodes[0].children.empty() ? 0 : diff->nodes[0].children[0];
-        t0 = bench::Clock::now();
-        w.zoom_to(child);
-        (void)w.grab();
-        zoom.push_back(ms(t0));
-        if (r == 0)
-            std::printf("flame graph: %zu nodes, %zu rectangles drawn at the root (merge < 0.1%%)\n",
-                        diff->nodes.size(), l.rects.size());
-    }
-    std::printf("  layout, tiny frames merged (the default)  %8.2f ms   goal < 50 ms\n", median(layout));
-    std::printf("  layout, every node a rectangle            %8.2f ms   goal < 50 ms\n", median(full));
-    std::printf("  layout + first paint (1400x800)           %8.2f ms\n", median(first));
-    std::printf("  zoom: layout + repaint                    %8.2f ms   goal < 16 ms\n", median(zoom));
-
+        // 1. Flame graph of 100,000 nodes.
+        const analysis::FlameTree tree = big_tree(100'000);
+        auto diff = std::make_shared<analysis::FlameDiff>(analysis::diff_trees(tree, tree));
+        std::vector<double> layout, full, first, zoom;
+        for (int r = 0; r < runs; ++r) {
+            auto t0 = bench::Clock::now();
+            const analysis::FlameLayout l = analysis::layout_flame(*diff);
+            layout.push_back(ms(t0));
+            analysis::FlameLayoutOptions every;
+            every.min_fraction = 0;  // no merging: every node gets its rectangle
+            t0 = bench::Clock::now();
+            (void)analysis::layout_flame(*diff, every);
+            full.push_back(ms(t0));
+            gui::FlameGraphWidget w;
+            w.resize(1400, 800);
+            t0 = bench::Clock::now();
+            w.set_diff(diff, false, "samples");  // lays out
+            (void)w.grab();                      // paints
+            first.push_back(ms(t0));
+            const int child = diff->nodes[0].children.empty() ? 0 : diff->nodes[0].children[0];
+            t0 = bench::Clock::now();
+            w.zoom_to(child);
+            (void)w.grab();
+            zoom.push_back(ms(t0));
+            if (r == 0)
+                std::printf(
+                    "flame graph: %zu nodes, %zu rectangles drawn at the root (merge < 0.1%%)\n",
+                    diff->nodes.size(), l.rects.size());
+        }
+        std::printf("  layout, tiny frames merged (the default)  %8.2f ms   goal < 50 ms\n",
+                    median(layout));
+        std::printf("  layout, every node a rectangle            %8.2f ms   goal < 50 ms\n",
+                    median(full));
+        std::printf("  layout + first paint (1400x800)           %8.2f ms\n", median(first));
+        std::printf("  zoom: layout + repaint                    %8.2f ms   goal < 16 ms\n",
+                    median(zoom));
     }
     if (part("store")) {
-    // 2. A store of 10,000 runs: a team's, with scenario texts and matrices.
-    const std::string many = (dir / "many.db").string();
-    {
-        auto db = db::open_store(many, db::Database::Mode::read_write);
-        db->exec("PRAGMA synchronous = OFF");  // only the bench's set-up
-        db::BatchWriter w(*db);
-        const std::string scenario(1500, '#');
-        for (int i = 0; i < 10'000; ++i) {
-            db::RunInfo info;
-            info.label = "udp6-tx-bind-connect-" + std::to_string(i / 8);
-            info.host = "bench";
-            info.status = "complete";
-            info.trials = 3;
-            info.scenario_text = scenario;
-            info.experiment = "e" + std::to_string(i / 8);
-            info.cell = std::string("socket.bind=") + (i & 1 ? "true" : "false") +
-                        "\nsocket.connect=" + (i & 2 ? "true" : "false") +
-                        "\nengine.route_cache=" + (i & 4 ? "on" : "off");
-            w.insert_run(info);
-            db::Batch b;
-            for (int t = 0; t < 3; ++t) {
-                db::TrialRow tr;
-                tr.trial = t;
-                tr.received = 1000;
-                b.trials.push_back(tr);
+        // 2. A store of 10,000 runs: a team's, with scenario texts and matrices.
+        const std::string many = (dir / "many.db").string();
+        {
+            auto db = db::open_store(many, db::Database::Mode::read_write);
+            db->exec("PRAGMA synchronous = OFF");  // only the bench's set-up
+            db::BatchWriter w(*db);
+            const std::string scenario(1500, '#');
+            for (int i = 0; i < 10'000; ++i) {
+                db::RunInfo info;
+                info.label = "udp6-tx-bind-connect-" + std::to_string(i / 8);
+                info.host = "bench";
+                info.status = "complete";
+                info.trials = 3;
+                info.scenario_text = scenario;
+                info.experiment = "e" + std::to_string(i / 8);
+                info.cell = std::string("socket.bind=") + (i & 1 ? "true" : "false") +
+                            "\nsocket.connect=" + (i & 2 ? "true" : "false") +
+                            "\nengine.route_cache=" + (i & 4 ? "on" : "off");
+                w.insert_run(info);
+                db::Batch b;
+                for (int t = 0; t < 3; ++t) {
+                    db::TrialRow tr;
+                    tr.trial = t;
+                    tr.received = 1000;
+                    b.trials.push_back(tr);
+                }
+                w.write(info.id, b);
             }
-            w.write(info.id, b);
         }
-    }
-    std::vector<double> open;
-    for (int r = 0; r < runs; ++r) {
-        const auto t0 = bench::Clock::now();
-        gui::MainWindow w;
-        w.open_store(QString::fromStdString(many));
-        w.show();
-        QApplication::processEvents();
-        (void)w.grab();
-        open.push_back(ms(t0));
-        if (w.runs()->rowCount() != 10'000) std::printf("  (!) %d runs listed\n", w.runs()->rowCount());
-    }
-    std::printf("store of 10,000 runs: open and show the run browser %8.2f ms   goal < 1000 ms\n",
-                median(open));
-
+        std::vector<double> open;
+        for (int r = 0; r < runs; ++r) {
+            const auto t0 = bench::Clock::now();
+            gui::MainWindow w;
+            w.open_store(QString::fromStdString(many));
+            w.show();
+            QApplication::processEvents();
+            (void)w.grab();
+            open.push_back(ms(t0));
+            if (w.runs()->rowCount() != 10'000)
+                std::printf("  (!) %d runs listed\n", w.runs()->rowCount());
+        }
+        std::printf(
+            "store of 10,000 runs: open and show the run browser %8.2f ms   goal < 1000 ms\n",
+            median(open));
     }
     if (part("profile")) {
-    // 3. A long sampled capture: 1,000,000 sample rows over 100,000 stacks.
-    const std::string profile = (dir / "profile.db").string();
-    const size_t stacks = big_profile(profile);
-    std::vector<double> shown_ms, views_ms, tree_ms, rows_ms, pages_ms;
-    for (int r = 0; r < std::min(runs, 3); ++r) {
-        gui::MainWindow w;
-        w.resize(1400, 860);
-        w.show();
-        w.open_store(QString::fromStdString(profile));
-        w.show_page(QStringLiteral("stacks"));
-        const auto t0 = bench::Clock::now();
-        w.select_run(QStringLiteral("profile"));
-        w.wait_until_loaded();
-        (void)w.grab();
-        shown_ms.push_back(ms(t0));
-        auto store = db::open_store(profile, db::Database::Mode::read_only);
-        auto t1 = bench::Clock::now();
-        auto loaded = std::make_shared<const db::RunData>(
-            db::load_run(*store, db::find_run(*store, "profile").id, {.expand_stacks = false}));
-        rows_ms.push_back(ms(t1));
-        const db::RunData& run = *loaded;
-        t1 = bench::Clock::now();
-        (void)gui::compute_pages(loaded);
-        pages_ms.push_back(ms(t1));
-        t1 = bench::Clock::now();
-        const analysis::FlameTree tree = analysis::stack_tree(run);
-        tree_ms.push_back(ms(t1));
-        t1 = bench::Clock::now();
-        const analysis::CallViews views = analysis::build_call_views(tree);
-        views_ms.push_back(ms(t1));
-        if (r == 0)
-            std::printf("profile run: %zu sample rows over %zu distinct stacks, %zu tree nodes\n",
-                        run.rows.stacks.size(), stacks, tree.size());
-    }
-    std::printf("  select until its flame graph is on screen   %8.1f ms   goal < 2000 ms\n",
-                median(shown_ms));
-    std::printf("  of which: its rows from the store            %8.1f ms\n", median(rows_ms));
-    std::printf("            every page's figures and trees     %8.1f ms\n", median(pages_ms));
-    std::printf("  its stack tree from the interned stacks      %8.1f ms\n", median(tree_ms));
-    std::printf("  top-down, bottom-up and caller/callee trees  %8.1f ms   goal < 1000 ms\n",
-                median(views_ms));
-
+        // 3. A long sampled capture: 1,000,000 sample rows over 100,000 stacks.
+        const std::string profile = (dir / "profile.db").string();
+        const size_t stacks = big_profile(profile);
+        std::vector<double> shown_ms, views_ms, tree_ms, rows_ms, pages_ms;
+        for (int r = 0; r < std::min(runs, 3); ++r) {
+            gui::MainWindow w;
+            w.resize(1400, 860);
+            w.show();
+            w.open_store(QString::fromStdString(profile));
+            w.show_page(QStringLiteral("stacks"));
+            const auto t0 = bench::Clock::now();
+            w.select_run(QStringLiteral("profile"));
+            w.wait_until_loaded();
+            (void)w.grab();
+            shown_ms.push_back(ms(t0));
+            auto store = db::open_store(profile, db::Database::Mode::read_only);
+            auto t1 = bench::Clock::now();
+            auto loaded = std::make_shared<const db::RunData>(
+                db::load_run(*store, db::find_run(*store, "profile").id, {.expand_stacks = false}));
+            rows_ms.push_back(ms(t1));
+            const db::RunData& run = *loaded;
+            t1 = bench::Clock::now();
+            (void)gui::compute_pages(loaded);
+            pages_ms.push_back(ms(t1));
+            t1 = bench::Clock::now();
+            const analysis::FlameTree tree = analysis::stack_tree(run);
+            tree_ms.push_back(ms(t1));
+            t1 = bench::Clock::now();
+            const analysis::CallViews views = analysis::build_call_views(tree);
+            views_ms.push_back(ms(t1));
+            if (r == 0)
+                std::printf(
+                    "profile run: %zu sample rows over %zu distinct stacks, %zu tree nodes\n",
+                    run.rows.stacks.size(), stacks, tree.size());
+        }
+        std::printf("  select until its flame graph is on screen   %8.1f ms   goal < 2000 ms\n",
+                    median(shown_ms));
+        std::printf("  of which: its rows from the store            %8.1f ms\n", median(rows_ms));
+        std::printf("            every page's figures and trees     %8.1f ms\n", median(pages_ms));
+        std::printf("  its stack tree from the interned stacks      %8.1f ms\n", median(tree_ms));
+        std::printf("  top-down, bottom-up and caller/callee trees  %8.1f ms   goal < 1000 ms\n",
+                    median(views_ms));
     }
     if (part("live")) {
-    // 4. Live view of a sampling capture (199 Hz, a commit every 0.1 s).
-    live_view(dir);
+        // 4. Live view of a sampling capture (199 Hz, a commit every 0.1 s).
+        live_view(dir);
     }
 
     if (part("rate")) {
-    std::vector<double> alone, watched;
-    for (int r = 0; r < std::min(runs, 3); ++r) {
-        alone.push_back(capture_rate((dir / "alone.db").string(), false));
-        watched.push_back(capture_rate((dir / "watched.db").string(), true));
-    }
-    std::printf("capture rx rate, median of %zu: alone %.3f Mpps, GUI watching %.3f Mpps: %.2fx\n",
-                alone.size(), median(alone) / 1e6, median(watched) / 1e6,
-                median(alone) > 0 ? median(watched) / median(alone) : 0.0);
+        std::vector<double> alone, watched;
+        for (int r = 0; r < std::min(runs, 3); ++r) {
+            alone.push_back(capture_rate((dir / "alone.db").string(), false));
+            watched.push_back(capture_rate((dir / "watched.db").string(), true));
+        }
+        std::printf(
+            "capture rx rate, median of %zu: alone %.3f Mpps, GUI watching %.3f Mpps: %.2fx\n",
+            alone.size(), median(alone) / 1e6, median(watched) / 1e6,
+            median(alone) > 0 ? median(watched) / median(alone) : 0.0);
     }
     if (keep)
         std::printf("stores kept in %s\n", dir.c_str());
