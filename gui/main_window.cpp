@@ -70,7 +70,7 @@ class BarDelegate : public QStyledItemDelegate {
 // column says what differs, so the label gives way first.
 void fit_run_columns(QTableView* view) {
     view->resizeColumnsToContents();
-    for (const auto& [column, cap] : {std::pair{RunListModel::Label, 170},
+    for (const auto& [column, cap] : {std::pair{RunListModel::Label, 140},
                                       {RunListModel::Cell, 250},
                                       {RunListModel::Settings, 220},
                                       {RunListModel::Host, 120}})
@@ -230,7 +230,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     split->addWidget(right);
     split->setStretchFactor(1, 3);
     // The run table's id, label, cell and experiment in view at the default size.
-    split->setSizes({550, 850});
+    split->setSizes({520, 880});
     setCentralWidget(split);
     progress_ = new QProgressBar;
     progress_->setRange(0, 0);  // busy

@@ -164,6 +164,7 @@ void TimeSeriesPage::draw_series() {
     x->setRange(0, std::max(end, 0.1));
     rate->setRange(0, std::max(top_rate * 1.1, 0.001));
     cycles->setRange(0, std::max(top_cycles * 1.1, 1.0));
+    for (QValueAxis* a : {x, rate, cycles}) a->applyNiceNumbers();  // ticks on round values
     chart_->setTitle(run_ ? tr("Per interval, run %1").arg(run_->info.id) : QString());
 }
 
