@@ -20,10 +20,26 @@ FlameGraphWidget::FlameGraphWidget(QWidget* parent) : QWidget(parent) {
 
 void FlameGraphWidget::set_diff(std::shared_ptr<const analysis::FlameDiff> diff,
                                 bool differential, const QString& unit) {
+    // The frame zoomed into stays zoomed when the new tree has it (a live
+    // run's next update), found by its call path.
+    std::vector<std::string> zoomed;
+    for (int n = root_; diff_ && n > 0; n = diff_->nodes[static_cast<size_t>(n)].parent)
+        zoomed.insert(zoomed.begin(), diff_->nodes[static_cast<size_t>(n)].name);
     diff_ = std::move(diff);
     differential_ = differential;
     unit_ = unit;
     root_ = 0;
+    for (const std::string& name : zoomed) {
+        if (!diff_) break;
+        int next = -1;
+        for (int k : diff_->nodes[static_cast<size_t>(root_)].children)
+            if (diff_->nodes[static_cast<size_t>(k)].name == name) next = k;
+        if (next < 0) {
+            root_ = 0;
+            break;
+        }
+        root_ = next;
+    }
     back_.clear();
     forward_.clear();
     relayout();

@@ -234,6 +234,15 @@ class GuiTest : public QObject {
         QCOMPARE(g->zoom_root(), 0);
         QVERIFY(g->forward());
         QCOMPARE(g->zoom_root(), walk);
+        // A live run's next update (a new tree with the same frames) keeps
+        // the zoom; a tree without the frame shows the whole again.
+        g->set_diff(sample_diff(), false, "cycles");
+        QCOMPARE(g->breadcrumb(), (QStringList{"all", "main", "walk"}));
+        analysis::FlameTree other(1, "cycles");
+        other.add({"main", "idle"}, 5);
+        g->set_diff(std::make_shared<analysis::FlameDiff>(analysis::diff_trees(other, other)), false,
+                    "cycles");
+        QCOMPARE(g->zoom_root(), 0);
     }
 
     void searchHighlightsExactlyTheMatchesAndTheirShare() {
