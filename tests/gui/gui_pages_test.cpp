@@ -214,15 +214,24 @@ class GuiPagesTest : public QObject {
         QVERIFY(open(w, path, "forward"));
         QComboBox* trials = w.histograms_page()->trials();
         QCOMPARE(trials->itemText(0), QString("all, merged"));
-        QApplication::processEvents();
-        // The room the style leaves for the text, beside the arrow and frame.
-        QStyleOptionComboBox opt;
-        opt.initFrom(trials);
-        opt.rect = trials->rect();
-        opt.frame = true;
-        const QRect field = trials->style()->subControlRect(QStyle::CC_ComboBox, &opt,
-                                                            QStyle::SC_ComboBoxEditField, trials);
+        // The room the style leaves for the text, beside the arrow and frame,
+        // once the page's layout has taken the box's new size hint (a layout
+        // pass of its own; a loaded machine takes more than one).
+        const auto field_width = [&] {
+            QStyleOptionComboBox opt;
+            opt.initFrom(trials);
+            opt.rect = trials->rect();
+            opt.frame = true;
+            return trials->style()
+                ->subControlRect(QStyle::CC_ComboBox, &opt, QStyle::SC_ComboBoxEditField, trials)
+                .width();
+        };
         const QFontMetrics fm(trials->font());
+        int widest = 0;
+        for (int i = 0; i < trials->count(); ++i)
+            widest = std::max(widest, fm.horizontalAdvance(trials->itemText(i)));
+        QTRY_VERIFY(field_width() >= widest);
+        const QRect field(0, 0, field_width(), 1);
         for (int i = 0; i < trials->count(); ++i) {
             const int text = fm.horizontalAdvance(trials->itemText(i));
             QVERIFY2(field.width() >= text,
@@ -243,9 +252,10 @@ class GuiPagesTest : public QObject {
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QVERIFY(w.show_page("stages"));
-        QApplication::processEvents();
         QTableView* v = w.stage_view();
         const int rows = v->model()->rowCount();
+        // Laid out on the view's own timer: wait for the last row's place.
+        QTRY_VERIFY(v->viewport()->rect().contains(v->visualRect(v->model()->index(rows - 1, 0))));
         QCOMPARE(rows, 20);  // 19 stages and "all stages"
         QCOMPARE(v->model()->index(rows - 1, 0).data().toString(), QString("all stages"));
         const QRect shown = v->viewport()->rect();
@@ -263,9 +273,10 @@ class GuiPagesTest : public QObject {
         const std::string many = fresh(dir_, "many.db");
         add_forwarding_run(many, 30);
         QVERIFY(open(w, many, "forward"));
-        QApplication::processEvents();
-        QVERIFY(v->verticalScrollBar()->isVisible());
-        QVERIFY(v->verticalScrollBar()->maximum() > 0);
+        // The view lays its rows out on a timer of its own after the model
+        // changes: a loaded machine takes more than one pass of events.
+        QTRY_VERIFY(v->verticalScrollBar()->isVisible());
+        QTRY_VERIFY(v->verticalScrollBar()->maximum() > 0);
         v->scrollToBottom();
         const QModelIndex last = v->model()->index(v->model()->rowCount() - 1, 0);
         QCOMPARE(last.data().toString(), QString("all stages"));
