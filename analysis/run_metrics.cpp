@@ -260,8 +260,9 @@ StackPlacer::StackPlacer(FlameTree& tree, const db::StackIndex& index)
 }
 
 size_t StackPlacer::node(const db::StackRow& row) {
-    if (row.frames.empty() && row.node >= 0 && static_cast<size_t>(row.node) < placed_.size())
-        return place(row.node);
+    // A row read from a store points into its run's index (its frames, when
+    // expanded too, are the same stack): each distinct stack is walked once.
+    if (row.node >= 0 && static_cast<size_t>(row.node) < placed_.size()) return place(row.node);
     size_t at = 0;
     for (const auto& f : row.frames) at = static_cast<size_t>(tree_.add_child(at, frame_name(f)));
     return at;
