@@ -23,7 +23,6 @@
 #include <mutex>
 #include <optional>
 #include <random>
-#include <set>
 #include <thread>
 
 #include "analysis/call_tree.h"
@@ -37,6 +36,7 @@
 #include "gui/run_loader.h"
 #include "gui/widgets/flame_graph_widget.h"
 #include "tests/bench/bench_clock.h"
+#include "tests/support/profile_store.h"
 
 using namespace pathscope;
 namespace fs = std::filesystem;
@@ -87,59 +87,6 @@ double capture_rate(const std::string& db, bool watched) {
     auto store = db::open_store(db, db::Database::Mode::read_only);
     const db::RunData run = db::load_run(*store, db::find_run(*store, "watched").id);
     return run.rows.trials.empty() ? 0 : run.rows.trials[0].rx_pps;
-}
-
-// A store with one run whose sampled stacks are 1,000,000 rows (100,000
-// distinct stacks, each sampled in each of 10 intervals), as a capture of a
-// few minutes at 199 Hz over a large program would be. Returns the stacks.
-size_t big_profile(const std::string& path) {
-    auto db = db::open_store(path, db::Database::Mode::read_write);
-    db->exec("PRAGMA synchronous = OFF");
-    db::BatchWriter w(*db);
-    db::RunInfo info;
-    info.label = "profile";
-    info.status = "complete";
-    info.trials = 1;
-    w.insert_run(info);
-    db::Batch b;
-    db::TrialRow tr;
-    tr.received = 1'000'000;
-    tr.seconds = 1;
-    b.trials.push_back(tr);
-    for (int seq = 0; seq < 10; ++seq) {
-        db::IntervalRow i;
-        i.seq = seq;
-        i.t = 0.1 * (seq + 1);
-        i.received = 100'000;
-        b.intervals.push_back(i);
-    }
-    std::mt19937_64 rng(7);
-    std::set<std::vector<std::string>> seen;
-    while (seen.size() < 100'000) {
-        std::vector<std::string> frames;
-        const int depth = 4 + static_cast<int>(rng() % 20);
-        for (int d = 0; d < depth; ++d)
-            frames.push_back("ns" + std::to_string(d) + "::function_" +
-                             std::to_string(rng() % (d < 3 ? 3 : 40)));
-        if (!seen.insert(frames).second) continue;
-        db::StackRow row;
-        row.event = db::kCpuTimeEvent;
-        row.seq = 0;
-        row.weight = 1 + rng() % 20;
-        for (auto& f : frames) row.frames.push_back({f, "bench"});
-        b.stacks.push_back(std::move(row));
-    }
-    w.write(info.id, b);
-    // The other nine intervals sampled the same stacks.
-    for (int seq = 1; seq < 10; ++seq)
-        db->exec(
-            "INSERT INTO stack_samples (run_id, trial, seq, event, stack, weight) SELECT "
-            "run_id, trial, " +
-            std::to_string(seq) +
-            ", event, stack, weight FROM "
-            "stack_samples WHERE run_id = " +
-            std::to_string(info.id) + " AND seq = 0");
-    return seen.size();
 }
 
 // When each interval of `run` was committed, as seen by a connection of
@@ -350,7 +297,8 @@ int main(int argc, char** argv) {
     if (part("profile")) {
         // 3. A long sampled capture: 1,000,000 sample rows over 100,000 stacks.
         const std::string profile = (dir / "profile.db").string();
-        const size_t stacks = big_profile(profile);
+        const size_t stacks = 100'000;  // each sampled in 10 intervals: 1,000,000 rows
+    test::write_profile_store(profile, "profile", stacks, 10);
         std::vector<double> shown_ms, views_ms, tree_ms, rows_ms, pages_ms;
         for (int r = 0; r < std::min(runs, 3); ++r) {
             gui::MainWindow w;

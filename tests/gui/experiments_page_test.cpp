@@ -40,7 +40,7 @@ QString cli_output(const QStringList& args, int* status) {
     return QString::fromUtf8(p.readAllStandardOutput());
 }
 
-bool close(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b)); }
+bool near_equal(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b)); }
 
 }  // namespace
 
@@ -119,9 +119,9 @@ class ExperimentsPageTest : public QObject {
                 const QModelIndex at = grid->index(r, c);
                 const std::string verdict = against["verdict"];
                 QCOMPARE(at.data(ExperimentGridModel::VerdictRole).toString().toStdString(), verdict);
-                QVERIFY(close(at.data(ExperimentGridModel::ChangeRole).toDouble(),
+                QVERIFY(near_equal(at.data(ExperimentGridModel::ChangeRole).toDouble(),
                               against["change_percent"].get<double>()));
-                QVERIFY(close(at.data(ExperimentGridModel::HalfWidthRole).toDouble(),
+                QVERIFY(near_equal(at.data(ExperimentGridModel::HalfWidthRole).toDouble(),
                               against["half_width_percent"].get<double>()));
                 QCOMPARE(at.data(ExperimentGridModel::BaseRunRole).toLongLong(),
                          row["run_ids"][0].get<qlonglong>());

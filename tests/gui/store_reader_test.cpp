@@ -8,56 +8,15 @@
 #include <QTest>
 #include <QThread>
 #include <filesystem>
-#include <random>
-#include <set>
 
 #include "db/queries.h"
 #include "db/schema.h"
-#include "db/writer.h"
 #include "gui/run_loader.h"
+#include "tests/support/profile_store.h"
 
 using namespace pathscope;
 namespace fs = std::filesystem;
 
-namespace {
-
-// One run of 50,000 distinct stacks sampled in 10 intervals: 500,000 rows.
-int64_t write_profile(const std::string& path) {
-    auto db = db::open_store(path, db::Database::Mode::read_write);
-    db->exec("PRAGMA synchronous = OFF");
-    db::BatchWriter w(*db);
-    db::RunInfo info;
-    info.label = "big";
-    info.status = "complete";
-    info.trials = 1;
-    w.insert_run(info);
-    db::Batch b;
-    db::TrialRow tr;
-    tr.received = 1000;
-    tr.seconds = 1;
-    b.trials.push_back(tr);
-    std::mt19937_64 rng(3);
-    std::set<std::vector<std::string>> seen;
-    while (seen.size() < 50'000) {
-        std::vector<std::string> frames;
-        for (int d = 0; d < 12; ++d) frames.push_back("f" + std::to_string(d) + "_" + std::to_string(rng() % 30));
-        if (!seen.insert(frames).second) continue;
-        db::StackRow row;
-        row.event = db::kCpuTimeEvent;
-        row.seq = 0;
-        row.weight = 1;
-        for (auto& f : frames) row.frames.push_back({f, "m"});
-        b.stacks.push_back(std::move(row));
-    }
-    w.write(info.id, b);
-    for (int seq = 1; seq < 10; ++seq)
-        db->exec("INSERT INTO stack_samples (run_id, trial, seq, event, stack, weight) SELECT "
-                 "run_id, trial, " + std::to_string(seq) + ", event, stack, weight FROM "
-                 "stack_samples WHERE seq = 0");
-    return info.id;
-}
-
-}  // namespace
 
 class StoreReaderTest : public QObject {
     Q_OBJECT
@@ -71,7 +30,7 @@ class StoreReaderTest : public QObject {
         dir_ = fs::temp_directory_path() / ("pathscope_reader_" + std::to_string(getpid()));
         fs::create_directories(dir_);
         path_ = (dir_ / "big.db").string();
-        id_ = write_profile(path_);
+        id_ = test::write_profile_store(path_, "big", 50'000, 10);  // 500,000 sample rows
     }
     void cleanupTestCase() { fs::remove_all(dir_); }
 
