@@ -41,6 +41,7 @@ constexpr SettingRange kRanges[] = {
     {"engine.burst", 1, 256, "packets"},
     {"engine.duration", 0.01, 86400, "seconds"},
     {"engine.mbufs", 1024, 1 << 26, "buffers"},
+    {"engine.workers", 1, 32, "worker lcores"},
     {"engine.icmp_errors_per_s", 0, 1e9, "errors a second"},
     {"engine.ifaddr_churn", 0, 1e6, "changes a second"},
     {"engine.nd_hold", 0, engine::NeighbourTable::kMaxHold, "packets"},
@@ -457,6 +458,7 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         s.get("mbufs", cfg.mbufs);
         s.get("icmp_errors_per_s", cfg.icmp_errors_per_s);
         s.get("call_histograms", cfg.call_histograms);
+        s.get("workers", cfg.workers);
         auto choice = [&](const char* k, auto& out,
                           std::initializer_list<std::pair<const char*, std::decay_t<decltype(out)>>>
                               options) {

@@ -226,6 +226,12 @@ struct EngineConfig {
     /// Per-call cycle histograms beside the graph library's own node counters.
     /// Off: the worker uses rte_graph_walk as is (for measuring their cost).
     bool call_histograms = true;
+    /// Worker lcores, each walking its own copy of the stage graph. Receive
+    /// queues are spread over them (queue i of the polled ports, counted in
+    /// port order, goes to worker i % workers); applications, the socket
+    /// send stage and the neighbour timer run on worker 0. Every port that
+    /// transmits needs at least `workers` tx queues (each worker sends on its own).
+    unsigned workers = 1;
 };
 
 }  // namespace pathscope::engine

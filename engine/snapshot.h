@@ -41,6 +41,7 @@ struct QueueSnapshot {
     std::string port;
     uint16_t queue = 0;
     bool rx = true;
+    unsigned worker = 0;  ///< the worker that polls (rx) or sends on (tx) the queue
     uint64_t packets = 0;
     uint64_t bytes = 0;
     uint64_t bursts = 0;
@@ -90,6 +91,20 @@ struct SendPathSnapshot {
 /// calls are polls, packets the datagrams the applications handled.
 inline constexpr const char* kAppsStage = "apps";
 
+/// One worker's share of the counters (engine.workers): its graph's stages
+/// (the eth_rx instances of its receive queues, then the shared stages),
+/// edges and receive ledger. The EngineSnapshot's own fields are the sum
+/// over its workers, stage by stage (same name).
+struct WorkerSnapshot {
+    unsigned worker = 0;
+    unsigned lcore = 0;  ///< the EAL lcore it ran on
+    uint64_t walks = 0;
+    uint64_t idle_walks = 0;
+    std::vector<StageSnapshot> stages;
+    std::vector<EdgeSnapshot> edges;
+    Ledger ledger;
+};
+
 struct EngineSnapshot {
     uint64_t tsc_hz = 0;
     uint64_t tsc = 0;  ///< when the snapshot was taken
@@ -108,6 +123,9 @@ struct EngineSnapshot {
     /// when nothing ended that way.
     std::array<analysis::Histogram, kSojournCount> sojourn;
     analysis::Histogram rr_latency;  ///< request/response round trips (cycles)
+    /// Per worker, in worker order: one entry per worker (one with a single
+    /// worker, equal to the fields above).
+    std::vector<WorkerSnapshot> workers;
 };
 
 }  // namespace pathscope::engine
