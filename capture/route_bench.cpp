@@ -215,7 +215,7 @@ int64_t run_route_bench(const RouteBenchOptions& opt, std::ostream& out) {
         const uint64_t overhead = timer_overhead();
         overhead_sum += overhead;
         uint64_t before[3];
-        for (int e = 0; e < 3; ++e) before[e] = ctx.events.v[static_cast<unsigned>(kEvents[e])].get();
+        for (int e = 0; e < 3; ++e) before[e] = ctx.app_worker().events.v[static_cast<unsigned>(kEvents[e])].get();
         RuleTally tally;
         // Warm the caches over the address set first, both ways, untimed and
         // uncounted: otherwise whichever loop runs first pays the misses.
@@ -234,7 +234,7 @@ int64_t run_route_bench(const RouteBenchOptions& opt, std::ostream& out) {
             sink += nh;
             ours[i] = c > overhead ? c - overhead : 0;
         }
-        tally.flush(ctx.events);
+        tally.flush(ctx.app_worker().events);
         for (uint32_t i = 0; i < opt.calls; ++i) {
             auto* key = reinterpret_cast<Key*>(dst_keys[i % dst_keys.size()].data());
             uint64_t nh;
@@ -266,7 +266,7 @@ int64_t run_route_bench(const RouteBenchOptions& opt, std::ostream& out) {
         batch.histograms.push_back(latency_row(trial, kRouteOutputSubject, ours));
         batch.histograms.push_back(latency_row(trial, kBareFib6Subject, bare));
         for (int e = 0; e < 3; ++e) {
-            const uint64_t d = ctx.events.v[static_cast<unsigned>(kEvents[e])].get() - before[e];
+            const uint64_t d = ctx.app_worker().events.v[static_cast<unsigned>(kEvents[e])].get() - before[e];
             event_totals[e] += d;
             batch.events.push_back({trial, std::string(kPathEventNames[static_cast<unsigned>(kEvents[e])]), d});
         }

@@ -147,7 +147,7 @@ class SourceApp final : public App {
     Ip6Addr source_for(const Ip6Addr& dst) {
         RuleTally tally;
         const uint32_t nh = ctx_.route_output(dst.data(), nullptr, tally);
-        tally.flush(ctx_.events);
+        tally.flush(ctx_.app_worker().events);
         Ip6Addr src{};
         if (nh < kNexthopFirstRoute ||
             !ctx_.ifaddrs->select_source(ctx_.nexthops[nh].port, dst.data(), src.data()))

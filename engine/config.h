@@ -178,6 +178,10 @@ struct WorkloadConfig {
     RrConfig rr;
 };
 
+/// engine.workers at most: the design keeps every hot-path cache line
+/// written by one worker, so this bound is only the size of fixed tables.
+inline constexpr unsigned kMaxWorkers = 32;
+
 struct EngineConfig {
     std::vector<std::string> eal_args{"--no-huge", "-m",          "1024",
                                       "--no-pci",  "--no-shconf", "-l",

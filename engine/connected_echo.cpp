@@ -56,7 +56,7 @@ class ConnectedEchoApp final : public App {
             if (UdpSocket* s = client(m[i], peer, peer_port)) {
                 s->send(m[i]);
             } else {
-                ctx_.events.add(PathEvent::rr_server_unconnected);
+                ctx_.app_worker().events.add(PathEvent::rr_server_unconnected);
                 listen_->sendto(m[i], peer, peer_port);
             }
         }

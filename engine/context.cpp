@@ -5,9 +5,9 @@
 
 namespace pathscope::engine {
 
-EngineContext*& building_context() {
-    static EngineContext* ctx = nullptr;
-    return ctx;
+WorkerContext*& building_worker() {
+    static WorkerContext* w = nullptr;
+    return w;
 }
 
 void EngineContext::wire_address(uint8_t* a) const {
@@ -35,9 +35,17 @@ bool EngineContext::joined(const uint8_t* g) const {
     return false;
 }
 
-bool EngineContext::icmp_error_allowed(uint64_t now) {
+WorkerContext::WorkerContext(EngineContext& e, unsigned i, unsigned node_rows)
+    : engine(e),
+      index(i),
+      edges(std::make_unique<EdgeCounters[]>(node_rows + 1)),
+      neighbour_edges(&edges[node_rows]),
+      call_cycles(std::make_unique<HistogramRecorder[]>(node_rows)),
+      idle(std::make_unique<IdleCounters[]>(node_rows)) {}
+
+bool WorkerContext::icmp_error_allowed(uint64_t now) {
     if (icmp_per_s == 0) return false;
-    const uint64_t per_token = tsc_hz / icmp_per_s;
+    const uint64_t per_token = engine.tsc_hz / icmp_per_s;
     if (icmp_last_tsc == 0) icmp_last_tsc = now, icmp_tokens = icmp_per_s;
     if (per_token && now - icmp_last_tsc >= per_token) {
         const uint64_t add = (now - icmp_last_tsc) / per_token;

@@ -26,6 +26,10 @@ struct PortRuntime {
     uint16_t port_id = 0;
     uint16_t nb_rx = 0;
     uint16_t nb_tx = 0;
+    /// Transmit queues each worker has to itself: worker w sends on queues
+    /// w, w + workers, w + 2 * workers, ... (nb_tx / workers of them).
+    /// txq_select picks among these by index, eth_tx maps the index to the queue.
+    uint16_t tx_per_worker = 0;
     bool poll = true;
     bool promiscuous = false;
     rte_ether_addr mac{};
@@ -56,7 +60,18 @@ struct Nexthop {
 
 // kNexthopNone (0), kNexthopLocal (1) and the rule outcomes: fib_rules.h.
 
-struct EngineContext {
+struct EngineContext;
+
+/// What one worker lcore writes while it walks its graph (engine.workers):
+/// its counters, its stages' edge and per-call rows, its ICMPv6 error
+/// budget. Each worker has its own, so no cache line here is written by two
+/// workers; snapshots sum them. The applications run on worker 0 and write
+/// worker 0's (EngineContext::app_worker()).
+struct WorkerContext {
+    WorkerContext(EngineContext& engine, unsigned index, unsigned node_rows);
+
+    EngineContext& engine;
+    unsigned index;
     PathCounters counters;
     SendPathCounters send_path;
     EventCounters events;
@@ -68,6 +83,39 @@ struct EngineContext {
     /// That last row; its slots: 0 txq_select and 1 drop (nd_resolve's edges,
     /// which solicitations and timed out packets take), 2 nd_resolve (released).
     EdgeCounters* neighbour_edges = nullptr;
+    std::unique_ptr<HistogramRecorder[]> call_cycles;  ///< by node id: busy calls
+    std::unique_ptr<IdleCounters[]> idle;              ///< by node id
+    WalkCounters walks;
+    AppPollCounters app_polls;  ///< worker 0 only
+    std::vector<rte_mbuf*> nd_released;  ///< held packets a neighbour this worker learnt set free
+    // ICMPv6 error rate limit: a token bucket refilled from the TSC, this
+    // worker's share of engine.icmp_errors_per_s.
+    uint64_t icmp_tokens = 0;
+    uint64_t icmp_last_tsc = 0;
+    uint64_t icmp_per_s = 0;
+
+    bool icmp_error_allowed(uint64_t now);
+};
+
+/// The receive queue an eth_rx node instance polls.
+struct RxQueueRef {
+    uint16_t port = 0;
+    uint16_t queue = 0;
+};
+
+struct EngineContext {
+    /// One per worker (engine.workers), in worker order.
+    std::vector<std::unique_ptr<WorkerContext>> workers;
+    unsigned worker_count = 1;  ///< engine.workers, known before the workers are made
+    /// The worker the applications, the socket send stage and the neighbour
+    /// timer run on (and poll()'s caller).
+    WorkerContext& app_worker() { return *workers[0]; }
+    /// By graph node id: the queue of each eth_rx instance (one per polled
+    /// receive queue).
+    std::vector<RxQueueRef> rx_queue_of;
+    /// With several workers the neighbour table is shared: taken with this
+    /// lock (off the forwarding path: on-link destinations and ND messages).
+    rte_spinlock_t nd_lock = RTE_SPINLOCK_INITIALIZER;
     uint16_t burst = 32;
     rte_mempool* pool = nullptr;  ///< for packets the engine makes (solicitations)
     // Variants (EngineConfig's switches, read by the stages).
@@ -90,7 +138,6 @@ struct EngineContext {
     /// Addresses as they change during a run (local delivery checks and
     /// source selection read these; `ports[].addresses` keeps the configured ones).
     std::unique_ptr<InterfaceAddresses> ifaddrs;
-    std::vector<rte_mbuf*> nd_released;  ///< held packets a learnt neighbour set free
     /// Bumped when routes change: connected sockets' cached routes are then stale.
     uint32_t route_generation = 0;
     rte_hash* connected = nullptr;   ///< ConnKey -> connected UdpSocket*
@@ -99,10 +146,7 @@ struct EngineContext {
     UdpSocket* bound[65536] = {};     ///< bound sockets by local port
     std::vector<UdpSocket*> sockets;  ///< every open socket, for the send path
     uint16_t next_ephemeral = 49152;  ///< where the search for a free ephemeral port starts
-    // ICMPv6 error rate limit: a token bucket refilled from the TSC.
-    uint64_t icmp_tokens = 0;
-    uint64_t icmp_last_tsc = 0;
-    uint64_t icmp_per_s = 100;
+    uint64_t icmp_per_s = 100;  ///< the whole engine's; each worker has its share
     uint64_t tsc_hz = 0;
 
     bool is_local(const uint8_t* a) const;
@@ -113,7 +157,6 @@ struct EngineContext {
     void wire_address(uint8_t* a) const;
     /// ff02::1 or the solicited-node group of one of our addresses.
     bool joined(const uint8_t* group) const;
-    bool icmp_error_allowed(uint64_t now);
     /// Route output: the route of a datagram we send to `dst` from `src`
     /// (nullptr while the source is not chosen), through the policy rules as
     /// a locally sent datagram (`iif lo`). A next hop index, or kNexthopNone or
@@ -122,25 +165,47 @@ struct EngineContext {
         static constexpr uint8_t kUnspecified[16] = {};
         return fib.lookup(dst, src ? src : kUnspecified, kIifLocal, t);
     }
-    /// The same for a datagram being sent (counted in send_path.route_lookups).
+    /// The same for a datagram being sent (counted in send_path.route_lookups
+    /// of worker 0, where the send path runs).
     uint32_t route(const uint8_t* dst, const uint8_t* src, RuleTally& t) {
-        send_path.route_lookups.add();
+        app_worker().send_path.route_lookups.add();
         return route_output(dst, src, t);
     }
 };
 
-/// The context the stages of the graph being created bind to (set by Engine
-/// around rte_graph_create, read by each node's init callback).
-EngineContext*& building_context();
+/// Holds the neighbour table's lock while several workers share the table
+/// (with one worker nothing else touches it while the engine runs).
+class NeighbourLock {
+  public:
+    explicit NeighbourLock(EngineContext& ctx)
+        : lock_(ctx.workers.size() > 1 ? &ctx.nd_lock : nullptr) {
+        if (lock_) rte_spinlock_lock(lock_);
+    }
+    ~NeighbourLock() {
+        if (lock_) rte_spinlock_unlock(lock_);
+    }
+    NeighbourLock(const NeighbourLock&) = delete;
+    NeighbourLock& operator=(const NeighbourLock&) = delete;
 
-inline EngineContext* node_context(const rte_node* node) {
-    EngineContext* c;
-    memcpy(&c, node->ctx, sizeof c);
-    return c;
+  private:
+    rte_spinlock_t* lock_;
+};
+
+/// The worker whose graph is being created: its stages bind to it (set by
+/// Engine around rte_graph_create, read by each node's init callback).
+WorkerContext*& building_worker();
+
+/// The worker whose graph holds `node` (node->ctx's first pointer).
+inline WorkerContext* node_worker(const rte_node* node) {
+    WorkerContext* w;
+    memcpy(&w, node->ctx, sizeof w);
+    return w;
 }
 
-/// The node's row of edge counters, kept beside the context pointer in the
-/// node's own context area (the line the dispatcher reads anyway).
+inline EngineContext* node_context(const rte_node* node) { return &node_worker(node)->engine; }
+
+/// The node's row of edge counters (its worker's), kept beside the worker
+/// pointer in the node's own context area (the line the dispatcher reads anyway).
 inline EdgeCounters* node_edges(const rte_node* node) {
     EdgeCounters* e;
     memcpy(&e, node->ctx + sizeof(EngineContext*), sizeof e);

@@ -22,6 +22,7 @@
 #include <rte_mempool.h>
 #include <rte_ring.h>
 #include <rte_rwlock.h>
+#include <rte_spinlock.h>
 #include <rte_hash_crc.h>
 #include <rte_udp.h>
 #include <rte_vect.h>

@@ -40,6 +40,9 @@ Engine::Engine(const EngineConfig& cfg) : cfg_(cfg), serial_(next_serial()) {
     if (cfg_.burst == 0 || cfg_.burst > RTE_GRAPH_BURST_SIZE)
         throw std::runtime_error("engine.burst must be between 1 and " +
                                  std::to_string(RTE_GRAPH_BURST_SIZE));
+    if (cfg_.workers == 0 || cfg_.workers > kMaxWorkers)
+        throw std::runtime_error("engine.workers must be between 1 and " +
+                                 std::to_string(kMaxWorkers));
     register_all_nodes();
     register_packet_meta();
     // Vector (AVX-512) FIB lookups where the CPU has them, unless the EAL
@@ -55,12 +58,14 @@ Engine::Engine(const EngineConfig& cfg) : cfg_(cfg), serial_(next_serial()) {
     ctx_->send_accounting = cfg_.send_accounting;
     ctx_->early_demux = cfg_.early_demux;
     ctx_->ila = cfg_.ila;
+    ctx_->worker_count = cfg_.workers;
     ctx_->ports.resize(RTE_MAX_ETHPORTS);
     ctx_->ifaddrs = std::make_unique<InterfaceAddresses>(cfg_.ifaddr_sync, RTE_MAX_ETHPORTS);
     port_names_.resize(RTE_MAX_ETHPORTS);
     try {
         setup_pool();
         for (const auto& pc : cfg_.ports) setup_port(pc);
+        setup_rx_nodes();
         setup_routes();
         setup_translation();
         for (const auto& ac : cfg_.apps) apps_.push_back(make_app(*ctx_, ac));
@@ -76,8 +81,9 @@ Engine::~Engine() { teardown(); }
 
 void Engine::teardown() {
     if (running_) stop();
-    if (graph_id_ != RTE_GRAPH_ID_INVALID) rte_graph_destroy(graph_id_);
-    graph_id_ = RTE_GRAPH_ID_INVALID;
+    for (auto& w : workers_)
+        if (w->graph_id != RTE_GRAPH_ID_INVALID) rte_graph_destroy(w->graph_id);
+    workers_.clear();
     apps_.clear();
     for (uint16_t id = 0; id < port_names_.size(); ++id) {
         if (port_names_[id].empty()) continue;
@@ -190,6 +196,13 @@ void Engine::setup_port(const PortConfig& pc) {
     rt.port_id = id;
     rt.nb_rx = pc.rx_queues;
     rt.nb_tx = pc.tx_queues;
+    rt.tx_per_worker = static_cast<uint16_t>(pc.tx_queues / cfg_.workers);
+    if (pc.tx_queues > 0 && rt.tx_per_worker == 0)
+        throw std::runtime_error("port '" + pc.name + "' has " + std::to_string(pc.tx_queues) +
+                                 " tx queue(s), fewer than engine.workers = " +
+                                 std::to_string(cfg_.workers) +
+                                 ": each worker sends on queues of its own; set tx_queues = " +
+                                 std::to_string(cfg_.workers) + " (or more) on it");
     rt.poll = pc.poll && pc.rx_queues > 0;
     rt.promiscuous = pc.promiscuous;
     rt.mac = mac;
@@ -372,31 +385,97 @@ void Engine::setup_translation() {
     }
 }
 
+void Engine::setup_rx_nodes() {
+    std::vector<RxQueueRef> queues;
+    for (const uint16_t port : ctx_->polled_ports)
+        for (uint16_t q = 0; q < ctx_->ports[port].nb_rx; ++q) queues.push_back({port, q});
+    if (cfg_.workers > 1 && queues.size() < cfg_.workers)
+        throw std::runtime_error(
+            "engine.workers = " + std::to_string(cfg_.workers) + " but the polled ports have " +
+            std::to_string(queues.size()) +
+            " receive queue(s): each worker polls at least one; raise rx_queues on a port");
+    const rte_node_t rx = rte_node_from_name(kEthRx);
+    // One queue (or none: a send-only engine keeps an idle eth_rx) is polled
+    // by the node itself, whose stage keeps the name "eth_rx"; several each
+    // get a clone, made once per process and (port id, queue).
+    std::vector<rte_node_t> ids;
+    if (queues.size() <= 1) {
+        ids.push_back(rx);
+    } else {
+        for (const RxQueueRef& q : queues) {
+            const std::string suffix = "p" + std::to_string(q.port) + "q" + std::to_string(q.queue);
+            rte_node_t id = rte_node_from_name((std::string(kEthRx) + "-" + suffix).c_str());
+            if (id == RTE_NODE_ID_INVALID) id = rte_node_clone(rx, suffix.c_str());
+            if (id == RTE_NODE_ID_INVALID)
+                throw std::runtime_error("cannot make the eth_rx stage of port " +
+                                         port_names_[q.port] + " queue " +
+                                         std::to_string(q.queue) + ": " + rte_strerror(rte_errno));
+            ids.push_back(id);
+        }
+    }
+    const unsigned rows = rte_node_max_count();
+    ctx_->rx_queue_of.assign(rows, RxQueueRef{});
+    is_rx_node_.assign(rows, false);
+    for (size_t i = 0; i < ids.size(); ++i) {
+        if (i < queues.size()) ctx_->rx_queue_of[ids[i]] = queues[i];
+        is_rx_node_[ids[i]] = true;
+    }
+    rx_nodes_ = ids;
+    for (unsigned i = 0; i < cfg_.workers; ++i) {
+        ctx_->workers.push_back(std::make_unique<WorkerContext>(*ctx_, i, rows));
+        ctx_->workers.back()->icmp_per_s =
+            (cfg_.icmp_errors_per_s + cfg_.workers - 1) / cfg_.workers;
+        auto w = std::make_unique<Worker>();
+        w->engine = this;
+        w->ctx = ctx_->workers.back().get();
+        workers_.push_back(std::move(w));
+    }
+    for (size_t i = 0; i < ids.size(); ++i) workers_[i % cfg_.workers]->rx_nodes.push_back(ids[i]);
+}
+
 void Engine::setup_graph() {
     const auto& names = register_all_nodes();
-    rte_graph_param prm{};
-    prm.socket_id = static_cast<int>(rte_socket_id());
-    prm.nb_node_patterns = static_cast<uint16_t>(names.size());
-    std::vector<const char*> patterns(names.begin(), names.end());
-    prm.node_patterns = patterns.data();
-    const std::string name = "pathscope" + std::to_string(serial_);
-    ctx_->edges = std::make_unique<EdgeCounters[]>(rte_node_max_count() + 1);
-    ctx_->neighbour_edges = &ctx_->edges[rte_node_max_count()];
-    building_context() = ctx_.get();
-    graph_id_ = rte_graph_create(name.c_str(), &prm);
-    building_context() = nullptr;
-    if (graph_id_ == RTE_GRAPH_ID_INVALID)
-        throw std::runtime_error("cannot create the stage graph: " +
-                                 std::string(rte_strerror(rte_errno)));
-    graph_ = rte_graph_lookup(name.c_str());
-    call_cycles_ = std::make_unique<HistogramRecorder[]>(rte_node_max_count());
-    idle_ = std::make_unique<IdleCounters[]>(rte_node_max_count());
-    for (const char* n : names) node_ids_.push_back(rte_node_from_name(n));
+    // The stages every worker may hold, in path order, after the eth_rx instances.
+    stage_order_ = rx_nodes_;
+    for (const char* n : names)
+        if (std::string_view(n) != kEthRx) stage_order_.push_back(rte_node_from_name(n));
+    for (auto& w : workers_) {
+        // A worker's graph: its eth_rx instances, and on worker 0 the other
+        // sources (the socket send stage, the neighbour timer); the graph
+        // library adds every stage they lead to.
+        std::vector<std::string> wanted;
+        for (const rte_node_t id : w->rx_nodes) wanted.push_back(rte_node_id_to_name(id));
+        if (w->ctx->index == 0) {
+            wanted.push_back(kUdp6Output);
+            wanted.push_back(kNdTimer);
+        }
+        std::vector<const char*> patterns;
+        for (const auto& n : wanted) patterns.push_back(n.c_str());
+        rte_graph_param prm{};
+        prm.socket_id = static_cast<int>(rte_socket_id());
+        prm.nb_node_patterns = static_cast<uint16_t>(patterns.size());
+        prm.node_patterns = patterns.data();
+        const std::string name =
+            "pathscope" + std::to_string(serial_) + "w" + std::to_string(w->ctx->index);
+        building_worker() = w->ctx;
+        w->graph_id = rte_graph_create(name.c_str(), &prm);
+        building_worker() = nullptr;
+        if (w->graph_id == RTE_GRAPH_ID_INVALID)
+            throw std::runtime_error("cannot create the stage graph of worker " +
+                                     std::to_string(w->ctx->index) + ": " +
+                                     rte_strerror(rte_errno));
+        w->graph = rte_graph_lookup(name.c_str());
+        for (const rte_node_t id : stage_order_)
+            if (rte_graph_node_get(w->graph_id, id)) w->stages.push_back(id);
+    }
     // Each row's slot names: the node's next edges, then where it keeps packets.
     edge_names_.assign(rte_node_max_count() + 1, {});
-    for (const rte_node_t id : node_ids_) {
+    for (const rte_node_t id : stage_order_) {
         std::vector<std::string>& slots = edge_names_[id];
-        const rte_node* node = rte_graph_node_get(graph_id_, id);
+        const rte_node* node = nullptr;
+        for (const auto& w : workers_)
+            if (!node) node = rte_graph_node_get(w->graph_id, id);
+        if (!node) continue;  // in no worker's graph
         for (rte_edge_t e = 0; e < node->nb_edges; ++e) slots.emplace_back(node->nodes[e]->name);
         slots.resize(EdgeCounters::kKept);
         const std::string name = rte_node_id_to_name(id);
@@ -406,31 +485,37 @@ void Engine::setup_graph() {
     }
     edge_names_.back() = {kTxqSelect, kDrop, kNdResolve};
     edge_names_.back().resize(EdgeCounters::kEdges + 1);
-    trace_entry_ = rte_node_from_name("eth_input");
-    trace_source_ = rte_node_from_name("eth_rx");
-    trace_drop_ = rte_node_from_name("drop");
-    trace_tx_ = rte_node_from_name("eth_tx");
+    trace_entry_ = rte_node_from_name(kEthInput);
+    trace_drop_ = rte_node_from_name(kDrop);
+    trace_tx_ = rte_node_from_name(kEthTx);
+}
+
+std::string Engine::stage_name(rte_node_t id) const {
+    return id < is_rx_node_.size() && is_rx_node_[id] ? kEthRx : rte_node_id_to_name(id);
 }
 
 // rte_graph_walk with two additions from the same rdtsc pair that feeds the
 // graph library's per-node cycle counter: a per-call cycle histogram of busy
 // calls, and the calls that handled nothing (source stages polling empty
 // queues) counted apart, so that idle polling is never charged to packets.
-void Engine::walk() {
-    const uint64_t period = trace_period_.load(std::memory_order_relaxed);
-    if (unlikely(period != 0)) {
-        const uint64_t now = rte_rdtsc();
-        if (now >= trace_next_) {
-            walk_traced(now);
-            return;
+void Engine::walk(Worker& w) {
+    WorkerContext& wc = *w.ctx;
+    if (wc.index == 0) {
+        const uint64_t period = trace_period_.load(std::memory_order_relaxed);
+        if (unlikely(period != 0)) {
+            const uint64_t now = rte_rdtsc();
+            if (now >= trace_next_) {
+                walk_traced(w, now);
+                return;
+            }
         }
     }
-    rte_graph* graph = graph_;
+    rte_graph* graph = w.graph;
     const rte_graph_off_t* cir_start = graph->cir_start;
     const rte_node_t mask = graph->cir_mask;
     uint32_t head = graph->head;
-    HistogramRecorder* hist = call_cycles_.get();
-    IdleCounters* idle = idle_.get();
+    HistogramRecorder* hist = wc.call_cycles.get();
+    IdleCounters* idle = wc.idle.get();
     uint32_t handled = 0;
     while (likely(head != graph->tail)) {
         rte_node* node =
@@ -454,26 +539,28 @@ void Engine::walk() {
         head = likely(static_cast<int32_t>(head) > 0) ? head & mask : head;
     }
     graph->tail = 0;
-    walks_.walks.add();
-    if (!handled) walks_.idle_walks.add();
+    wc.walks.walks.add();
+    if (!handled) wc.walks.idle_walks.add();
 }
 
-// The same walk, following one received packet: the first one eth_input
-// sees, with its share of the eth_rx call that brought it in. Every stage
+// The same walk on worker 0, following one received packet: the first one
+// eth_input sees, with its share of the eth_rx call that brought it in. Every stage
 // whose input holds it records the packet's share of that call. It runs a few
 // dozen times a second, so the pointer search over each input, and the
 // duplicated loop, stay off the hot path that walk() keeps lean.
-void Engine::walk_traced(uint64_t now) {
-    rte_graph* graph = graph_;
+void Engine::walk_traced(Worker& w, uint64_t now) {
+    WorkerContext& wc = *w.ctx;
+    rte_graph* graph = w.graph;
     const rte_graph_off_t* cir_start = graph->cir_start;
     const rte_node_t mask = graph->cir_mask;
     uint32_t head = graph->head;
-    HistogramRecorder* hist = call_cycles_.get();
-    IdleCounters* idle = idle_.get();
+    HistogramRecorder* hist = wc.call_cycles.get();
+    IdleCounters* idle = wc.idle.get();
     uint32_t handled = 0;
     PacketTrace* tr = traces_.slot();
     const rte_mbuf* traced = nullptr;
-    float source_share = 0;  ///< eth_rx's cycles per packet in this walk
+    float source_share = 0;            ///< its eth_rx call's cycles per packet
+    uint16_t source = 0;               ///< that eth_rx instance
     while (likely(head != graph->tail)) {
         rte_node* node =
             static_cast<rte_node*>(RTE_PTR_ADD(graph, cir_start[static_cast<int32_t>(head++)]));
@@ -492,7 +579,7 @@ void Engine::walk_traced(uint64_t now) {
                 tr->stages = 0;
                 tr->outcome = PacketTrace::Outcome::unknown;
                 if (source_share > 0) {
-                    tr->node[0] = static_cast<uint16_t>(trace_source_);
+                    tr->node[0] = source;
                     tr->cycles[0] = source_share;
                     tr->stages = 1;
                 }
@@ -520,8 +607,12 @@ void Engine::walk_traced(uint64_t now) {
             idle[node->id].cycles.add(cycles);
         }
         handled += rc;
-        if (!n && rc && !traced && node->id == trace_source_)
+        // The first eth_rx instance that brought packets: the traced packet
+        // is the first of eth_input's input, which that call's packets head.
+        if (!n && rc && !traced && source_share == 0 && is_rx_node_[node->id]) {
             source_share = static_cast<float>(cycles) / static_cast<float>(rc);
+            source = static_cast<uint16_t>(node->id);
+        }
         if (holds && tr->stages < PacketTrace::kMaxStages) {
             tr->node[tr->stages] = static_cast<uint16_t>(node->id);
             tr->cycles[tr->stages] = static_cast<float>(cycles) / static_cast<float>(n);
@@ -531,14 +622,21 @@ void Engine::walk_traced(uint64_t now) {
         head = likely(static_cast<int32_t>(head) > 0) ? head & mask : head;
     }
     graph->tail = 0;
-    walks_.walks.add();
-    if (!handled) walks_.idle_walks.add();
+    wc.walks.walks.add();
+    if (!handled) wc.walks.idle_walks.add();
     if (traced) {  // a walk without packets leaves the trace armed for the next one
         traces_.publish();
         trace_next_ = now + trace_period_.load(std::memory_order_relaxed);
     } else if (!tr) {
         trace_next_ = now + trace_period_.load(std::memory_order_relaxed);  // ring full: skip
     }
+}
+
+void Engine::walk_once(Worker& w) {
+    if (cfg_.call_histograms)
+        walk(w);
+    else
+        rte_graph_walk(w.graph);
 }
 
 void Engine::set_trace_rate(uint32_t per_second) {
@@ -550,25 +648,30 @@ void Engine::set_trace_rate(uint32_t per_second) {
 }
 
 std::string Engine::node_name(uint16_t node) const {
-    const char* n = rte_node_id_to_name(node);
-    return n ? n : "node" + std::to_string(node);
+    if (!rte_node_id_to_name(node)) return "node" + std::to_string(node);
+    return stage_name(node);
 }
 
-int Engine::worker_tid() const {
-    while (running_ && worker_tid_.load() == 0) std::this_thread::yield();
-    return worker_tid_.load();
+int Engine::worker_tid(unsigned w) const {
+    const Worker& wk = *workers_.at(w);
+    while (running_ && wk.tid.load() == 0) std::this_thread::yield();
+    return wk.tid.load();
 }
 
 uint64_t Engine::poll() {
-    const uint64_t before = ctx_->counters.received.get();
-    ctx_->ifaddrs->online(0);  // the caller is the reader while it walks
-    if (cfg_.call_histograms)
-        walk();
-    else
-        rte_graph_walk(graph_);
+    uint64_t before = 0;
+    for (const auto& w : ctx_->workers) before += w->counters.received.get();
+    for (auto& w : workers_) {
+        ctx_->ifaddrs->online(w->ctx->index);  // the caller is the reader while it walks
+        walk_once(*w);
+        ctx_->ifaddrs->offline(w->ctx->index);
+    }
+    ctx_->ifaddrs->online(0);
     poll_apps();
     ctx_->ifaddrs->offline(0);
-    return ctx_->counters.received.get() - before;
+    uint64_t after = 0;
+    for (const auto& w : ctx_->workers) after += w->counters.received.get();
+    return after - before;
 }
 
 void Engine::poll_apps() {
@@ -577,16 +680,17 @@ void Engine::poll_apps() {
         return;
     }
     if (apps_.empty()) return;
+    AppPollCounters& polls = ctx_->app_worker().app_polls;
     const uint64_t start = rte_rdtsc();
     unsigned handled = 0;
     for (auto& app : apps_) handled += app->poll();
     const uint64_t cycles = rte_rdtsc() - start;
     if (handled) {
-        app_polls_.busy.record(cycles);
-        app_polls_.datagrams.add(handled);
+        polls.busy.record(cycles);
+        polls.datagrams.add(handled);
     } else {
-        app_polls_.idle.calls.add();
-        app_polls_.idle.cycles.add(cycles);
+        polls.idle.calls.add();
+        polls.idle.cycles.add(cycles);
     }
 }
 
@@ -595,42 +699,50 @@ void Engine::run_until_idle(unsigned idle_polls) {
 }
 
 int Engine::worker_main(void* arg) {
-    auto* self = static_cast<Engine*>(arg);
-    self->worker_tid_ = static_cast<int>(rte_sys_gettid());
-    const bool histograms = self->cfg_.call_histograms;
+    auto& w = *static_cast<Worker*>(arg);
+    Engine* self = w.engine;
+    w.tid = static_cast<int>(rte_sys_gettid());
+    const unsigned me = w.ctx->index;
+    const bool apps = me == 0;  // the applications run on worker 0
     const InterfaceAddresses& ifaddrs = *self->ctx_->ifaddrs;
     const bool rcu = ifaddrs.sync() == IfaddrSync::rcu;
-    ifaddrs.online(0);
+    ifaddrs.online(me);
     while (!self->stop_.load(std::memory_order_relaxed)) {
-        if (histograms)
-            self->walk();
-        else
-            rte_graph_walk(self->graph_);
-        self->poll_apps();
-        if (rcu) ifaddrs.quiescent(0);  // no address list reference survives a walk
+        self->walk_once(w);
+        if (apps) self->poll_apps();
+        if (rcu) ifaddrs.quiescent(me);  // no address list reference survives a walk
     }
     // What the applications queued in their last poll is still in the socket
     // send rings: one more walk sends it, so that sends = sent + send drops.
-    if (histograms)
-        self->walk();
-    else
-        rte_graph_walk(self->graph_);
-    ifaddrs.offline(0);
+    if (apps) self->walk_once(w);
+    ifaddrs.offline(me);
     return 0;
 }
 
 void Engine::start() {
     if (running_) return;
-    const unsigned lcore = rte_get_next_lcore(-1, 1, 0);
-    if (lcore >= RTE_MAX_LCORE)
+    std::vector<unsigned> lcores;
+    for (unsigned l = rte_get_next_lcore(-1, 1, 0); l < RTE_MAX_LCORE && lcores.size() < workers_.size();
+         l = rte_get_next_lcore(l, 1, 0))
+        lcores.push_back(l);
+    if (lcores.size() < workers_.size())
         throw std::runtime_error(
-            "no EAL worker lcore for the engine: give the EAL two lcores (-l 0-1)");
+            "engine.workers = " + std::to_string(workers_.size()) + " needs " +
+            std::to_string(workers_.size()) + " EAL worker lcore(s) besides the main one, and the " +
+            "EAL has " + std::to_string(rte_lcore_count() - 1) + ": give it more, e.g. -l 0-" +
+            std::to_string(workers_.size()) + " (or --lcores to place several on one CPU)");
     stop_ = false;
-    const int rc = rte_eal_remote_launch(worker_main, this, lcore);
-    if (rc < 0)
-        throw std::runtime_error("cannot launch the worker lcore: " +
-                                 std::string(rte_strerror(-rc)));
-    worker_lcore_ = lcore;
+    for (size_t i = 0; i < workers_.size(); ++i) {
+        Worker& w = *workers_[i];
+        w.lcore = lcores[i];
+        const int rc = rte_eal_remote_launch(worker_main, &w, w.lcore);
+        if (rc < 0) {
+            stop_ = true;
+            for (size_t k = 0; k < i; ++k) rte_eal_wait_lcore(workers_[k]->lcore);
+            throw std::runtime_error("cannot launch worker " + std::to_string(i) + " on lcore " +
+                                     std::to_string(w.lcore) + ": " + rte_strerror(-rc));
+        }
+    }
     running_ = true;
     if (cfg_.ifaddr_churn_per_s > 0) churn_ = std::thread([this] { churn_addresses(); });
 }
@@ -639,18 +751,21 @@ void Engine::stop() {
     if (running_) {
         stop_ = true;
         if (churn_.joinable()) churn_.join();
-        rte_eal_wait_lcore(worker_lcore_);
+        for (auto& w : workers_) {
+            rte_eal_wait_lcore(w->lcore);
+            w->tid = 0;
+        }
         running_ = false;
-        worker_tid_ = 0;
     }
     drop_held_packets();
 }
 
 void Engine::drop_held_packets() {
+    PathCounters& counted = ctx_->app_worker().counters;  // the workers have stopped
     ctx_->neighbours->drain_held([&](rte_mbuf* m) {
         const PacketMeta* pm = meta(m);
         const unsigned r = static_cast<unsigned>(DropReason::nd_pending_at_stop);
-        (pm->fate == Fate::local ? ctx_->counters.send_drops : ctx_->counters.drops)[r].add();
+        (pm->fate == Fate::local ? counted.send_drops : counted.drops)[r].add();
         release_if_sent(m);
         rte_pktmbuf_free(m);
     });
@@ -686,55 +801,142 @@ void Engine::churn_addresses() {
     }
 }
 
-EngineSnapshot Engine::snapshot(bool histograms) const {
-    EngineSnapshot s;
-    s.tsc_hz = ctx_->tsc_hz;
-    s.tsc = rte_rdtsc();
-    s.walks = walks_.walks.get();
-    s.idle_walks = walks_.idle_walks.get();
-    for (const rte_node_t id : node_ids_) {
-        const rte_node* n = rte_graph_node_get(graph_id_, id);
-        StageSnapshot st;
-        st.name = rte_node_id_to_name(id);
-        st.packets = __atomic_load_n(&n->total_objs, __ATOMIC_RELAXED);
-        st.idle_calls = idle_[id].calls.get();
-        st.idle_cycles = idle_[id].cycles.get();
-        if (cfg_.call_histograms) {
-            // Our walk counts each call once, as busy (the per-call
-            // histogram's count and sum) or idle, from the same rdtsc pair as
-            // the graph library's totals. Totals summed from these two
-            // only-growing parts never hold less than
-            // their idle part, and their deltas never run backwards; the graph
-            // library's totals, read at another moment than the idle
-            // counters, could (an idle call counted in one and not yet in the
-            // other). They agree once the worker has stopped.
-            st.calls = call_cycles_[id].count() + st.idle_calls;
-            st.cycles = call_cycles_[id].sum() + st.idle_cycles;
-        } else {
-            st.calls = __atomic_load_n(&n->total_calls, __ATOMIC_RELAXED);
-            st.cycles = __atomic_load_n(&n->total_cycles, __ATOMIC_RELAXED);
-        }
-        if (histograms) st.cycles_per_call = call_cycles_[id].snapshot();
-        s.stages.push_back(std::move(st));
+namespace {
+
+/// Adds `st` to the stage of its name in `stages` (appended when new):
+/// eth_rx instances sum into one "eth_rx", and workers into the engine.
+void add_stage(std::vector<StageSnapshot>& stages, const StageSnapshot& st) {
+    for (StageSnapshot& sum : stages) {
+        if (sum.name != st.name) continue;
+        sum.calls += st.calls;
+        sum.packets += st.packets;
+        sum.cycles += st.cycles;
+        sum.idle_calls += st.idle_calls;
+        sum.idle_cycles += st.idle_cycles;
+        sum.cycles_per_call.merge(st.cycles_per_call);
+        return;
+    }
+    stages.push_back(st);
+}
+
+void add_edge(std::vector<EdgeSnapshot>& edges, const EdgeSnapshot& e) {
+    for (EdgeSnapshot& sum : edges)
+        if (sum.from == e.from && sum.to == e.to) return void(sum.packets += e.packets);
+    edges.push_back(e);
+}
+
+/// a += b, counter by counter (snapshots of two workers).
+void add_ledger(Ledger& a, const Ledger& b) {
+    a.received += b.received;
+    a.delivered += b.delivered;
+    a.forwarded += b.forwarded;
+    a.replied += b.replied;
+    a.sends += b.sends;
+    a.sent += b.sent;
+    for (unsigned r = 0; r < kDropReasonCount; ++r) {
+        a.drops[r] += b.drops[r];
+        a.send_drops[r] += b.send_drops[r];
+    }
+}
+
+Ledger read_ledger(const WorkerContext& w) {
+    const PathCounters& c = w.counters;
+    Ledger l;
+    // Read the terminal counters before `received`, so that a snapshot taken
+    // while running never shows more outcomes than arrivals.
+    l.delivered = c.delivered.get();
+    l.forwarded = c.forwarded.get();
+    l.replied = c.replied.get();
+    for (unsigned r = 0; r < kDropReasonCount; ++r) {
+        l.drops[r] = c.drops[r].get();
+        l.send_drops[r] = c.send_drops[r].get();
+    }
+    l.sent = c.sent.get();
+    l.sends = w.send_path.sends.get();
+    std::atomic_thread_fence(std::memory_order_acquire);
+    l.received = c.received.get();
+    return l;
+}
+
+}  // namespace
+
+StageSnapshot Engine::stage_snapshot(const Worker& w, rte_node_t id, bool histograms) const {
+    const WorkerContext& wc = *w.ctx;
+    const rte_node* n = rte_graph_node_get(w.graph_id, id);
+    StageSnapshot st;
+    st.name = stage_name(id);
+    st.packets = __atomic_load_n(&n->total_objs, __ATOMIC_RELAXED);
+    st.idle_calls = wc.idle[id].calls.get();
+    st.idle_cycles = wc.idle[id].cycles.get();
+    if (cfg_.call_histograms) {
+        // Our walk counts each call once, as busy (the per-call
+        // histogram's count and sum) or idle, from the same rdtsc pair as
+        // the graph library's totals. Totals summed from these two
+        // only-growing parts never hold less than
+        // their idle part, and their deltas never run backwards; the graph
+        // library's totals, read at another moment than the idle
+        // counters, could (an idle call counted in one and not yet in the
+        // other). They agree once the worker has stopped.
+        st.calls = wc.call_cycles[id].count() + st.idle_calls;
+        st.cycles = wc.call_cycles[id].sum() + st.idle_cycles;
+    } else {
+        st.calls = __atomic_load_n(&n->total_calls, __ATOMIC_RELAXED);
+        st.cycles = __atomic_load_n(&n->total_cycles, __ATOMIC_RELAXED);
+    }
+    if (histograms) st.cycles_per_call = wc.call_cycles[id].snapshot();
+    return st;
+}
+
+WorkerSnapshot Engine::worker_snapshot(const Worker& w, bool histograms) const {
+    const WorkerContext& wc = *w.ctx;
+    WorkerSnapshot s;
+    s.worker = wc.index;
+    s.lcore = w.lcore;
+    s.walks = wc.walks.walks.get();
+    s.idle_walks = wc.walks.idle_walks.get();
+    for (const rte_node_t id : w.stages) {
+        StageSnapshot st = stage_snapshot(w, id, histograms);
+        add_stage(s.stages, st);
+    }
+    if (wc.index == 0 && !apps_.empty() && cfg_.call_histograms) {
+        // The applications, after the graph's stages.
+        const AppPollCounters& polls = wc.app_polls;
+        StageSnapshot& st = s.stages.emplace_back();
+        st.name = kAppsStage;
+        st.packets = polls.datagrams.get();
+        st.idle_calls = polls.idle.calls.get();
+        st.idle_cycles = polls.idle.cycles.get();
+        st.calls = polls.busy.count() + st.idle_calls;
+        st.cycles = polls.busy.sum() + st.idle_cycles;
+        if (histograms) st.cycles_per_call = polls.busy.snapshot();
     }
     for (size_t row = 0; row < edge_names_.size(); ++row) {
         const bool table = row + 1 == edge_names_.size();
         for (unsigned slot = 0; slot < edge_names_[row].size(); ++slot) {
-            const uint64_t packets = ctx_->edges[row].to[slot].get();
+            const uint64_t packets = wc.edges[row].to[slot].get();
             if (packets == 0) continue;
-            s.edges.push_back({table ? kNeighbourTable : rte_node_id_to_name(static_cast<rte_node_t>(row)),
+            add_edge(s.edges, {table ? kNeighbourTable : stage_name(static_cast<rte_node_t>(row)),
                                edge_names_[row][slot], packets});
         }
     }
-    if (!apps_.empty() && cfg_.call_histograms) {  // the applications, after the graph's stages
-        StageSnapshot& st = s.stages.emplace_back();
-        st.name = kAppsStage;
-        st.packets = app_polls_.datagrams.get();
-        st.idle_calls = app_polls_.idle.calls.get();
-        st.idle_cycles = app_polls_.idle.cycles.get();
-        st.calls = app_polls_.busy.count() + st.idle_calls;
-        st.cycles = app_polls_.busy.sum() + st.idle_cycles;
-        if (histograms) st.cycles_per_call = app_polls_.busy.snapshot();
+    s.ledger = read_ledger(wc);
+    return s;
+}
+
+EngineSnapshot Engine::snapshot(bool histograms) const {
+    EngineSnapshot s;
+    s.tsc_hz = ctx_->tsc_hz;
+    s.tsc = rte_rdtsc();
+    for (const auto& w : workers_) s.workers.push_back(worker_snapshot(*w, histograms));
+    // The engine's figures: the workers' summed, stage by stage (each
+    // worker's stages are in path order, and worker 0 has every stage the
+    // others have), edge by edge.
+    for (const auto& w : s.workers) {
+        for (const StageSnapshot& st : w.stages) add_stage(s.stages, st);
+        for (const EdgeSnapshot& e : w.edges) add_edge(s.edges, e);
+        s.walks += w.walks;
+        s.idle_walks += w.idle_walks;
+        add_ledger(s.ledger, w.ledger);
     }
     for (uint16_t id = 0; id < port_names_.size(); ++id) {
         if (port_names_[id].empty()) continue;
@@ -754,6 +956,16 @@ EngineSnapshot Engine::snapshot(bool histograms) const {
             qs->bursts = c.bursts.get();
             qs->empty_polls = c.empty_polls.get();
             if (histograms) qs->burst_size = c.burst_size.snapshot();
+            for (const auto& w : workers_)
+                for (const rte_node_t n : w->rx_nodes) {
+                    if (ctx_->rx_queue_of[n].port != id || ctx_->rx_queue_of[n].queue != q) continue;
+                    const StageSnapshot st = stage_snapshot(*w, n, false);
+                    qs->worker = w->ctx->index;
+                    qs->calls = st.calls;
+                    qs->cycles = st.cycles;
+                    qs->idle_calls = st.idle_calls;
+                    qs->idle_cycles = st.idle_cycles;
+                }
         }
         for (uint16_t q = 0; q < p.nb_tx; ++q) {
             QueueSnapshot* qs = queue(q, false);
@@ -762,31 +974,22 @@ EngineSnapshot Engine::snapshot(bool histograms) const {
             qs->bytes = c.bytes.get();
             qs->bursts = c.bursts.get();
             qs->full = c.full.get();
+            qs->worker = q % cfg_.workers;
         }
     }
-    const PathCounters& c = ctx_->counters;
-    // Read the terminal counters before `received`, so that a snapshot taken
-    // while running never shows more outcomes than arrivals.
-    s.ledger.delivered = c.delivered.get();
-    s.ledger.forwarded = c.forwarded.get();
-    s.ledger.replied = c.replied.get();
-    for (unsigned r = 0; r < kDropReasonCount; ++r) {
-        s.ledger.drops[r] = c.drops[r].get();
-        s.ledger.send_drops[r] = c.send_drops[r].get();
-    }
-    s.ledger.sent = c.sent.get();
-    s.ledger.sends = ctx_->send_path.sends.get();
-    s.ledger.received = c.received.get();
-    const SendPathCounters& sp = ctx_->send_path;
-    s.send_path.route_lookups = sp.route_lookups.get();
-    s.send_path.source_selections = sp.source_selections.get();
-    s.send_path.solicitations = sp.solicitations.get();
-    s.send_path.control_sent = sp.control_sent.get();
-    s.send_path.control_drops = sp.control_drops.get();
     s.send_path.ifaddr_changes = churned_.load();
-    for (unsigned e = 0; e < kPathEventCount; ++e) s.events[e] = ctx_->events.v[e].get();
-    for (unsigned o = 0; o < kSojournCount; ++o) s.sojourn[o] = ctx_->latency.sojourn[o].snapshot();
-    s.rr_latency = ctx_->latency.rr.snapshot();
+    for (const auto& w : ctx_->workers) {
+        const SendPathCounters& sp = w->send_path;
+        s.send_path.route_lookups += sp.route_lookups.get();
+        s.send_path.source_selections += sp.source_selections.get();
+        s.send_path.solicitations += sp.solicitations.get();
+        s.send_path.control_sent += sp.control_sent.get();
+        s.send_path.control_drops += sp.control_drops.get();
+        for (unsigned e = 0; e < kPathEventCount; ++e) s.events[e] += w->events.v[e].get();
+        for (unsigned o = 0; o < kSojournCount; ++o)
+            s.sojourn[o].merge(w->latency.sojourn[o].snapshot());
+        s.rr_latency.merge(w->latency.rr.snapshot());
+    }
     return s;
 }
 

@@ -1,6 +1,8 @@
 // The IPv6/UDP engine: ports, FIB, sockets and applications, and the stage
-// graph that a worker lcore walks. One Engine at a time per process; the EAL
-// must be initialised first (eal_init).
+// graphs that its worker lcores walk (engine.workers: one graph each, made
+// from the same node patterns, each with the eth_rx instances of its receive
+// queues). One Engine at a time per process; the EAL must be initialised
+// first (eal_init).
 #pragma once
 
 #include <atomic>
@@ -35,7 +37,7 @@ class Engine {
     Engine(const Engine&) = delete;
     Engine& operator=(const Engine&) = delete;
 
-    /// Starts the worker on the first EAL worker lcore.
+    /// Starts the workers on the first EAL worker lcores (one each).
     void start();
     /// Stops the worker and waits for it; packets still waiting for a
     /// neighbour are then dropped as nd_pending_at_stop (also when the
@@ -43,8 +45,9 @@ class Engine {
     void stop();
     bool running() const { return running_; }
 
-    /// One graph walk and one application poll on the calling thread (for
-    /// tests and single-lcore use). Returns the packets received.
+    /// One graph walk of each worker's graph and one application poll, on
+    /// the calling thread (for tests and single-lcore use). Returns the
+    /// packets received.
     uint64_t poll();
     /// Polls until `idle_polls` consecutive polls received nothing.
     void run_until_idle(unsigned idle_polls = 64);
@@ -65,8 +68,9 @@ class Engine {
     /// Stage name of a graph node id (as in PacketTrace::node).
     std::string node_name(uint16_t node) const;
 
-    /// Kernel thread id of the worker lcore (for perf_event); waits until it has started.
-    int worker_tid() const;
+    /// Kernel thread id of worker `w`'s lcore (for perf_event); waits until it has started.
+    int worker_tid(unsigned w = 0) const;
+    unsigned workers() const { return static_cast<unsigned>(workers_.size()); }
 
     const RingPort& ring_port(const std::string& name) const;
     /// Copies a frame into an mbuf and queues it on a ring port's receive
@@ -92,9 +96,20 @@ class Engine {
     /// routes whose next hop is "translate".
     void setup_translation();
     rte_hash* make_hash(const char* what, uint32_t key_len) const;
+    /// One eth_rx instance per polled receive queue (the node itself when
+    /// there is one queue, or none), dealt to the workers in turn.
+    void setup_rx_nodes();
     void setup_graph();
-    void walk();
-    void walk_traced(uint64_t now);
+    struct Worker;
+    void walk(Worker& w);
+    void walk_traced(Worker& w, uint64_t now);
+    /// rte_graph_walk, or walk() with the per-call histograms on.
+    void walk_once(Worker& w);
+    /// Stage name of graph node `id`: "eth_rx PORT/QUEUE" for a receive
+    /// queue's instance when there are several.
+    std::string stage_name(rte_node_t id) const;
+    WorkerSnapshot worker_snapshot(const Worker& w, bool histograms) const;
+    StageSnapshot stage_snapshot(const Worker& w, rte_node_t id, bool histograms) const;
     /// Every application's poll, timed as one call when per-call histograms are on.
     void poll_apps();
     static int worker_main(void* arg);
@@ -117,27 +132,35 @@ class Engine {
     std::thread churn_;
     std::atomic<uint64_t> churned_{0};  ///< address list changes the churn thread made
     std::vector<RouteConfig> routes_;
-    rte_graph_t graph_id_ = RTE_GRAPH_ID_INVALID;
-    rte_graph* graph_ = nullptr;
-    std::unique_ptr<HistogramRecorder[]> call_cycles_;  ///< by node id
-    std::unique_ptr<IdleCounters[]> idle_;              ///< by node id
-    WalkCounters walks_;
-    AppPollCounters app_polls_;
-    std::vector<rte_node_t> node_ids_;
+    /// A worker lcore's graph; its counters are its WorkerContext.
+    struct Worker {
+        Engine* engine = nullptr;
+        WorkerContext* ctx = nullptr;
+        rte_graph_t graph_id = RTE_GRAPH_ID_INVALID;
+        rte_graph* graph = nullptr;
+        std::vector<rte_node_t> rx_nodes;  ///< its eth_rx instances
+        /// Its stages in path order: its eth_rx instances, then the shared
+        /// stages its graph holds.
+        std::vector<rte_node_t> stages;
+        unsigned lcore = 0;
+        std::atomic<int> tid{0};
+    };
+    std::vector<std::unique_ptr<Worker>> workers_;
+    std::vector<rte_node_t> rx_nodes_;  ///< every eth_rx instance, in queue order
+    /// Stages in path order: every eth_rx instance, then the shared stages.
+    std::vector<rte_node_t> stage_order_;
     /// By graph node id (the last row: the neighbour table): each
     /// EdgeCounters slot's destination name, empty for an unused slot.
     std::vector<std::vector<std::string>> edge_names_;
+    std::vector<bool> is_rx_node_;  ///< by graph node id
     std::atomic<bool> stop_{false};
-    std::atomic<int> worker_tid_{0};
-    TraceRing traces_;
+    TraceRing traces_;                               ///< written by worker 0 only
     std::atomic<uint64_t> trace_period_{0};          ///< TSC cycles between traces; 0: off
-    uint64_t trace_next_ = 0;                        ///< worker-owned: TSC of the next trace
+    uint64_t trace_next_ = 0;                        ///< worker-0-owned: TSC of the next trace
     rte_node_t trace_entry_ = RTE_NODE_ID_INVALID;   ///< traces start at this stage
-    rte_node_t trace_source_ = RTE_NODE_ID_INVALID;  ///< ... fed by this one
     rte_node_t trace_drop_ = RTE_NODE_ID_INVALID;    ///< outcome: dropped (and why)
     rte_node_t trace_tx_ = RTE_NODE_ID_INVALID;      ///< outcome: forwarded or replied
     bool running_ = false;
-    unsigned worker_lcore_ = 0;
 };
 
 }  // namespace pathscope::engine

@@ -24,8 +24,9 @@ namespace pathscope::engine {
 class InterfaceAddresses {
   public:
     static constexpr unsigned kMaxPerPort = 16;
-    /// Reader thread ids for rte_rcu_qsbr: the engine's worker is 0.
-    static constexpr unsigned kMaxReaders = 4;
+    /// Reader thread ids for rte_rcu_qsbr: the engine's workers are 0, 1, ...
+    /// (engine.workers), a test's reader threads may use any other.
+    static constexpr unsigned kMaxReaders = kMaxWorkers + 4;
 
     InterfaceAddresses(IfaddrSync sync, unsigned ports);
     ~InterfaceAddresses();

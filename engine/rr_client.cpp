@@ -126,14 +126,14 @@ unsigned RrClient::take_responses() {
                 s.waiting = false;
                 ++s.done;
                 ++completed;
-                ctx.latency.rr.record(now - s.sent_tsc);
+                ctx.app_worker().latency.rr.record(now - s.sent_tsc);
                 due_.push_back(id);  // its next request goes out in this round
             }
             rte_pktmbuf_free_bulk(m, got);
         }
     }
     if (completed) {
-        ctx.events.add(PathEvent::rr_transactions, completed);
+        ctx.app_worker().events.add(PathEvent::rr_transactions, completed);
         transactions_.fetch_add(completed, std::memory_order_relaxed);
     }
     return completed;
@@ -154,7 +154,7 @@ void RrClient::check_timeouts(uint64_t now) {
         }
     }
     if (expired) {
-        engine_.context().events.add(PathEvent::rr_timeouts, expired);
+        engine_.context().app_worker().events.add(PathEvent::rr_timeouts, expired);
         timeouts_.fetch_add(expired, std::memory_order_relaxed);
     }
 }

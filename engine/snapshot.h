@@ -48,6 +48,12 @@ struct QueueSnapshot {
     uint64_t empty_polls = 0;        ///< receive queues only
     uint64_t full = 0;               ///< transmit queues only: packets refused
     analysis::Histogram burst_size;  ///< receive queues only
+    /// Receive queues only: the calls of the queue's own eth_rx instance
+    /// (its share of the eth_rx stage), counted as the stage's are.
+    uint64_t calls = 0;
+    uint64_t cycles = 0;
+    uint64_t idle_calls = 0;
+    uint64_t idle_cycles = 0;
 };
 
 struct Ledger {

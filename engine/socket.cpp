@@ -11,8 +11,10 @@ namespace pathscope::engine {
 
 namespace {
 
-rte_ring* make_ring(const std::string& name, unsigned size) {
-    rte_ring* r = rte_ring_create(name.c_str(), size, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+/// `producers`: threads that enqueue (the workers that deliver to a receive ring).
+rte_ring* make_ring(const std::string& name, unsigned size, unsigned producers) {
+    const unsigned flags = (producers > 1 ? 0 : RING_F_SP_ENQ) | RING_F_SC_DEQ;
+    rte_ring* r = rte_ring_create(name.c_str(), size, SOCKET_ID_ANY, flags);
     if (!r)
         throw std::runtime_error("cannot create socket ring " + name + ": " +
                                  rte_strerror(rte_errno));
@@ -35,8 +37,8 @@ UdpSocket::UdpSocket(EngineContext& ctx, unsigned ring_size)
     : ctx_(ctx), accounting_(ctx.send_accounting) {
     static unsigned serial = 0;
     const std::string base = "us" + std::to_string(serial++);
-    rx_ = make_ring(base + "rx", ring_size);
-    tx_ = make_ring(base + "tx", ring_size);
+    rx_ = make_ring(base + "rx", ring_size, ctx.worker_count);
+    tx_ = make_ring(base + "tx", ring_size, 1);
     ctx_.sockets.push_back(this);
 }
 
@@ -101,7 +103,7 @@ int UdpSocket::connect(const Ip6Addr& peer, uint16_t port) {
     // errno: unreachable -ENETUNREACH, prohibit -EACCES, blackhole -EINVAL.
     RuleTally tally;
     const uint32_t nh = ctx_.route_output(peer.data(), has_source_ ? source_.data() : nullptr, tally);
-    tally.flush(ctx_.events);
+    tally.flush(ctx_.app_worker().events);
     if (nh == kNexthopProhibit) return -EACCES;
     if (nh == kNexthopBlackhole) return -EINVAL;
     if (nh < kNexthopFirstRoute) return -ENETUNREACH;
@@ -130,11 +132,11 @@ int UdpSocket::queue(rte_mbuf* m, const uint8_t* to, uint16_t port) {
     sm->peer_port = port;
     sm->socket = this;
     meta(m)->fate = Fate::local;
-    ctx_.send_path.sends.add();
+    ctx_.app_worker().send_path.sends.add();
     // Charged before it is queued: the worker may transmit it at once.
     charge(m->buf_len);
     if (rte_ring_sp_enqueue(tx_, m) != 0) {
-        ctx_.counters.send_drops[static_cast<unsigned>(DropReason::socket_full)].add();
+        ctx_.app_worker().counters.send_drops[static_cast<unsigned>(DropReason::socket_full)].add();
         release_sent(m->buf_len);
         rte_pktmbuf_free(m);
         return -ENOBUFS;
@@ -146,10 +148,10 @@ unsigned UdpSocket::queue_burst(rte_mbuf** m, unsigned n) {
     for (unsigned i = 0; i < n; ++i) charge(m[i]->buf_len);  // one charge a datagram, as the kernel
     const unsigned done =
         rte_ring_sp_enqueue_burst(tx_, reinterpret_cast<void* const*>(m), n, nullptr);
-    ctx_.send_path.sends.add(n);
+    ctx_.app_worker().send_path.sends.add(n);
     if (done < n) {
         for (unsigned i = done; i < n; ++i) release_sent(m[i]->buf_len);
-        ctx_.counters.send_drops[static_cast<unsigned>(DropReason::socket_full)].add(n - done);
+        ctx_.app_worker().counters.send_drops[static_cast<unsigned>(DropReason::socket_full)].add(n - done);
         rte_pktmbuf_free_bulk(m + done, n - done);
     }
     return done;

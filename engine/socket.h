@@ -4,9 +4,10 @@
 // (-EADDRINUSE, -EDESTADDRREQ, -EAFNOSUPPORT, -ENOBUFS, ...), DPDK style.
 // A send call always takes the mbuf: it is queued, or freed with an error.
 //
-// udp6_input enqueues received datagrams on the receive ring (single
-// producer: the worker); the application dequeues them. Sends enqueue on the
-// send ring, which the udp6_output stage drains.
+// udp6_input enqueues received datagrams on the receive ring (one producer
+// per worker that delivers: single with one worker); the application
+// dequeues them. Sends enqueue on the send ring, which the udp6_output stage
+// (on worker 0, as the applications) drains.
 #pragma once
 
 #include <atomic>
@@ -145,7 +146,7 @@ class UdpSocket {
 
     // Stage side.
     bool deliver(rte_mbuf* m) {
-        if (rte_ring_sp_enqueue(rx_, m) != 0) return false;
+        if (rte_ring_enqueue(rx_, m) != 0) return false;  // multi-producer with several workers
         if (ready_ && !listed_) {
             listed_ = true;
             ready_->push_back(this);

@@ -10,19 +10,20 @@ namespace pathscope::engine {
 namespace {
 
 uint16_t drop_process(rte_graph*, rte_node* node, void** objs, uint16_t n) {
-    EngineContext& ctx = *node_context(node);
+    WorkerContext& w = *node_worker(node);
+    EngineContext& ctx = w.engine;
     const uint64_t now = ctx.latency_histograms ? rte_rdtsc() : 0;
     for (uint16_t i = 0; i < n; ++i) {
         auto* m = static_cast<rte_mbuf*>(objs[i]);
         const PacketMeta* pm = meta(m);
         if (unlikely(pm->fate == Fate::control)) {
-            ctx.send_path.control_drops.add();
+            w.send_path.control_drops.add();
             continue;
         }
         release_if_sent(m);  // a dropped datagram leaves its socket's send buffer too
-        Counter* ledger = pm->fate == Fate::local ? ctx.counters.send_drops : ctx.counters.drops;
+        Counter* ledger = pm->fate == Fate::local ? w.counters.send_drops : w.counters.drops;
         ledger[static_cast<unsigned>(pm->drop)].add();
-        if (now && pm->fate != Fate::local) ctx.latency.record(Sojourn::dropped, now - pm->rx_tsc);
+        if (now && pm->fate != Fate::local) w.latency.record(Sojourn::dropped, now - pm->rx_tsc);
     }
     rte_pktmbuf_free_bulk(reinterpret_cast<rte_mbuf**>(objs), n);
     return n;

@@ -19,7 +19,8 @@ namespace {
 enum Edge : rte_edge_t { to_lookup, to_udp6 };
 
 uint16_t early_demux_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
-    EngineContext& ctx = *node_context(node);
+    WorkerContext& w = *node_worker(node);
+    EngineContext& ctx = w.engine;
     uint64_t hits = 0, misses = 0;
     // One bulk lookup in the connection table per chunk of the burst; the
     // classifier below reads the results in order.
@@ -79,8 +80,8 @@ uint16_t early_demux_process(rte_graph* graph, rte_node* node, void** objs, uint
             return to_lookup;
         });
     }
-    ctx.events.add(PathEvent::demux_hits, hits);
-    ctx.events.add(PathEvent::demux_misses, misses);
+    w.events.add(PathEvent::demux_hits, hits);
+    w.events.add(PathEvent::demux_misses, misses);
     return n;
 }
 

@@ -1,5 +1,6 @@
 // eth_tx: transmits runs of packets that share an egress port and queue
-// (chosen by txq_select; replies made in place use queue 0), counts each sent
+// (chosen by txq_select among the worker's own queues, index i being device
+// queue worker + i * workers; replies made in place use index 0), counts each sent
 // packet by its fate (forwarded, replied, sent, control) and per queue, and
 // hands what the queue refused to the drop stage as tx_full. A received
 // packet that leaves has its time through the engine recorded (sojourn); a
@@ -20,7 +21,8 @@ enum Edge : rte_edge_t { to_drop };
 constexpr uint16_t kTxRun = RTE_GRAPH_BURST_SIZE;
 
 uint16_t eth_tx_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
-    EngineContext& ctx = *node_context(node);
+    WorkerContext& w = *node_worker(node);
+    EngineContext& ctx = w.engine;
     auto** pkts = reinterpret_cast<rte_mbuf**>(objs);
     uint64_t fates[4] = {};  // indexed by Fate, for what was sent
     const bool sojourn = ctx.latency_histograms;
@@ -32,7 +34,7 @@ uint16_t eth_tx_process(rte_graph* graph, rte_node* node, void** objs, uint16_t 
     while (start < n) {
         // One pass finds the run of packets for this port and queue and tallies them.
         const uint16_t port_id = meta(pkts[start])->tx_port;
-        const uint16_t queue = meta(pkts[start])->tx_queue;
+        const uint16_t index = meta(pkts[start])->tx_queue;  // among this worker's queues
         uint64_t run_fates[4] = {}, bytes = 0;
         // Locally sent datagrams of the run, read before the device may free
         // them: their socket, buffer size and place in the run.
@@ -43,7 +45,7 @@ uint16_t eth_tx_process(rte_graph* graph, rte_node* node, void** objs, uint16_t 
         uint16_t end = start;
         for (; end < n && end - start < kTxRun; ++end) {
             const PacketMeta* pm = meta(pkts[end]);
-            if (pm->tx_port != port_id || pm->tx_queue != queue) break;
+            if (pm->tx_port != port_id || pm->tx_queue != index) break;
             ++run_fates[static_cast<unsigned>(pm->fate)];
             bytes += rte_pktmbuf_pkt_len(pkts[end]);
             if (sojourn) {
@@ -60,6 +62,7 @@ uint16_t eth_tx_process(rte_graph* graph, rte_node* node, void** objs, uint16_t 
         }
         const uint16_t len = end - start;
         PortRuntime& port = ctx.ports[port_id];
+        const auto queue = static_cast<uint16_t>(w.index + index * ctx.worker_count);
         const uint16_t sent = port.nb_tx ? rte_eth_tx_burst(port_id, queue, pkts + start, len) : 0;
         // What the device refused goes to drop, which releases it there.
         for (unsigned i = 0; i < locals && at[i] < sent; ++i)
@@ -83,7 +86,7 @@ uint16_t eth_tx_process(rte_graph* graph, rte_node* node, void** objs, uint16_t 
         }
         if (sojourn)
             for (uint16_t i = 0; i < sent; ++i)
-                if (stamps[i]) ctx.latency.record(outcomes[i], now - stamps[i]);
+                if (stamps[i]) w.latency.record(outcomes[i], now - stamps[i]);
         for (unsigned f = 0; f < 4; ++f) fates[f] += run_fates[f];
         start = end;
     }
@@ -91,10 +94,10 @@ uint16_t eth_tx_process(rte_graph* graph, rte_node* node, void** objs, uint16_t 
         if (const uint64_t v = fates[static_cast<unsigned>(f)]) c.add(v);
     };
     if (wire) count_edge(node, kConsumed, wire);
-    tally(ctx.counters.forwarded, Fate::forward);
-    tally(ctx.counters.replied, Fate::reply);
-    tally(ctx.counters.sent, Fate::local);
-    tally(ctx.send_path.control_sent, Fate::control);
+    tally(w.counters.forwarded, Fate::forward);
+    tally(w.counters.replied, Fate::reply);
+    tally(w.counters.sent, Fate::local);
+    tally(w.send_path.control_sent, Fate::control);
     return n;
 }
 

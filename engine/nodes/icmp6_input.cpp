@@ -73,7 +73,8 @@ rte_edge_t echo(EngineContext& ctx, rte_mbuf* m, uint32_t icmp_len) {
     return to_tx;
 }
 
-rte_edge_t solicitation(EngineContext& ctx, rte_mbuf* m, const uint8_t* msg, uint32_t icmp_len) {
+rte_edge_t solicitation(WorkerContext& w, rte_mbuf* m, const uint8_t* msg, uint32_t icmp_len) {
+    EngineContext& ctx = w.engine;
     const rte_ipv6_hdr* ip = ip6_hdr(m);
     const uint8_t* target = msg + 8;
     if (ip->hop_limits != 255 || msg[1] != 0 || icmp_len < kNdMsgLen || target[0] == 0xff ||
@@ -86,7 +87,8 @@ rte_edge_t solicitation(EngineContext& ctx, rte_mbuf* m, const uint8_t* msg, uin
     if (const uint8_t* ll = find_ll_option(msg + kNdMsgLen, icmp_len - kNdMsgLen, kOptSourceLl)) {
         rte_ether_addr mac;
         memcpy(mac.addr_bytes, ll, RTE_ETHER_ADDR_LEN);
-        ctx.neighbours->learn(ip->src_addr, meta(m)->rx_port, mac, ctx.nd_released);
+        const NeighbourLock lock(ctx);
+        ctx.neighbours->learn(ip->src_addr, meta(m)->rx_port, mac, w.nd_released);
     }
     uint8_t tgt[16];
     memcpy(tgt, target, 16);
@@ -117,7 +119,8 @@ rte_edge_t solicitation(EngineContext& ctx, rte_mbuf* m, const uint8_t* msg, uin
 }
 
 uint16_t icmp6_input_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
-    EngineContext& ctx = *node_context(node);
+    WorkerContext& w = *node_worker(node);
+    EngineContext& ctx = w.engine;
     uint16_t consumed = 0;
     dispatch(graph, node, objs, n, [&](rte_mbuf* m) -> rte_edge_t {
         const PacketMeta* pm = meta(m);
@@ -135,27 +138,28 @@ uint16_t icmp6_input_process(rte_graph* graph, rte_node* node, void** objs, uint
         if (rte_pktmbuf_data_len(m) < l4_off + icmp_len)  // ND and echo are handled in one segment
             return drop_as(m, DropReason::icmp6_short, to_drop);
         if (msg[0] == kEchoRequest) return echo(ctx, m, icmp_len);
-        if (msg[0] == kNeighSolicit) return solicitation(ctx, m, msg, icmp_len);
+        if (msg[0] == kNeighSolicit) return solicitation(w, m, msg, icmp_len);
         // Neighbour advertisement: learn, then the packet is consumed here.
         if (icmp_len >= kNdMsgLen && ip->hop_limits == 255) {
             if (const uint8_t* ll =
                     find_ll_option(msg + kNdMsgLen, icmp_len - kNdMsgLen, kOptTargetLl)) {
                 rte_ether_addr mac;
                 memcpy(mac.addr_bytes, ll, RTE_ETHER_ADDR_LEN);
-                ctx.neighbours->learn(msg + 8, pm->rx_port, mac, ctx.nd_released);
+                const NeighbourLock lock(ctx);
+                ctx.neighbours->learn(msg + 8, pm->rx_port, mac, w.nd_released);
             }
         }
-        if (ctx.latency_histograms) ctx.latency.record(Sojourn::delivered, rte_rdtsc() - pm->rx_tsc);
+        if (ctx.latency_histograms) w.latency.record(Sojourn::delivered, rte_rdtsc() - pm->rx_tsc);
         rte_pktmbuf_free(m);  // consumed by the stack: counts as delivered
         ++consumed;
         return kConsumed;
     });
-    ctx.counters.delivered.add(consumed);
-    if (unlikely(!ctx.nd_released.empty())) {  // packets that waited for a neighbour just learnt
-        for (rte_mbuf* held : ctx.nd_released) rte_node_enqueue_x1(graph, node, to_nd_resolve, held);
+    w.counters.delivered.add(consumed);
+    if (unlikely(!w.nd_released.empty())) {  // packets that waited for a neighbour just learnt
+        for (rte_mbuf* held : w.nd_released) rte_node_enqueue_x1(graph, node, to_nd_resolve, held);
         // They leave the neighbour table, not this stage (the table's slot 2 is nd_resolve too).
-        ctx.neighbour_edges->add(to_nd_resolve, ctx.nd_released.size());
-        ctx.nd_released.clear();
+        w.neighbour_edges->add(to_nd_resolve, w.nd_released.size());
+        w.nd_released.clear();
     }
     return n;
 }

@@ -44,34 +44,35 @@ bool adjust_l4(rte_mbuf* m, const PacketMeta* pm, const uint8_t* from, const uin
 }
 
 /// Rewrites the upper half of `addr` (in `m`) to `upper`, keeping the checksum valid.
-bool ila_rewrite(EngineContext& ctx, rte_mbuf* m, uint8_t* addr, const uint8_t* upper,
+bool ila_rewrite(WorkerContext& w, rte_mbuf* m, uint8_t* addr, const uint8_t* upper,
                  DropReason* why) {
     if (unlikely(!adjust_l4(m, meta(m), addr, upper))) {
         *why = DropReason::ila_no_checksum;
         return false;
     }
     memcpy(addr, upper, 8);
-    ctx.events.add(PathEvent::ila_translations);
+    w.events.add(PathEvent::ila_translations);
     return true;
 }
 
 /// Counts an NPTv6 rewrite's result: true when the address was translated,
 /// or (refused) false with `why` set; no mapping is false with `why` untouched.
-bool nptv6_done(EngineContext& ctx, Nptv6Table::Result r, DropReason* why, bool* refused) {
+bool nptv6_done(WorkerContext& w, Nptv6Table::Result r, DropReason* why, bool* refused) {
     *refused = r == Nptv6Table::Result::no_adjust_word;
     if (*refused) *why = DropReason::nptv6_no_adjust_word;
     if (r != Nptv6Table::Result::translated) return false;
-    ctx.events.add(PathEvent::nptv6_translations);
+    w.events.add(PathEvent::nptv6_translations);
     return true;
 }
 
 }  // namespace
 
-bool xlat_input(EngineContext& ctx, rte_mbuf* m, DropReason* why) {
+bool xlat_input(WorkerContext& w, rte_mbuf* m, DropReason* why) {
+    const EngineContext& ctx = w.engine;
     uint8_t* dst = ip6_hdr(m)->dst_addr;
     if (ctx.ila == IlaMode::nptv6) {
         bool refused;
-        if (nptv6_done(ctx, ctx.nptv6.rx(dst), why, &refused)) return true;
+        if (nptv6_done(w, ctx.nptv6.rx(dst), why, &refused)) return true;
         if (!refused) *why = DropReason::xlat_no_mapping;
         return false;
     }
@@ -80,19 +81,20 @@ bool xlat_input(EngineContext& ctx, rte_mbuf* m, DropReason* why) {
         *why = DropReason::xlat_no_mapping;
         return false;
     }
-    return ila_rewrite(ctx, m, dst, sir, why);
+    return ila_rewrite(w, m, dst, sir, why);
 }
 
-bool xlat_output(EngineContext& ctx, rte_mbuf* m, DropReason* why) {
+bool xlat_output(WorkerContext& w, rte_mbuf* m, DropReason* why) {
+    const EngineContext& ctx = w.engine;
     uint8_t* src = ip6_hdr(m)->src_addr;
     if (ctx.ila == IlaMode::nptv6) {
         bool refused;
-        nptv6_done(ctx, ctx.nptv6.tx(src), why, &refused);
+        nptv6_done(w, ctx.nptv6.tx(src), why, &refused);
         return !refused;  // translated, or not an internal source: sent as it is
     }
     uint8_t locator[8];
     if (!ctx.ila_table || !ctx.ila_table->tx(src, locator)) return true;  // not a SIR address
-    return ila_rewrite(ctx, m, src, locator, why);
+    return ila_rewrite(w, m, src, locator, why);
 }
 
 namespace {
@@ -100,7 +102,8 @@ namespace {
 enum EarlyEdge : rte_edge_t { early_to_demux, early_to_lookup, early_to_drop };
 
 uint16_t ila_early_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
-    EngineContext& ctx = *node_context(node);
+    WorkerContext& w = *node_worker(node);
+    const EngineContext& ctx = w.engine;
     const rte_edge_t next = ctx.early_demux ? early_to_demux : early_to_lookup;
     // One bulk lookup in the mapping table per chunk; multicast is never translated.
     constexpr uint16_t kChunk = RTE_HASH_LOOKUP_BULK_MAX;
@@ -126,7 +129,7 @@ uint16_t ila_early_process(rte_graph* graph, rte_node* node, void** objs, uint16
             const int8_t k = slot[i++];
             if (k < 0 || !(hits >> k & 1)) return next;  // no mapping: on as it is
             DropReason why;
-            if (ila_rewrite(ctx, m, ip6_hdr(m)->dst_addr, upper[k], &why)) return next;
+            if (ila_rewrite(w, m, ip6_hdr(m)->dst_addr, upper[k], &why)) return next;
             return drop_as(m, why, early_to_drop);
         });
     }
@@ -136,7 +139,8 @@ uint16_t ila_early_process(rte_graph* graph, rte_node* node, void** objs, uint16
 enum LateEdge : rte_edge_t { late_to_local, late_to_forward, late_to_drop };
 
 uint16_t ila_late_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
-    EngineContext& ctx = *node_context(node);
+    WorkerContext& w = *node_worker(node);
+    EngineContext& ctx = w.engine;
     // Translate the chunk, then the second lookup of a lightweight tunnel's
     // input on the new destinations, in bulk as ip6_lookup does the first.
     uint8_t dst[RTE_GRAPH_BURST_SIZE][RTE_FIB6_IPV6_ADDR_SIZE];
@@ -147,14 +151,14 @@ uint16_t ila_late_process(rte_graph* graph, rte_node* node, void** objs, uint16_
         const uint16_t len = std::min<uint16_t>(RTE_GRAPH_BURST_SIZE, n - base);
         for (uint16_t i = 0; i < len; ++i) {
             rte_mbuf* m = static_cast<rte_mbuf*>(objs[base + i]);
-            ok[i] = xlat_input(ctx, m, &why[i]);
+            ok[i] = xlat_input(w, m, &why[i]);
             memcpy(dst[i], ip6_hdr(m)->dst_addr, 16);
         }
         // The second lookup is in the main table (which holds our addresses
         // too): the translated destination is one of ours or routed on.
         rte_fib6_lookup_bulk(ctx.fib.main(), dst, hop, len);
-        ctx.events.add(PathEvent::routes_resolved, len);  // the late path's second route
-        ctx.events.add(PathEvent::fib_lookups, len);
+        w.events.add(PathEvent::routes_resolved, len);  // the late path's second route
+        w.events.add(PathEvent::fib_lookups, len);
         uint16_t i = 0;
         dispatch(graph, node, objs + base, len, [&](rte_mbuf* m) -> rte_edge_t {
             const uint16_t k = i++;

@@ -13,20 +13,22 @@ enum Edge : rte_edge_t { to_txq_select, to_nd_resolve, to_tx, to_drop };
 
 constexpr uint8_t kTimeExceeded = 3, kHopLimitExceeded = 0;
 
-rte_edge_t hop_limit_exceeded(EngineContext& ctx, rte_mbuf* m) {
+rte_edge_t hop_limit_exceeded(WorkerContext& w, rte_mbuf* m) {
+    EngineContext& ctx = w.engine;
     const PacketMeta* pm = meta(m);
     const PortRuntime& in = ctx.ports[pm->rx_port];
-    if (!in.addresses.empty() && ctx.icmp_error_allowed(pm->rx_tsc) &&
+    if (!in.addresses.empty() && w.icmp_error_allowed(pm->rx_tsc) &&
         make_icmp6_error(ctx, m, kTimeExceeded, kHopLimitExceeded, in.addresses[0].data()))
         return to_tx;
     return drop_as(m, DropReason::ip6_hop_limit, to_drop);
 }
 
 uint16_t ip6_forward_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
-    EngineContext& ctx = *node_context(node);
+    WorkerContext& w = *node_worker(node);
+    EngineContext& ctx = w.engine;
     dispatch(graph, node, objs, n, [&](rte_mbuf* m) -> rte_edge_t {
         rte_ipv6_hdr* ip = ip6_hdr(m);
-        if (unlikely(ip->hop_limits <= 1)) return hop_limit_exceeded(ctx, m);
+        if (unlikely(ip->hop_limits <= 1)) return hop_limit_exceeded(w, m);
         PacketMeta* pm = meta(m);
         const Nexthop& nh = ctx.nexthops[pm->nexthop];
         auto* eth = rte_pktmbuf_mtod(m, rte_ether_hdr*);

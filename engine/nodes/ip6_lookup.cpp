@@ -16,14 +16,14 @@ enum Edge : rte_edge_t { to_local, to_forward, to_drop, to_ila_late };
 // The table choice: one bulk lookup in the main table on the fast path,
 // otherwise the rules walk per packet (source address and input port are
 // selectors). Path events are counted once for the burst.
-inline void choose_routes(EngineContext& ctx, void** objs,
+inline void choose_routes(WorkerContext& w, void** objs,
                           uint8_t (*dst)[RTE_FIB6_IPV6_ADDR_SIZE], uint64_t* nh,
                           uint16_t len) {
-    const FibRules& fib = ctx.fib;
+    const FibRules& fib = w.engine.fib;
     if (likely(fib.direct())) {
         rte_fib6_lookup_bulk(fib.main(), dst, nh, len);
-        ctx.events.add(PathEvent::routes_resolved, len);
-        ctx.events.add(PathEvent::fib_lookups, len);
+        w.events.add(PathEvent::routes_resolved, len);
+        w.events.add(PathEvent::fib_lookups, len);
         return;
     }
     RuleTally tally;
@@ -31,11 +31,12 @@ inline void choose_routes(EngineContext& ctx, void** objs,
         auto* m = static_cast<rte_mbuf*>(objs[i]);
         nh[i] = fib.walk(dst[i], ip6_hdr(m)->src_addr, meta(m)->rx_port, tally);
     }
-    tally.flush(ctx.events);
+    tally.flush(w.events);
 }
 
 uint16_t ip6_lookup_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
-    EngineContext& ctx = *node_context(node);
+    WorkerContext& w = *node_worker(node);
+    EngineContext& ctx = w.engine;
     // One bulk FIB lookup per burst; the classifier below reads the results
     // in order (dispatch calls it once per packet, first to last).
     uint8_t dst[RTE_GRAPH_BURST_SIZE][RTE_FIB6_IPV6_ADDR_SIZE];
@@ -44,7 +45,7 @@ uint16_t ip6_lookup_process(rte_graph* graph, rte_node* node, void** objs, uint1
         const uint16_t len = std::min<uint16_t>(RTE_GRAPH_BURST_SIZE, n - base);
         for (uint16_t i = 0; i < len; ++i)
             memcpy(dst[i], ip6_hdr(static_cast<rte_mbuf*>(objs[base + i]))->dst_addr, 16);
-        choose_routes(ctx, objs + base, dst, nh, len);
+        choose_routes(w, objs + base, dst, nh, len);
         uint16_t i = 0;
         dispatch(graph, node, objs + base, len, [&](rte_mbuf* m) -> rte_edge_t {
             const uint64_t hop = nh[i];

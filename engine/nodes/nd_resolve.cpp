@@ -14,8 +14,9 @@ namespace {
 enum Edge : rte_edge_t { to_txq_select, to_drop };
 
 uint16_t nd_resolve_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
-    EngineContext& ctx = *node_context(node);
-    NeighbourTable& nd = *ctx.neighbours;
+    WorkerContext& w = *node_worker(node);
+    NeighbourTable& nd = *w.engine.neighbours;
+    const NeighbourLock lock(w.engine);
     uint64_t now = 0;
     dispatch(graph, node, objs, n, [&](rte_mbuf* m) -> rte_edge_t {
         const rte_ipv6_hdr* ip = ip6_hdr(m);
@@ -34,28 +35,31 @@ uint16_t nd_resolve_process(rte_graph* graph, rte_node* node, void** objs, uint1
     });
     // What the table sends on its own (solicitations, packets that timed
     // out) comes from the neighbour table, not from this call's packets.
-    if (now) nd_service(ctx, graph, node, now, to_txq_select, to_drop, *ctx.neighbour_edges);
+    if (now) nd_service(w, graph, node, now, to_txq_select, to_drop, *w.neighbour_edges);
     return n;
 }
 
 /// Runs every graph walk; reads the clock only while a neighbour is being resolved.
 uint16_t nd_timer_process(rte_graph* graph, rte_node* node, void**, uint16_t) {
-    EngineContext& ctx = *node_context(node);
-    if (likely(ctx.neighbours->next_due() == UINT64_MAX)) return 0;
+    WorkerContext& w = *node_worker(node);
+    const NeighbourTable& nd = *w.engine.neighbours;
+    if (likely(nd.next_due() == UINT64_MAX)) return 0;  // read without the lock: a hint
     const uint64_t now = rte_rdtsc();
-    if (now < ctx.neighbours->next_due()) return 0;
-    return nd_service(ctx, graph, node, now, to_txq_select, to_drop, *node_edges(node));
+    if (now < nd.next_due()) return 0;
+    const NeighbourLock lock(w.engine);
+    return nd_service(w, graph, node, now, to_txq_select, to_drop, *node_edges(node));
 }
 
 }  // namespace
 
-uint16_t nd_service(EngineContext& ctx, rte_graph* graph, rte_node* node, uint64_t now,
+uint16_t nd_service(WorkerContext& w, rte_graph* graph, rte_node* node, uint64_t now,
                     rte_edge_t to_tx, rte_edge_t to_drop, EdgeCounters& counted) {
+    EngineContext& ctx = w.engine;
     uint16_t out = 0;
     ctx.neighbours->expire(
         now,
         [&](NeighbourTable::Entry& e) {
-            if (rte_mbuf* ns = make_solicitation(ctx, e.port, e.addr.data())) {
+            if (rte_mbuf* ns = make_solicitation(w, e.port, e.addr.data())) {
                 rte_node_enqueue_x1(graph, node, to_tx, ns);
                 counted.add(to_tx, 1);
                 ++out;
@@ -74,7 +78,8 @@ uint16_t nd_service(EngineContext& ctx, rte_graph* graph, rte_node* node, uint64
     return out;
 }
 
-rte_mbuf* make_solicitation(EngineContext& ctx, uint16_t port_id, const uint8_t* target) {
+rte_mbuf* make_solicitation(WorkerContext& w, uint16_t port_id, const uint8_t* target) {
+    const EngineContext& ctx = w.engine;
     const PortRuntime& port = ctx.ports[port_id];
     uint8_t src[16];
     if (!ctx.ifaddrs->select_source(port_id, target, src)) return nullptr;  // nothing to ask from
@@ -115,7 +120,7 @@ rte_mbuf* make_solicitation(EngineContext& ctx, uint16_t port_id, const uint8_t*
     pm->l4_off = sizeof(rte_ipv6_hdr);
     pm->l4_proto = IPPROTO_ICMPV6;
     pm->drop = DropReason::tx_full;
-    ctx.send_path.solicitations.add();
+    w.send_path.solicitations.add();
     return m;
 }
 

@@ -10,11 +10,11 @@ namespace pathscope::engine {
 
 namespace {
 int bind_context(const rte_graph*, rte_node* node) {
-    EngineContext* ctx = building_context();
-    memcpy(node->ctx, &ctx, sizeof ctx);
-    EdgeCounters* edges = ctx->edges.get() + node->id;
-    static_assert(sizeof ctx + sizeof edges <= RTE_NODE_CTX_SZ);
-    memcpy(node->ctx + sizeof ctx, &edges, sizeof edges);
+    WorkerContext* w = building_worker();
+    memcpy(node->ctx, &w, sizeof w);
+    EdgeCounters* edges = w->edges.get() + node->id;
+    static_assert(sizeof w + sizeof edges <= RTE_NODE_CTX_SZ);
+    memcpy(node->ctx + sizeof w, &edges, sizeof edges);
     return 0;
 }
 }  // namespace
@@ -32,6 +32,7 @@ rte_node_t register_node(const char* name, rte_node_process_t process,
     auto* reg = static_cast<rte_node_register*>(calloc(1, size));
     strncpy(reg->name, name, RTE_NODE_NAMESIZE - 1);
     reg->flags = source ? RTE_NODE_SOURCE_F : 0;
+    reg->parent_id = RTE_NODE_ID_INVALID;  // not a clone (as RTE_NODE_REGISTER sets it)
     reg->process = process;
     reg->init = bind_context;
     reg->nb_edges = static_cast<rte_edge_t>(next_nodes.size());

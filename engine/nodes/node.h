@@ -16,7 +16,7 @@ namespace pathscope::engine {
 /// Registers a node with DPDK's graph library. `rte_node_register` ends in a
 /// flexible array of edge names, which C++ cannot declare statically, so the
 /// struct is allocated with room for its edges. Every node's init callback
-/// binds it to the EngineContext being built (see building_context()).
+/// binds it to the worker whose graph is being built (see building_worker()).
 rte_node_t register_node(const char* name, rte_node_process_t process,
                          std::initializer_list<const char*> next_nodes, bool source = false);
 
@@ -119,23 +119,23 @@ inline constexpr const char* kDrop = "drop";
 
 /// Builds a neighbour solicitation for `target` out of `port_id` (fate:
 /// control); nullptr when the port has no address to ask from or the pool is empty.
-rte_mbuf* make_solicitation(EngineContext& ctx, uint16_t port_id, const uint8_t* target);
+rte_mbuf* make_solicitation(WorkerContext& w, uint16_t port_id, const uint8_t* target);
 
 /// Solicitations that are due again and neighbours that never answered:
 /// sends the first to `to_tx`, the held packets of the second to `to_drop`
 /// as nd_timeout. Returns the packets enqueued, counted in `counted` (the
 /// calling source stage's row, or the neighbour table's).
-uint16_t nd_service(EngineContext& ctx, rte_graph* graph, rte_node* node, uint64_t now,
+uint16_t nd_service(WorkerContext& w, rte_graph* graph, rte_node* node, uint64_t now,
                     rte_edge_t to_tx, rte_edge_t to_drop, EdgeCounters& counted);
 
 /// engine.ila's receive translation of `m`'s destination (ILA: locator to
 /// SIR prefix; NPTv6: external to internal prefix), counted as a path event.
 /// False, with the reason in *why, when it cannot be translated.
-bool xlat_input(EngineContext& ctx, rte_mbuf* m, DropReason* why);
+bool xlat_input(WorkerContext& w, rte_mbuf* m, DropReason* why);
 /// The send side on a datagram udp6_output built: a mapped source goes back
 /// to its locator (external prefix). True for a source with no mapping too;
 /// false, with *why, when the datagram must be dropped.
-bool xlat_output(EngineContext& ctx, rte_mbuf* m, DropReason* why);
+bool xlat_output(WorkerContext& w, rte_mbuf* m, DropReason* why);
 
 /// Registers every stage once per process; returns the node names in path order.
 const std::vector<const char*>& register_all_nodes();

@@ -1,4 +1,6 @@
-// txq_select: the transmit queue of each packet. engine.txq_hash = flow
+// txq_select: the transmit queue of each packet, as an index among the
+// queues the worker has to itself (PortRuntime::tx_per_worker; eth_tx maps
+// it to the device's queue). engine.txq_hash = flow
 // spreads flows over the egress port's queues by a hash of the addresses and
 // (for UDP and TCP) the ports, so one flow stays on one queue and keeps its
 // order; none puts everything on queue 0. Hashed packets are then grouped
@@ -48,7 +50,7 @@ uint16_t txq_select_process(rte_graph* graph, rte_node* node, void** objs, uint1
         for (uint16_t i = 0; i < n; ++i) {
             auto* m = static_cast<rte_mbuf*>(objs[i]);
             PacketMeta* pm = meta(m);
-            const uint16_t queues = ctx.ports[pm->tx_port].nb_tx;
+            const uint16_t queues = ctx.ports[pm->tx_port].tx_per_worker;
             pm->tx_queue = queues > 1 && pm->fate != Fate::control ? flow_queue(m, pm, queues) : 0;
             if (i < kSortedBurst) queue[i] = static_cast<uint8_t>(pm->tx_queue);
             most = std::max(most, queues);

@@ -19,7 +19,8 @@ enum Edge : rte_edge_t { to_tx, to_drop };
 constexpr uint8_t kDestUnreachable = 1, kPortUnreachable = 4;
 
 uint16_t udp6_input_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
-    EngineContext& ctx = *node_context(node);
+    WorkerContext& w = *node_worker(node);
+    EngineContext& ctx = w.engine;
     uint16_t delivered = 0;
     uint64_t now = 0;  // read once, at the first delivery
     dispatch(graph, node, objs, n, [&](rte_mbuf* m) -> rte_edge_t {
@@ -62,19 +63,19 @@ uint16_t udp6_input_process(rte_graph* graph, rte_node* node, void** objs, uint1
             ++delivered;
             if (ctx.latency_histograms) {
                 if (!now) now = rte_rdtsc();
-                ctx.latency.record(Sojourn::delivered, now - rx_tsc);
+                w.latency.record(Sojourn::delivered, now - rx_tsc);
             }
             return kConsumed;
         }
         // Answer from the address the datagram was sent to; never to multicast.
-        if (ip->dst_addr[0] != 0xff && ctx.icmp_error_allowed(pm->rx_tsc)) {
+        if (ip->dst_addr[0] != 0xff && w.icmp_error_allowed(pm->rx_tsc)) {
             uint8_t ours[16];
             memcpy(ours, ip->dst_addr, 16);
             if (make_icmp6_error(ctx, m, kDestUnreachable, kPortUnreachable, ours)) return to_tx;
         }
         return drop_as(m, DropReason::udp_no_socket, to_drop);
     });
-    ctx.counters.delivered.add(delivered);
+    w.counters.delivered.add(delivered);
     return n;
 }
 

@@ -19,7 +19,8 @@ enum Edge : rte_edge_t { to_ip6_output, to_drop };
 
 constexpr uint16_t kHeaders = sizeof(rte_ether_hdr) + sizeof(rte_ipv6_hdr) + sizeof(rte_udp_hdr);
 
-rte_edge_t build(EngineContext& ctx, const UdpSocket& s, rte_mbuf* m, RuleTally& tally) {
+rte_edge_t build(WorkerContext& w, const UdpSocket& s, rte_mbuf* m, RuleTally& tally) {
+    EngineContext& ctx = w.engine;
     PacketMeta* pm = meta(m);
     const SocketMeta* sm = socket_meta(m);
     uint32_t nh_id;
@@ -32,7 +33,7 @@ rte_edge_t build(EngineContext& ctx, const UdpSocket& s, rte_mbuf* m, RuleTally&
     if (const uint8_t* fixed = s.fixed_source()) {
         memcpy(src, fixed, 16);
     } else {
-        ctx.send_path.source_selections.add();
+        w.send_path.source_selections.add();
         if (unlikely(!ctx.ifaddrs->select_source(ctx.nexthops[nh_id].port, sm->peer, src)))
             return drop_as(m, DropReason::udp_no_source, to_drop);
     }
@@ -57,13 +58,14 @@ rte_edge_t build(EngineContext& ctx, const UdpSocket& s, rte_mbuf* m, RuleTally&
     pm->rx_tsc = 0;
     // engine.ila: a SIR (internal) source goes out as its locator (external prefix).
     DropReason why;
-    if (unlikely(ctx.ila != IlaMode::off) && !xlat_output(ctx, m, &why))
+    if (unlikely(ctx.ila != IlaMode::off) && !xlat_output(w, m, &why))
         return drop_as(m, why, to_drop);
     return to_ip6_output;
 }
 
 uint16_t udp6_output_process(rte_graph* graph, rte_node* node, void**, uint16_t) {
-    EngineContext& ctx = *node_context(node);
+    WorkerContext& w = *node_worker(node);
+    EngineContext& ctx = w.engine;
     rte_mbuf* pkts[RTE_GRAPH_BURST_SIZE];
     uint16_t total = 0;
     RuleTally tally;  // the route lookups' path events, added once per call
@@ -71,10 +73,10 @@ uint16_t udp6_output_process(rte_graph* graph, rte_node* node, void**, uint16_t)
         const unsigned got = s->take_outgoing(pkts, RTE_GRAPH_BURST_SIZE);
         if (!got) continue;
         dispatch(graph, node, reinterpret_cast<void**>(pkts), static_cast<uint16_t>(got),
-                 [&](rte_mbuf* m) { return build(ctx, *s, m, tally); });
+                 [&](rte_mbuf* m) { return build(w, *s, m, tally); });
         total += static_cast<uint16_t>(got);
     }
-    tally.flush(ctx.events);
+    tally.flush(w.events);
     return total;
 }
 
