@@ -1,0 +1,201 @@
+// Several worker lcores (engine.workers): each walks its own graph over its
+// own receive queues, keeps its own counters, and the engine's figures are
+// their sum. Two workers on a two-queue ring port, real lcores.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <map>
+#include <thread>
+
+#include "engine/eal.h"
+#include "engine/engine.h"
+#include "engine/frame_builder.h"
+#include "tests/engine/eal_env.h"
+
+using namespace pathscope;
+using namespace pathscope::engine;
+
+namespace {
+
+class Workers : public ::testing::Test {
+  protected:
+    static void SetUpTestSuite() {
+        // The main lcore and two workers, whichever CPUs the machine has: a
+        // 2-CPU machine runs one worker on each and the main lcore beside them.
+        eal_init({"--no-huge", "-m", "1024", "--no-pci", "--no-shconf", "--lcores",
+                  "0@(0-1),1@0,2@1", "--log-level", "lib.*:error", "--log-level", "pmd.*:error"});
+    }
+};
+
+/// The test ports: "wire" polled on two receive queues (and replying on two
+/// transmit queues), "out" transmit-only with two queues, one per worker.
+EngineConfig two_worker_config() {
+    EngineConfig c = test::ring_config();
+    c.workers = 2;
+    c.ports.resize(2);
+    c.ports[0].rx_queues = 2;
+    c.ports[0].tx_queues = 2;
+    c.ports[1].poll = false;
+    c.ports[1].tx_queues = 2;
+    c.nexthops.resize(2);
+    c.routes.resize(2);
+    return c;
+}
+
+std::vector<std::vector<uint8_t>> mixed_frames(const Engine& eng, unsigned forward, unsigned sink,
+                                               unsigned bad_version) {
+    std::vector<std::vector<uint8_t>> frames;
+    for (unsigned i = 0; i < forward; ++i) {
+        FrameSpec s = test::from_peer(eng, "2001:db8:aaaa::1");
+        s.src_port = static_cast<uint16_t>(1000 + i);
+        frames.push_back(udp6_frame(s));
+    }
+    for (unsigned i = 0; i < sink; ++i)
+        frames.push_back(udp6_frame(test::from_peer(eng, "2001:db8:1::1", 9)));
+    for (unsigned i = 0; i < bad_version; ++i) {
+        auto f = udp6_frame(test::from_peer(eng, "2001:db8:1::1"));
+        f[14] = 0x40;
+        frames.push_back(f);
+    }
+    return frames;
+}
+
+const StageSnapshot* stage(const std::vector<StageSnapshot>& stages, const std::string& name) {
+    for (const auto& s : stages)
+        if (s.name == name) return &s;
+    return nullptr;
+}
+
+}  // namespace
+
+TEST_F(Workers, EachWorkerBalancesItsOwnLedgerAndTheEngineIsTheirSum) {
+    Engine eng(two_worker_config());
+    ASSERT_EQ(eng.workers(), 2u);
+    // Queue 0 goes to worker 0, queue 1 to worker 1: different loads, so a
+    // mixed-up attribution shows.
+    const auto q0 = mixed_frames(eng, 300, 100, 20);
+    const auto q1 = mixed_frames(eng, 500, 40, 10);
+    test::inject(eng, "wire", q0, 0);
+    test::inject(eng, "wire", q1, 1);
+    eng.start();
+    const uint64_t total = q0.size() + q1.size();
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (eng.snapshot(false).ledger.received < total &&
+           std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the last walk finishes
+    eng.stop();
+
+    const EngineSnapshot s = eng.snapshot();
+    ASSERT_EQ(s.workers.size(), 2u);
+    const WorkerSnapshot& w0 = s.workers[0];
+    const WorkerSnapshot& w1 = s.workers[1];
+    EXPECT_EQ(w0.worker, 0u);
+    EXPECT_EQ(w1.worker, 1u);
+    EXPECT_NE(w0.lcore, w1.lcore);
+
+    // Per worker: what its own queue brought, each path where it belongs.
+    EXPECT_EQ(w0.ledger.received, q0.size());
+    EXPECT_EQ(w1.ledger.received, q1.size());
+    EXPECT_EQ(w0.ledger.forwarded, 300u);
+    EXPECT_EQ(w1.ledger.forwarded, 500u);
+    EXPECT_EQ(w0.ledger.delivered, 100u);
+    EXPECT_EQ(w1.ledger.delivered, 40u);
+    EXPECT_EQ(w0.ledger.total_drops(), 20u);
+    EXPECT_EQ(w1.ledger.total_drops(), 10u);
+    EXPECT_TRUE(w0.ledger.balanced());
+    EXPECT_TRUE(w1.ledger.balanced());
+
+    // In total: the sum, and it balances.
+    EXPECT_EQ(s.ledger.received, total);
+    EXPECT_EQ(s.ledger.forwarded, 800u);
+    EXPECT_EQ(s.ledger.delivered, 140u);
+    EXPECT_TRUE(s.ledger.balanced());
+
+    // Stages: per worker, and merged by name in the engine's rows.
+    for (const char* name : {"eth_rx", "eth_input", "ip6_input", "ip6_lookup", "ip6_forward",
+                             "txq_select", "eth_tx", "udp6_input", "drop"}) {
+        const StageSnapshot* a = stage(w0.stages, name);
+        const StageSnapshot* b = stage(w1.stages, name);
+        const StageSnapshot* sum = stage(s.stages, name);
+        ASSERT_TRUE(a && b && sum) << name;
+        EXPECT_EQ(sum->packets, a->packets + b->packets) << name;
+        EXPECT_EQ(sum->calls, a->calls + b->calls) << name;
+        EXPECT_EQ(sum->cycles, a->cycles + b->cycles) << name;
+        EXPECT_EQ(sum->cycles_per_call.count(), a->cycles_per_call.count() + b->cycles_per_call.count())
+            << name;
+    }
+    EXPECT_EQ(stage(w0.stages, "eth_rx")->packets, q0.size());
+    EXPECT_EQ(stage(w1.stages, "eth_rx")->packets, q1.size());
+    EXPECT_EQ(stage(w0.stages, "ip6_forward")->packets, 300u);
+    EXPECT_EQ(stage(w1.stages, "ip6_forward")->packets, 500u);
+    // The send stage and the neighbour timer run on worker 0 only.
+    EXPECT_NE(stage(w0.stages, "udp6_output"), nullptr);
+    EXPECT_EQ(stage(w1.stages, "udp6_output"), nullptr);
+    EXPECT_EQ(stage(w1.stages, "nd_timer"), nullptr);
+
+    // Queues: each receive queue's worker and its eth_rx instance's calls;
+    // each worker sends on its own transmit queue.
+    std::map<std::pair<std::string, uint16_t>, const QueueSnapshot*> rx, tx;
+    for (const auto& q : s.queues) (q.rx ? rx : tx)[{q.port, q.queue}] = &q;
+    ASSERT_TRUE(rx.count({"wire", 0}) && rx.count({"wire", 1}));
+    const QueueSnapshot& r0 = *rx.at({"wire", 0});
+    const QueueSnapshot& r1 = *rx.at({"wire", 1});
+    EXPECT_EQ(r0.worker, 0u);
+    EXPECT_EQ(r1.worker, 1u);
+    EXPECT_EQ(r0.calls + r1.calls, stage(s.stages, "eth_rx")->calls);
+    EXPECT_EQ(r0.cycles + r1.cycles, stage(s.stages, "eth_rx")->cycles);
+    ASSERT_TRUE(tx.count({"out", 0}) && tx.count({"out", 1}));
+    const QueueSnapshot& t0 = *tx.at({"out", 0});
+    const QueueSnapshot& t1 = *tx.at({"out", 1});
+    EXPECT_EQ(t0.packets, 300u);
+    EXPECT_EQ(t1.packets, 500u);
+    EXPECT_EQ(t1.worker, 1u);
+
+    // Edges add up too.
+    uint64_t rx_edge = 0;
+    for (const auto& e : s.edges)
+        if (e.from == "eth_rx" && e.to == "eth_input") rx_edge = e.packets;
+    EXPECT_EQ(rx_edge, total);
+    EXPECT_EQ(test::collect(eng, "out").size(), 800u);
+}
+
+TEST_F(Workers, PollWalksEveryWorkersGraphOnTheCallingThread) {
+    Engine eng(two_worker_config());
+    const auto q0 = mixed_frames(eng, 10, 5, 0);
+    const auto q1 = mixed_frames(eng, 20, 0, 3);
+    test::inject(eng, "wire", q0, 0);
+    test::inject(eng, "wire", q1, 1);
+    eng.run_until_idle();
+    const EngineSnapshot s = eng.snapshot();
+    EXPECT_EQ(s.workers[0].ledger.received, q0.size());
+    EXPECT_EQ(s.workers[1].ledger.received, q1.size());
+    EXPECT_EQ(s.ledger.received, q0.size() + q1.size());
+    EXPECT_TRUE(s.ledger.balanced());
+}
+
+TEST_F(Workers, ConfigurationsThatCannotGiveEachWorkerItsQueuesAreRefusedByName) {
+    EngineConfig c = two_worker_config();
+    c.ports[0].rx_queues = 1;
+    try {
+        Engine eng(c);
+        FAIL() << "one receive queue for two workers was accepted";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("engine.workers = 2"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("rx_queues"), std::string::npos) << e.what();
+    }
+    c = two_worker_config();
+    c.ports[1].tx_queues = 1;
+    try {
+        Engine eng(c);
+        FAIL() << "one transmit queue for two workers was accepted";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("port 'out'"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("tx_queues = 2"), std::string::npos) << e.what();
+    }
+}
+
+int main(int argc, char** argv) {
+    ::testing::InitGoogleTest(&argc, argv);
+    return RUN_ALL_TESTS();
+}
