@@ -308,6 +308,10 @@ Reading run_workers(const std::string& pcap, double seconds, unsigned workers,
     auto r = capture::run_engine(c);
     if (!r.snapshot.ledger.balanced())
         throw std::runtime_error("the engine's ledger does not balance after the run");
+    for (const auto& q : r.snapshot.queues)
+        if (q.port == "in" && q.rx && q.packets == 0)
+            throw std::runtime_error("receive queue " + std::to_string(q.queue) +
+                                     " of the 2-queue net_pcap replay received nothing");
     *workers_reported = r.snapshot.workers.size();
     return {capture::rate_pps(r.window_start, r.window_end, &Ledger::forwarded) / 1e6};
 }

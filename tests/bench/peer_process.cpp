@@ -18,6 +18,15 @@ extern char** environ;
 namespace pathscope::bench {
 
 namespace {
+/// The last line of `text` that is not blank (a peer's reason for exiting).
+std::string last_line(const std::string& text) {
+    std::istringstream in(text);
+    std::string line, last;
+    while (std::getline(in, line))
+        if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
+    return last;
+}
+
 int shell_status(int status) {
     if (WIFEXITED(status)) return WEXITSTATUS(status);
     if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
@@ -85,7 +94,8 @@ void PeerProcess::wait_for(const std::regex& ready, double timeout_s, const std:
         if (exited(&status))
             throw std::runtime_error(what + " exited (status " +
                                      std::to_string(shell_status(status)) +
-                                     ") before it started forwarding; see " + log_);
+                                     ") before it started forwarding, last saying \"" +
+                                     last_line(output()) + "\"; see " + log_);
         if (seconds_since(t0) > timeout_s)
             throw std::runtime_error(what + " did not start forwarding within " +
                                      std::to_string(static_cast<int>(timeout_s)) + " s; see " +
