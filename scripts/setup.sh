@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(
   g++ cmake ninja-build pkg-config git
   libdpdk-dev dpdk-dev            # engine; dpdk-testpmd for the benchmark
+  dpdk-doc make patch             # the benchmark's l3fwd peer: DPDK's example sources, patched and built
   libtomlplusplus-dev             # scenario files
   libpcap-dev                     # capture files
   libsqlite3-dev                  # the store

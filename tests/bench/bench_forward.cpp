@@ -1,25 +1,27 @@
-// Engine throughput against dpdk-testpmd on the same virtual devices, in one
-// run: a net_pcap replay (infinite_rx=1) of 64-byte UDP/IPv6 frames into
-// net_null, one forwarding lcore each.
+// Engine throughput against DPDK's own programs on the same virtual devices,
+// in one run: a net_pcap replay (infinite_rx=1) of 64-byte UDP/IPv6 frames
+// into net_null, one forwarding lcore each, the same 40,000 routes.
 //
-//   bench_forward [--seconds S] [--testpmd PATH] [--hugepages]
+//   bench_forward [--seconds S] [--repeat N] [--l3fwd PATH] [--testpmd PATH]
+//                 [--hugepages] [--workers-scale] [--help]
 //
-// Prints Mpps for the engine's forwarding path (40,000-route FIB), its
-// receive-to-socket path (sink app), the forwarding path with per-call
-// histograms off, testpmd io and 5tswap forwarding, the send path (source
-// application, route cache on and off) against testpmd txonly, and the ratios.
-#include <pcap/pcap.h>
-#include <sys/wait.h>
+// The peers: DPDK's l3fwd example (FIB and LPM lookups; built by the target
+// l3fwd_peer from Debian's dpdk-doc with l3fwd/l3fwd.patch) and dpdk-testpmd
+// (io, 5tswap, txonly). The paths run interleaved, engine then peer, N times
+// each, so that a shared machine's drift falls on both; the table shows each
+// path's median, the engine forward run's per-stage cycles and the ratios
+// against their goals. A peer that gives no reading is an error naming its log.
+//
+// --workers-scale instead measures the engine's forwarding path with 1 and
+// with 2 worker lcores (engine.workers) on a 2-queue net_pcap replay.
+#include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <random>
-#include <regex>
-#include <sstream>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,8 @@
 #include "capture/snapshot_rows.h"
 #include "engine/routes.h"
 #include "tests/bench/bench_workload.h"
+#include "tests/bench/l3fwd_peer.h"
+#include "tests/bench/testpmd_peer.h"
 
 using namespace pathscope;
 using namespace pathscope::engine;
@@ -36,39 +40,90 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct EngineFigures {
-    double forwarded_mpps, delivered_mpps, received_mpps, cycles_per_packet;
+constexpr const char* kUsage =
+    "usage: bench_forward [--seconds S] [--repeat N] [--l3fwd PATH] [--testpmd PATH]\n"
+    "                     [--hugepages] [--workers-scale] [--help]\n"
+    "  --seconds S      forwarding time of each run (default 5)\n"
+    "  --repeat N       runs of each path; the table shows the median (default 3)\n"
+    "  --l3fwd PATH     DPDK's l3fwd built with tests/bench/l3fwd/l3fwd.patch\n"
+    "                   (default: the build tree's dpdk-l3fwd, target l3fwd_peer)\n"
+    "  --testpmd PATH   dpdk-testpmd (default: dpdk-testpmd on PATH)\n"
+    "  --hugepages      reserved hugepages instead of --no-huge (engine and peers)\n"
+    "  --workers-scale  instead of the peer table: the engine's forward path with 1\n"
+    "                   and 2 worker lcores on a 2-queue net_pcap replay\n";
+
+struct Options {
+    double seconds = 5;
+    unsigned repeat = 3;
+    std::string l3fwd = PATHSCOPE_L3FWD;
+    std::string testpmd = "dpdk-testpmd";
+    bool workers_scale = false;
 };
 
-EngineFigures run_engine(const std::string& pcap, double seconds, bool histograms,
-                         bool print_table = false) {
-    auto r = capture::run_engine(bench_config(pcap, seconds, histograms));
-    if (print_table) {
+/// One run's figure: packets per second of the path, and for the engine the
+/// cycles its stages spent per received packet (NAN for a peer).
+struct Reading {
+    double mpps = 0;
+    double cycles_per_packet = NAN;
+};
+
+/// A row of the table: a path measured once per repetition.
+struct Path {
+    Path(std::string n, std::function<Reading(unsigned run)> m)
+        : name(std::move(n)), measure(std::move(m)) {}
+    std::string name;
+    std::function<Reading(unsigned run)> measure;
+    std::vector<Reading> readings;
+    std::string error;  ///< the first failure, which makes the row a failed one
+};
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double median_mpps(const Path& p) {
+    std::vector<double> v;
+    for (const auto& r : p.readings) v.push_back(r.mpps);
+    return median(v);
+}
+
+double median_cycles(const Path& p) {
+    std::vector<double> v;
+    for (const auto& r : p.readings) v.push_back(r.cycles_per_packet);
+    return median(v);
+}
+
+/// The engine's forwarding path (or receive-to-socket, with the local pcap);
+/// `stage_table` gets the per-stage table of the run when not null.
+Reading run_engine(const EngineConfig& cfg, uint64_t Ledger::*counter,
+                   std::string* stage_table = nullptr) {
+    auto r = capture::run_engine(cfg);
+    if (stage_table) {
         analysis::RunViewOptions opt;
         opt.histograms = false;
         opt.header = false;  // a benchmark's table has no stored run to name
         db::RunData run;
         run.rows = capture::trial_rows(0, r);
-        std::printf("%s\n", analysis::render_run(run, opt).c_str());
+        *stage_table = analysis::render_run(run, opt);
     }
-    EngineFigures f{};
-    f.forwarded_mpps = capture::rate_pps(r.window_start, r.window_end, &Ledger::forwarded) / 1e6;
-    f.delivered_mpps = capture::rate_pps(r.window_start, r.window_end, &Ledger::delivered) / 1e6;
-    f.received_mpps = capture::rate_pps(r.window_start, r.window_end, &Ledger::received) / 1e6;
+    if (!r.snapshot.ledger.balanced())
+        throw std::runtime_error("the engine's ledger does not balance after the run");
+    Reading f;
+    f.mpps = capture::rate_pps(r.window_start, r.window_end, counter) / 1e6;
     uint64_t cycles = 0;
     for (const auto& st : r.snapshot.stages) cycles += st.cycles;
-    f.cycles_per_packet =
-        r.snapshot.ledger.received
-            ? static_cast<double>(cycles) / static_cast<double>(r.snapshot.ledger.received)
-            : 0;
-    if (!r.snapshot.ledger.balanced()) std::fprintf(stderr, "warning: ledger not balanced\n");
+    if (r.snapshot.ledger.received)
+        f.cycles_per_packet =
+            static_cast<double>(cycles) / static_cast<double>(r.snapshot.ledger.received);
     return f;
 }
 
 /// The send path: the source application on the worker, one socket sending
 /// 18-byte datagrams flat out to a destination behind the 40k-route FIB,
 /// through udp6_output, ip6_output, txq_select and eth_tx into net_null.
-double run_transmit(double seconds, bool connect, bool route_cache) {
+Reading run_transmit(double seconds, bool connect, bool route_cache) {
     EngineConfig c = bench_config("", seconds, true);
     c.ports.erase(c.ports.begin());  // no receive port: transmit only
     c.ports[0].addresses = {{*parse_ip6("2001:db8:2::1"), 64}};
@@ -81,120 +136,279 @@ double run_transmit(double seconds, bool connect, bool route_cache) {
     c.source.bind = true;
     c.route_cache = route_cache;
     auto r = capture::run_engine(c);
-    if (!r.snapshot.ledger.send_balanced()) std::fprintf(stderr, "warning: send ledger not balanced\n");
-    return capture::rate_pps(r.window_start, r.window_end, &Ledger::sent) / 1e6;
+    if (!r.snapshot.ledger.send_balanced())
+        throw std::runtime_error("the engine's send ledger does not balance after the run");
+    return {capture::rate_pps(r.window_start, r.window_end, &Ledger::sent) / 1e6};
 }
 
-/// Runs testpmd for `seconds` and returns the median of port 0's Rx-pps
-/// (Tx-pps for txonly) readings after the first two (warm-up), in Mpps; 0
-/// when it did not run. txonly sends testpmd's own 64-byte UDP frames.
-double run_testpmd(const std::string& testpmd, const std::string& pcap, const std::string& mode,
-                   double seconds) {
-    const std::string log =
-        (fs::temp_directory_path() / ("bench_testpmd_" + mode + ".log")).string();
-    std::ostringstream cmd;
-    cmd << "timeout -s INT " << static_cast<int>(seconds + 3) << " " << testpmd;
-    for (const auto& a : kEal) cmd << " '" << a << "'";
-    const bool txonly = mode == "txonly";
-    if (txonly)
-        cmd << " --vdev net_null0,no-rx=1 -- ";
-    else
-        cmd << " --vdev net_pcap0,rx_pcap=" << pcap << ",infinite_rx=1 --vdev net_null1,no-rx=1 -- ";
-    cmd << "--forward-mode=" << mode << " --nb-cores=1 --stats-period=1 --rxq=1 --txq=1 >" << log
-        << " 2>&1";
-    if (std::system(cmd.str().c_str()) == -1) return 0;
-    std::ifstream in(log);
-    std::string line;
-    int port = -1;
-    std::vector<double> pps;
-    const std::regex header(R"(NIC statistics for port (\d+))"),
-        rate(txonly ? R"(Tx-pps:\s+(\d+))" : R"(Rx-pps:\s+(\d+))");
-    std::smatch m;
-    while (std::getline(in, line)) {
-        if (std::regex_search(line, m, header))
-            port = std::stoi(m[1]);
-        else if (port == 0 && std::regex_search(line, m, rate))
-            pps.push_back(std::stod(m[1]));
+/// Runs every path `repeat` times, interleaved, and keeps the first error of
+/// each. A reading of no packets is an error too, never a 0 in the table.
+void run_all(std::vector<Path*> order, unsigned repeat) {
+    for (unsigned run = 1; run <= repeat; ++run) {
+        for (Path* p : order) {
+            std::fprintf(stderr, "run %u/%u: %s ...\n", run, repeat, p->name.c_str());
+            try {
+                const Reading r = p->measure(run);
+                if (!(r.mpps > 0)) throw std::runtime_error("no packets in the measured window");
+                p->readings.push_back(r);
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "run %u/%u: %s failed: %s\n", run, repeat, p->name.c_str(),
+                             e.what());
+                if (p->error.empty()) p->error = "run " + std::to_string(run) + ": " + e.what();
+            }
+        }
     }
-    if (pps.size() <= 2) {
-        std::fprintf(stderr, "testpmd %s gave no rate readings; see %s\n", mode.c_str(),
-                     log.c_str());
-        return 0;
-    }
-    pps.erase(pps.begin(), pps.begin() + 2);
-    std::nth_element(pps.begin(), pps.begin() + pps.size() / 2, pps.end());
-    return pps[pps.size() / 2] / 1e6;
 }
 
-double ratio(double a, double b) { return b > 0 ? a / b : 0; }
+void print_row(const Path& p) {
+    if (!p.error.empty()) {
+        std::printf("%-50s %9s %11s  see errors below\n", p.name.c_str(), "failed", "-");
+        return;
+    }
+    std::string runs;
+    for (const auto& r : p.readings) {
+        char b[32];
+        std::snprintf(b, sizeof b, "%s%.2f", runs.empty() ? "" : " ", r.mpps);
+        runs += b;
+    }
+    const double cyc = median_cycles(p);
+    char cycles[32] = "-";
+    if (!std::isnan(cyc)) std::snprintf(cycles, sizeof cycles, "%.1f", cyc);
+    std::printf("%-50s %9.3f %11s  %s\n", p.name.c_str(), median_mpps(p), cycles, runs.c_str());
+}
+
+/// "a / b" of two rows' medians with its goal (0: none) and whether it is met.
+void print_ratio(const char* label, const Path& a, const Path& b, double goal) {
+    std::printf("  %-48s ", label);
+    if (!a.error.empty() || !b.error.empty()) {
+        std::printf("   n/a  (%s failed)\n", (!a.error.empty() ? a : b).name.c_str());
+        return;
+    }
+    const double r = median_mpps(a) / median_mpps(b);
+    std::printf("%6.2fx", r);
+    if (goal > 0) std::printf("  goal %.2fx or better: %s", goal, r >= goal ? "met" : "not met");
+    std::printf("\n");
+}
+
+/// The peer's log, removed when the run gave a reading (kept for errors).
+struct PeerLog {
+    std::string path;
+    ~PeerLog() {
+        if (keep) return;
+        std::error_code ec;
+        fs::remove(path, ec);
+    }
+    bool keep = true;
+};
+
+int run_peer_table(const Options& o, const fs::path& dir) {
+    const std::string fwd_pcap = (dir / "forward.pcap").string();
+    const std::string local_pcap = (dir / "local.pcap").string();
+    write_pcap(fwd_pcap, frames(true));
+    write_pcap(local_pcap, frames(false));
+    const L3fwdRules rules = write_l3fwd_rules(dir.string());
+    std::printf(
+        "workload: 1024 x 64-byte UDP/IPv6 frames, 40,000 routes, net_pcap infinite_rx -> "
+        "net_null, one forwarding lcore, %.0f s per run, median of %u, %s\n",
+        o.seconds, o.repeat, kEal[0] == "--no-huge" ? "4 KiB pages (--no-huge)" : "hugepages");
+
+    std::string stage_table;
+    const auto engine = [&](const std::string& pcap, bool histograms, uint64_t Ledger::*counter,
+                            bool table) {
+        return [&, pcap, histograms, counter, table](unsigned) {
+            return run_engine(bench_config(pcap, o.seconds, histograms), counter,
+                              table && stage_table.empty() ? &stage_table : nullptr);
+        };
+    };
+    const auto peer_log = [&](const std::string& name, unsigned run) {
+        return PeerLog{(dir / (name + "-run" + std::to_string(run) + ".log")).string()};
+    };
+    const auto l3fwd = [&](const std::string& lookup) {
+        return [&, lookup](unsigned run) {
+            PeerLog log = peer_log("l3fwd-" + lookup, run);
+            const L3fwdReading r = run_l3fwd(o.l3fwd, lookup, fwd_pcap, rules, o.seconds, log.path);
+            log.keep = false;
+            return Reading{r.mpps()};
+        };
+    };
+    const auto testpmd = [&](const std::string& mode) {
+        return [&, mode](unsigned run) {
+            PeerLog log = peer_log("testpmd-" + mode, run);
+            const double mpps =
+                run_testpmd(o.testpmd, mode == "txonly" ? "" : fwd_pcap, mode, o.seconds, log.path);
+            log.keep = false;
+            return Reading{mpps};
+        };
+    };
+    const auto transmit = [&](bool connect, bool cache) {
+        return [&, connect, cache](unsigned) { return run_transmit(o.seconds, connect, cache); };
+    };
+
+    Path fwd{"engine forward (counters and histograms on)",
+             engine(fwd_pcap, true, &Ledger::forwarded, true)};
+    Path bare{"engine forward, per-call histograms off",
+              engine(fwd_pcap, false, &Ledger::forwarded, false)};
+    Path local{"engine receive to socket (sink)",
+               engine(local_pcap, true, &Ledger::delivered, false)};
+    Path fib{"DPDK l3fwd --lookup=fib", l3fwd("fib")};
+    Path lpm{"DPDK l3fwd --lookup=lpm", l3fwd("lpm")};
+    Path io{"dpdk-testpmd io", testpmd("io")};
+    Path swap{"dpdk-testpmd 5tswap", testpmd("5tswap")};
+    Path tx_cached{"engine transmit, connected, route cache on", transmit(true, true)};
+    Path tx_lookup{"engine transmit, connected, route cache off", transmit(true, false)};
+    Path tx_unconnected{"engine transmit, bound, unconnected", transmit(false, true)};
+    Path txonly{"dpdk-testpmd txonly", testpmd("txonly")};
+
+    // Engine, peer, engine, peer, ...
+    run_all({&fwd, &fib, &bare, &lpm, &local, &io, &tx_cached, &txonly, &tx_lookup, &swap,
+             &tx_unconnected},
+            o.repeat);
+
+    if (!stage_table.empty())
+        std::printf("\nengine forward, per-stage cycles (first run)\n%s\n", stage_table.c_str());
+    std::printf("\n%-50s %9s %11s  %s\n", "path", "Mpps", "cycles/pkt", "each run (Mpps)");
+    for (const Path* p : {&fwd, &bare, &local, &fib, &lpm, &io, &swap}) print_row(*p);
+    std::printf("\n");
+    for (const Path* p : {&tx_cached, &tx_lookup, &tx_unconnected, &txonly}) print_row(*p);
+    std::printf("\nratios (of the medians)\n");
+    print_ratio("engine forward / l3fwd fib", fwd, fib, 0.95);
+    print_ratio("engine forward, histograms off / l3fwd fib", bare, fib, 1.0);
+    print_ratio("engine receive to socket / l3fwd fib", local, fib, 0.95);
+    print_ratio("histograms on / off (engine forward)", fwd, bare, 0.98);
+    print_ratio("engine transmit (connected, cached) / txonly", tx_cached, txonly, 0.6);
+    print_ratio("engine forward / testpmd 5tswap", fwd, swap, 0);
+    print_ratio("l3fwd lpm / l3fwd fib", lpm, fib, 0);
+    print_ratio("route cache on / off (connected transmit)", tx_cached, tx_lookup, 0);
+
+    bool failed = false;
+    for (const Path* p : {&fwd, &bare, &local, &fib, &lpm, &io, &swap, &tx_cached, &tx_lookup,
+                          &tx_unconnected, &txonly}) {
+        if (p->error.empty()) continue;
+        if (!failed) std::printf("\nerrors\n");
+        failed = true;
+        std::printf("  %s: %s\n", p->name.c_str(), p->error.c_str());
+    }
+    return failed ? 1 : 0;
+}
+
+/// engine.workers = N on a net_pcap replay with one rx_pcap per receive queue
+/// (2 queues) into net_null with 2 tx queues, the same for N = 1 and 2.
+Reading run_workers(const std::string& pcap, double seconds, unsigned workers,
+                    size_t* workers_reported) {
+    static unsigned serial = 0;
+    EngineConfig c = bench_config(pcap, seconds, true);
+    c.workload.kind = WorkloadKind::none;
+    PortConfig& in = c.ports[0];
+    in.device = "net_pcap_scale" + std::to_string(serial++) + ",rx_pcap=" + pcap +
+                ",rx_pcap=" + pcap + ",infinite_rx=1";
+    in.promiscuous = true;
+    in.rx_queues = 2;
+    c.ports[1].tx_queues = 2;
+    c.workers = workers;
+    auto r = capture::run_engine(c);
+    if (!r.snapshot.ledger.balanced())
+        throw std::runtime_error("the engine's ledger does not balance after the run");
+    for (const auto& q : r.snapshot.queues)
+        if (q.port == "in" && q.rx && q.packets == 0)
+            throw std::runtime_error("receive queue " + std::to_string(q.queue) +
+                                     " of the 2-queue net_pcap replay received nothing");
+    *workers_reported = r.snapshot.workers.size();
+    return {capture::rate_pps(r.window_start, r.window_end, &Ledger::forwarded) / 1e6};
+}
+
+int run_workers_scale(const Options& o, const fs::path& dir) {
+    // Main lcore, then two workers: worker 1 alone on CPU 1 as in the peer
+    // table, worker 2 on CPU 0 beside the (mostly sleeping) control thread.
+    const std::string lcores = "0@0,1@1,2@0";
+    kEal = eal_with_lcores("--lcores", lcores);
+    const std::string pcap = (dir / "forward.pcap").string();
+    write_pcap(pcap, frames(true));
+    std::printf(
+        "workers scale: 1024 x 64-byte UDP/IPv6 frames replayed by net_pcap on 2 receive "
+        "queues (one rx_pcap each) -> engine -> net_null (2 tx queues), 40,000 routes, "
+        "EAL --lcores %s, %.0f s per run, median of %u\n",
+        lcores.c_str(), o.seconds, o.repeat);
+    size_t reported[3] = {};
+    const auto workers = [&](unsigned n) {
+        return [&, n](unsigned) { return run_workers(pcap, o.seconds, n, &reported[n]); };
+    };
+    Path one{"engine forward, engine.workers = 1", workers(1)};
+    Path two{"engine forward, engine.workers = 2", workers(2)};
+    run_all({&one, &two}, o.repeat);
+    std::printf("\n%-50s %9s %11s  %s\n", "path", "Mpps", "cycles/pkt", "each run (Mpps)");
+    print_row(one);
+    print_row(two);
+    std::printf("\nratios (of the medians)\n");
+    print_ratio("2 workers / 1 worker", two, one, 1.8);
+    if (two.error.empty() && reported[2] < 2)
+        std::printf(
+            "note: the engine reported %zu worker(s) for engine.workers = 2: this build does "
+            "not run several workers yet, so the ratio is about 1\n",
+            reported[2]);
+    for (const Path* p : {&one, &two})
+        if (!p->error.empty()) std::printf("error: %s: %s\n", p->name.c_str(), p->error.c_str());
+    return one.error.empty() && two.error.empty() ? 0 : 1;
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    double seconds = 5;
-    std::string testpmd = "dpdk-testpmd";
+    Options o;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a == "--seconds" && i + 1 < argc)
-            seconds = std::atof(argv[++i]);
-        else if (a == "--testpmd" && i + 1 < argc)
-            testpmd = argv[++i];
-        else if (a == "--hugepages") {
-            bench::use_hugepages();
+        const bool has_value = i + 1 < argc;
+        if (a == "--seconds" && has_value) {
+            o.seconds = std::atof(argv[++i]);
+        } else if (a == "--repeat" && has_value) {
+            o.repeat = static_cast<unsigned>(std::atoi(argv[++i]));
+        } else if (a == "--l3fwd" && has_value) {
+            o.l3fwd = argv[++i];
+        } else if (a == "--testpmd" && has_value) {
+            o.testpmd = argv[++i];
+        } else if (a == "--hugepages") {
+            use_hugepages();
+        } else if (a == "--workers-scale") {
+            o.workers_scale = true;
+        } else if (a == "--help" || a == "-h") {
+            std::printf("%s", kUsage);
+            return 0;
         } else {
-            std::fprintf(stderr,
-                         "usage: bench_forward [--seconds S] [--testpmd PATH] [--hugepages]\n");
+            std::fprintf(stderr, "bench_forward: unknown option '%s'\n%s", a.c_str(), kUsage);
             return 2;
         }
     }
+    if (!(o.seconds >= 1) || o.repeat < 1) {
+        std::fprintf(stderr, "bench_forward: --seconds must be at least 1 and --repeat at least 1\n");
+        return 2;
+    }
+    if (!o.workers_scale && o.l3fwd.empty()) {
+        std::fprintf(stderr,
+                     "bench_forward: no l3fwd peer: this build found no DPDK example sources "
+                     "(/usr/share/dpdk/examples/l3fwd). Install them (apt-get install dpdk-doc, "
+                     "or scripts/setup.sh), re-run cmake and build the target l3fwd_peer; or "
+                     "give a patched l3fwd with --l3fwd PATH\n");
+        return 2;
+    }
+    if (!o.workers_scale && access(o.l3fwd.c_str(), X_OK) != 0) {
+        std::fprintf(stderr,
+                     "bench_forward: %s is not an executable l3fwd: build it with "
+                     "'cmake --build <build dir> --target l3fwd_peer' or give --l3fwd PATH\n",
+                     o.l3fwd.c_str());
+        return 2;
+    }
+    const fs::path dir = fs::temp_directory_path() / ("bench_forward-" + std::to_string(getpid()));
+    int status = 1;
     try {
-        const fs::path dir = fs::temp_directory_path();
-        const std::string fwd_pcap = (dir / "bench_forward.pcap").string();
-        const std::string local_pcap = (dir / "bench_local.pcap").string();
-        write_pcap(fwd_pcap, frames(true));
-        write_pcap(local_pcap, frames(false));
-        std::printf(
-            "workload: 1024 x 64-byte UDP/IPv6 frames, net_pcap infinite_rx -> net_null, "
-            "%.0f s per run, %s\n",
-            seconds, kEal[0] == "--no-huge" ? "4 KiB pages (--no-huge)" : "hugepages");
-        const EngineFigures fwd = run_engine(fwd_pcap, seconds, true, true);
-        const EngineFigures local = run_engine(local_pcap, seconds, true);
-        const EngineFigures bare = run_engine(fwd_pcap, seconds, false);
-        const double io = run_testpmd(testpmd, fwd_pcap, "io", seconds);
-        const double swap = run_testpmd(testpmd, fwd_pcap, "5tswap", seconds);
-        const double tx_cached = run_transmit(seconds, true, true);
-        const double tx_lookup = run_transmit(seconds, true, false);
-        const double tx_unconnected = run_transmit(seconds, false, true);
-        const double txonly = run_testpmd(testpmd, "", "txonly", seconds);
-
-        std::printf("\n%-46s %10s %12s\n", "path", "Mpps", "cycles/pkt");
-        std::printf("%-46s %10.3f %12.1f\n", "engine forward (40k-route FIB, counters on)",
-                    fwd.forwarded_mpps, fwd.cycles_per_packet);
-        std::printf("%-46s %10.3f %12.1f\n", "engine forward, per-call histograms off",
-                    bare.forwarded_mpps, bare.cycles_per_packet);
-        std::printf("%-46s %10.3f %12.1f\n", "engine receive to socket (sink)",
-                    local.delivered_mpps, local.cycles_per_packet);
-        std::printf("%-46s %10.3f %12s\n", "dpdk-testpmd io", io, "-");
-        std::printf("%-46s %10.3f %12s\n", "dpdk-testpmd 5tswap", swap, "-");
-        std::printf("%-46s %10.3f %12s\n", "engine transmit, connected, route cache on", tx_cached, "-");
-        std::printf("%-46s %10.3f %12s\n", "engine transmit, connected, route cache off", tx_lookup, "-");
-        std::printf("%-46s %10.3f %12s\n", "engine transmit, bound, unconnected", tx_unconnected, "-");
-        std::printf("%-46s %10.3f %12s\n", "dpdk-testpmd txonly", txonly, "-");
-        std::printf("\nratios\n");
-        std::printf("  engine forward / testpmd 5tswap        %6.2fx  (goal 0.80x or better)\n",
-                    ratio(fwd.forwarded_mpps, swap));
-        std::printf("  engine forward / testpmd io            %6.2fx\n",
-                    ratio(fwd.forwarded_mpps, io));
-        std::printf("  engine to socket / testpmd 5tswap      %6.2fx\n",
-                    ratio(local.delivered_mpps, swap));
-        std::printf("  histograms on / off (forward)          %6.2fx\n",
-                    ratio(fwd.forwarded_mpps, bare.forwarded_mpps));
-        std::printf("  engine transmit / testpmd txonly       %6.2fx  (connected, route cache on)\n",
-                    ratio(tx_cached, txonly));
-        std::printf("  route cache on / off (connected)       %6.2fx\n", ratio(tx_cached, tx_lookup));
+        fs::create_directories(dir);
+        status = o.workers_scale ? run_workers_scale(o, dir) : run_peer_table(o, dir);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "bench_forward: %s\n", e.what());
-        return 1;
     }
-    return 0;
+    std::error_code ec;
+    if (status == 0)
+        fs::remove_all(dir, ec);
+    else
+        std::fprintf(stderr, "bench_forward: the peers' logs of failed runs are in %s\n",
+                     dir.c_str());
+    return status;
 }

@@ -2,6 +2,7 @@
 
 #include <pcap/pcap.h>
 
+#include <algorithm>
 #include <random>
 #include <stdexcept>
 
@@ -26,6 +27,18 @@ void use_hugepages() {
     kEal.erase(kEal.begin());  // drop --no-huge
     kEal.push_back("--in-memory");
 }
+
+std::vector<std::string> eal_with_lcores(const std::string& option, const std::string& value) {
+    std::vector<std::string> eal = kEal;
+    const auto l = std::find(eal.begin(), eal.end(), "-l");
+    if (l == eal.end() || l + 1 == eal.end())
+        throw std::logic_error("bench: kEal has no '-l LIST' to replace");
+    *l = option;
+    *(l + 1) = value;
+    return eal;
+}
+
+const std::string& routes_file() { return kRoutes; }
 
 void write_pcap(const std::string& path, const std::vector<std::vector<uint8_t>>& frames) {
     pcap_t* dead = pcap_open_dead(DLT_EN10MB, 65535);

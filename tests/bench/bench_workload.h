@@ -15,6 +15,13 @@ namespace pathscope::bench {
 extern std::vector<std::string> kEal;
 void use_hugepages();
 
+/// kEal with its lcore option ("-l 0-1") replaced by `option value`, e.g.
+/// {"-l", "1"} for l3fwd or {"--lcores", "0@0,1@1,2@0"} for several workers.
+std::vector<std::string> eal_with_lcores(const std::string& option, const std::string& value);
+
+/// The 40,000-route table the engine and the peers forward over.
+const std::string& routes_file();
+
 void write_pcap(const std::string& path, const std::vector<std::vector<uint8_t>>& frames);
 
 /// 1024 frames: to random routes of the 40k table (`forward`) or to the sink app.
