@@ -303,6 +303,7 @@ Reading run_workers(const std::string& pcap, double seconds, unsigned workers,
                 ",rx_pcap=" + pcap + ",infinite_rx=1";
     in.promiscuous = true;
     in.rx_queues = 2;
+    in.tx_queues = 2;  // replies would leave by it: one queue per worker
     c.ports[1].tx_queues = 2;
     c.workers = workers;
     auto r = capture::run_engine(c);
