@@ -223,13 +223,7 @@ RunSummary summarize_run(const db::RunData& run, const SummaryOptions& opt) {
                 return a.totals.port == b.totals.port && a.totals.queue == b.totals.queue &&
                        a.totals.dir == b.totals.dir;
             },
-            [](QueueLine& a, const QueueLine& b) {
-                a.totals.packets += b.totals.packets;
-                a.totals.bytes += b.totals.bytes;
-                a.totals.bursts += b.totals.bursts;
-                a.totals.empty_polls += b.totals.empty_polls;
-                a.totals.full += b.totals.full;
-            });
+            [](QueueLine& a, const QueueLine& b) { a.totals.add_counts(b.totals); });
     }
     std::sort(s.queues.begin(), s.queues.end(), [](const QueueLine& a, const QueueLine& b) {
         return std::tie(a.totals.port, a.totals.dir, a.totals.queue) <

@@ -18,6 +18,27 @@ double ratio(uint64_t a, uint64_t b) {
     return b ? static_cast<double>(a) / static_cast<double>(b) : 0.0;
 }
 
+/// Under the eth_rx row: each receive queue's own eth_rx instance (one per
+/// queue), when there are several, so that a review sees which queue's
+/// polling the receive cycles went to. They are part of eth_rx, not stages
+/// of their own, so they add nothing to "all stages".
+void emit_rx_queue_rows(TextBuilder& t, const RunSummary& sum, bool idle_measured) {
+    std::vector<const db::QueueRow*> rx;
+    for (const auto& ql : sum.queues)
+        if (ql.totals.dir == "rx" && ql.totals.calls) rx.push_back(&ql.totals);
+    if (rx.size() < 2) return;
+    for (const db::QueueRow* q : rx) {
+        const uint64_t busy_calls = busy_part(q->calls, q->idle_calls);
+        const uint64_t busy = busy_part(q->cycles, q->idle_cycles);
+        const std::string idle =
+            idle_measured ? fmt::format("{:.1f}", 100 * ratio(q->idle_cycles, q->cycles)) : "-";
+        t.emit("%-12s %12llu %14llu %10.2f %12.1f %11.1f %11s %7s %12s\n",
+               "  " + q->port + "/" + std::to_string(q->queue), static_cast<ull>(busy_calls),
+               static_cast<ull>(q->packets), ratio(q->packets, busy_calls), ratio(busy, busy_calls),
+               ratio(busy, q->packets), "", idle, "");
+    }
+}
+
 }  // namespace
 
 RateUnit rate_unit(double largest_pps) {
@@ -130,6 +151,7 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
                    static_cast<ull>(st.busy_calls()), static_cast<ull>(st.packets),
                    st.packets_per_call, st.cycles_per_call, st.cycles_per_packet,
                    st.cycles_per_path_packet, idle, static_cast<ull>(st.drops));
+            if (st.name == "eth_rx") emit_rx_queue_rows(t, sum, w.measured);
         }
         t.emit("%-12s %12s %14llu %10s %12s %11s %11.1f %7s %12llu\n", sum.all.name, "",
                static_cast<ull>(sum.all.packets), "", "", "", sum.all.cycles_per_path_packet,
@@ -196,15 +218,15 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
     }
 
     if (!sum.queues.empty()) {
-        t.emit("\n%-10s %5s %3s %14s %14s %12s %12s %10s %10s %13s\n", "port", "queue", "dir",
-               "packets", "bytes", "bursts", "empty-polls", "pkts/burst", "refused",
-               "burst p50/p99");
+        t.emit("\n%-10s %5s %3s %6s %14s %14s %12s %12s %10s %10s %13s\n", "port", "queue",
+               "dir", "worker", "packets", "bytes", "bursts", "empty-polls", "pkts/burst",
+               "refused", "burst p50/p99");
         for (const auto& ql : sum.queues) {
             const db::QueueRow& q = ql.totals;
             const std::string pct =
                 ql.has_burst ? fmt::format("{:.0f}/{:.0f}", ql.burst_p50, ql.burst_p99) : "-";
-            t.emit("%-10s %5d %3s %14llu %14llu %12llu %12llu %10.2f %10llu %13s\n", q.port,
-                   q.queue, q.dir, static_cast<ull>(q.packets), static_cast<ull>(q.bytes),
+            t.emit("%-10s %5d %3s %6d %14llu %14llu %12llu %12llu %10.2f %10llu %13s\n", q.port,
+                   q.queue, q.dir, q.worker, static_cast<ull>(q.packets), static_cast<ull>(q.bytes),
                    static_cast<ull>(q.bursts), static_cast<ull>(q.empty_polls),
                    ratio(q.packets, q.bursts), static_cast<ull>(q.full), pct);
         }

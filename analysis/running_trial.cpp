@@ -61,11 +61,8 @@ db::Batch running_trial_rows(const db::RunData& run) {
         t.port = q.port;
         t.queue = q.queue;
         t.dir = q.dir;
-        t.packets += q.packets;
-        t.bytes += q.bytes;
-        t.bursts += q.bursts;
-        t.empty_polls += q.empty_polls;
-        t.full += q.full;
+        t.worker = q.worker;
+        t.add_counts(q);
     }
     for (auto& [key, q] : queues) out.queues.push_back(std::move(q));
     return out;

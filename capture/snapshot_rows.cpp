@@ -26,8 +26,9 @@ db::HistogramRow histogram_row(int trial, const char* kind, const std::string& s
 }
 
 db::QueueRow queue_row(int trial, int seq, const QueueSnapshot& q) {
-    return {trial,     seq,     q.port,   q.queue,       q.rx ? "rx" : "tx",
-            q.packets, q.bytes, q.bursts, q.empty_polls, q.full};
+    return {trial,        seq,          q.port,        q.queue,         q.rx ? "rx" : "tx",
+            q.packets,    q.bytes,      q.bursts,      q.empty_polls,   q.full,
+            q.calls,      q.cycles,     q.idle_calls,  q.idle_cycles,   static_cast<int>(q.worker)};
 }
 
 std::string queue_subject(const QueueSnapshot& q) { return q.port + "/" + std::to_string(q.queue); }
@@ -139,6 +140,10 @@ db::Batch interval_rows(int trial, int seq, double t, const EngineSnapshot& prev
             d.bursts -= o.bursts;
             d.empty_polls -= o.empty_polls;
             d.full -= o.full;
+            d.calls -= o.calls;
+            d.cycles -= o.cycles;
+            d.idle_calls -= o.idle_calls;
+            d.idle_cycles -= o.idle_cycles;
         }
         b.queues.push_back(queue_row(trial, seq, d));
     }

@@ -128,6 +128,24 @@ struct QueueRow {
     int queue = 0;
     std::string dir;  ///< "rx" or "tx"
     uint64_t packets = 0, bytes = 0, bursts = 0, empty_polls = 0, full = 0;
+    /// Receive queues: the calls and cycles of the queue's own eth_rx
+    /// instance (its share of the eth_rx stage; idle calls apart, as stages'),
+    /// and the worker that polls it. Transmit queues: the worker that sends on it.
+    uint64_t calls = 0, cycles = 0, idle_calls = 0, idle_cycles = 0;
+    int worker = 0;
+
+    /// Adds another row's counters (another interval's or trial's of the same queue).
+    void add_counts(const QueueRow& o) {
+        packets += o.packets;
+        bytes += o.bytes;
+        bursts += o.bursts;
+        empty_polls += o.empty_polls;
+        full += o.full;
+        calls += o.calls;
+        cycles += o.cycles;
+        idle_calls += o.idle_calls;
+        idle_cycles += o.idle_cycles;
+    }
 };
 
 struct DropRow {

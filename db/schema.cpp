@@ -199,6 +199,15 @@ CREATE TABLE edge_counters (
   PRIMARY KEY (run_id, trial, seq, from_stage, to_stage)
 ) WITHOUT ROWID;
 )sql",
+    // 6 -> 7: each receive queue's own eth_rx calls and cycles (one eth_rx
+    // instance per queue), and the worker lcore of every queue (engine.workers).
+    R"sql(
+ALTER TABLE queue_counters ADD COLUMN calls INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE queue_counters ADD COLUMN cycles INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE queue_counters ADD COLUMN idle_calls INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE queue_counters ADD COLUMN idle_cycles INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE queue_counters ADD COLUMN worker INTEGER NOT NULL DEFAULT 0;
+)sql",
 };
 
 }  // namespace

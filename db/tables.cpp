@@ -191,6 +191,11 @@ const Table<QueueRow>& queue_counters() {
             field<&QueueRow::bursts>("bursts", kInt),
             field<&QueueRow::empty_polls>("empty_polls", kInt),
             field<&QueueRow::full>("full", kInt),
+            field<&QueueRow::calls>("calls", kIntZero),
+            field<&QueueRow::cycles>("cycles", kIntZero),
+            field<&QueueRow::idle_calls>("idle_calls", kIntZero),
+            field<&QueueRow::idle_cycles>("idle_cycles", kIntZero),
+            field<&QueueRow::worker>("worker", kIntZero),
         },
         "PRIMARY KEY (run_id, trial, seq, port, queue, dir)"};
     return t;
