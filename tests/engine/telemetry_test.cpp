@@ -3,60 +3,25 @@
 // /ledger on the socket that dpdk-telemetry.py reads, with counts that grow
 // while it runs; without an engine the commands say so.
 #include <gtest/gtest.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
-#include <nlohmann/json.hpp>
 
 #include "capture/run.h"
 #include "capture/scenario.h"
 #include "engine/telemetry.h"
 #include "tests/engine/eal_env.h"
+#include "tests/support/telemetry_client.h"
 
 using namespace pathscope;
 using nlohmann::json;
+using test::TelemetryClient;
 
 namespace {
 
 const std::string kDefault = std::string(PATHSCOPE_SOURCE_DIR) + "/samples/default.toml";
 constexpr const char* kPython = "/usr/bin/dpdk-telemetry.py";
-
-/// A client as dpdk-telemetry.py is: SOCK_SEQPACKET, one message per command.
-class TelemetryClient {
-  public:
-    explicit TelemetryClient(const std::string& path) : fd_(socket(AF_UNIX, SOCK_SEQPACKET, 0)) {
-        sockaddr_un addr{};
-        addr.sun_family = AF_UNIX;
-        std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
-        if (connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
-            throw std::runtime_error("cannot connect to " + path + ": " + std::strerror(errno));
-        info_ = receive();
-    }
-    ~TelemetryClient() { close(fd_); }
-    const json& info() const { return info_; }
-    /// Sends `command` and returns the value of its answer ({command: value}).
-    json ask(const std::string& command) {
-        if (send(fd_, command.data(), command.size(), 0) < 0) throw std::runtime_error("send failed");
-        json reply = receive();
-        const std::string name = command.substr(0, command.find(','));
-        if (!reply.contains(name)) throw std::runtime_error("no '" + name + "' in " + reply.dump());
-        return reply[name];
-    }
-
-  private:
-    json receive() {
-        std::string buf(64 * 1024, '\0');
-        const ssize_t n = recv(fd_, buf.data(), buf.size(), 0);
-        if (n <= 0) throw std::runtime_error("no reply from the telemetry socket");
-        buf.resize(static_cast<size_t>(n));
-        return json::parse(buf);
-    }
-    int fd_;
-    json info_;
-};
 
 std::string socket_path() {
     test::init_eal();
