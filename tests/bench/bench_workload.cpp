@@ -5,6 +5,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "engine/eal.h"
 #include "engine/frame_builder.h"
 #include "engine/routes.h"
 
@@ -22,10 +23,7 @@ const MacAddr kInMac = {2, 0, 0, 0, 0, 1};
 const std::string kRoutes = std::string(PATHSCOPE_SOURCE_DIR) + "/samples/routes-40k.txt";
 }  // namespace
 
-void use_hugepages() {
-    kEal.erase(kEal.begin());  // drop --no-huge
-    kEal.push_back("--in-memory");
-}
+void use_hugepages() { kEal = with_hugepages(kEal); }
 
 void write_pcap(const std::string& path, const std::vector<std::vector<uint8_t>>& frames) {
     pcap_t* dead = pcap_open_dead(DLT_EN10MB, 65535);
