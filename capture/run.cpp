@@ -10,6 +10,7 @@
 #include "engine/engine.h"
 #include "engine/generator.h"
 #include "engine/rr_client.h"
+#include "engine/telemetry.h"
 
 namespace pathscope::capture {
 
@@ -67,6 +68,7 @@ RunResult run_engine(EngineConfig cfg, const RunHooks& hooks) {
     prepare_workload(cfg);
     eal_init(cfg.eal_args);
     Engine engine(cfg);
+    const TelemetrySource telemetry(engine);  // /pathscope/ commands read it while it lives
     std::unique_ptr<Generator> gen;
     if (cfg.workload.kind == WorkloadKind::generator) {
         std::vector<Prefix6> prefixes;

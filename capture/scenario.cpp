@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "engine/eal.h"
 #include "engine/frame_builder.h"
 #include "engine/neighbours.h"
 #include "engine/routes.h"
@@ -438,6 +439,9 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
     if (const auto* t = top.table("eal")) {
         Section s(*t, name, "eal");
         s.get_strings("args", cfg.eal_args);
+        bool hugepages = false;  // reserved hugepages instead of --no-huge's 4 KiB pages
+        s.get("hugepages", hugepages);
+        if (hugepages) cfg.eal_args = engine::with_hugepages(cfg.eal_args);
         s.finish();
     }
     if (const auto* t = top.table("capture")) {

@@ -11,6 +11,8 @@
 #include "capture/recorder.h"
 #include "capture/run.h"
 #include "cli/cli_support.h"
+#include "engine/eal.h"
+#include "engine/telemetry.h"
 
 namespace pathscope::cli {
 
@@ -35,6 +37,18 @@ int stop_status(int signal) { return 128 + signal; }
 /// Says on standard error what the run goes on without.
 void warn(const std::string& text) { std::cerr << "pathscope run: " << text << "\n"; }
 
+/// Starts the EAL (as the recording would) and says, in one line, where a
+/// DPDK user reads the run live; nothing when the [eal] args say --no-telemetry.
+void say_telemetry(const capture::Scenario& sc) {
+    engine::eal_init(sc.engine.eal_args);
+    const std::string socket = engine::telemetry_socket_path();
+    if (socket.empty()) return;
+    std::fprintf(stderr,
+                 "pathscope run: live statistics: %s, then /pathscope/stages, /queues, /ledger "
+                 "(socket %s)\n",
+                 engine::telemetry_client_command(socket).c_str(), socket.c_str());
+}
+
 /// A scenario with a [matrix]: every cell as its own run, trials interleaved.
 int run_matrix(const RunArgs& a, const std::string& scenario_path,
                const std::vector<std::string>& sets, const capture::Scenario& sc) {
@@ -50,6 +64,7 @@ int run_matrix(const RunArgs& a, const std::string& scenario_path,
                  "interleaved, into %s (Ctrl-C stops early)\n",
                  scenario_path.c_str(), cells.size(), sc.capture.trials, sc.engine.duration_s,
                  opt.db_path.c_str());
+    say_telemetry(sc);
     opt.progress = [&](const capture::RecordProgress& p) {
         if (tty)
             std::fprintf(stderr, "\r  trial %u/%u  cell %u/%u  %5.1f / %.1f s  %llu rows stored ",
@@ -126,6 +141,7 @@ int run(const RunArgs& a) {
     std::fprintf(stderr, "pathscope run: %s, %u trial(s) of %.1f s into %s (Ctrl-C stops early)\n",
                  scenario_path.c_str(), sc.capture.trials, sc.engine.duration_s,
                  opt.db_path.c_str());
+    say_telemetry(sc);
     unsigned last_trial = 0;
     opt.progress = [&](const capture::RecordProgress& p) {
         if (tty) {

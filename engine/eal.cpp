@@ -1,6 +1,10 @@
 #include "engine/eal.h"
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
+#include <sstream>
 #include <stdexcept>
 
 #include "engine/dpdk.h"
@@ -13,8 +17,47 @@ std::string g_error;
 bool g_ready = false;
 }  // namespace
 
+std::vector<std::string> with_hugepages(std::vector<std::string> args) {
+    args.erase(std::remove(args.begin(), args.end(), "--no-huge"), args.end());
+    if (std::find(args.begin(), args.end(), "--in-memory") == args.end())
+        args.push_back("--in-memory");
+    return args;
+}
+
+std::string hugepage_problem() {
+    namespace fs = std::filesystem;
+    uint64_t reserved = 0;
+    std::error_code ec;
+    for (const auto& size : fs::directory_iterator("/sys/kernel/mm/hugepages", ec)) {
+        uint64_t n = 0;
+        std::ifstream(size.path() / "nr_hugepages") >> n;
+        reserved += n;
+    }
+    std::ifstream mounts("/proc/mounts");
+    bool mounted = false;
+    for (std::string line; std::getline(mounts, line);) {
+        std::istringstream fields(line);
+        std::string device, dir, type;
+        fields >> device >> dir >> type;
+        mounted = mounted || type == "hugetlbfs";
+    }
+    const char* fix =
+        " (as root: echo 512 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages for 1 GiB "
+        "of 2 MiB pages, and mount -t hugetlbfs nodev /dev/hugepages), or run without them "
+        "([eal] hugepages = false, --no-huge in [eal] args)";
+    if (reserved == 0) return std::string("no hugepages are reserved on this machine") + fix;
+    if (!mounted) return std::string("no hugetlbfs is mounted") + fix;
+    return "";
+}
+
 void eal_init(const std::vector<std::string>& args) {
     std::call_once(g_once, [&] {
+        if (std::find(args.begin(), args.end(), "--no-huge") == args.end()) {
+            if (std::string why = hugepage_problem(); !why.empty()) {
+                g_error = "DPDK EAL arguments without --no-huge need hugepages, but " + why;
+                return;
+            }
+        }
         std::vector<std::string> storage;
         storage.reserve(args.size() + 1);
         storage.push_back("pathscope");

@@ -15,4 +15,14 @@ void eal_init(const std::vector<std::string>& args);
 
 bool eal_ready();
 
+/// `args` set to use reserved hugepages: --no-huge dropped, --in-memory
+/// added (hugetlbfs memory that leaves no files behind). -m stays: the
+/// megabytes of hugepages taken at start.
+std::vector<std::string> with_hugepages(std::vector<std::string> args);
+
+/// Why EAL arguments without --no-huge cannot start here ("" when they can):
+/// no hugepages reserved (any size) or no hugetlbfs mounted, with the
+/// commands that fix it. eal_init checks it first.
+std::string hugepage_problem();
+
 }  // namespace pathscope::engine

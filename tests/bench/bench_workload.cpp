@@ -6,6 +6,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "engine/eal.h"
 #include "engine/frame_builder.h"
 #include "engine/routes.h"
 
@@ -23,10 +24,7 @@ const MacAddr kInMac = {2, 0, 0, 0, 0, 1};
 const std::string kRoutes = std::string(PATHSCOPE_SOURCE_DIR) + "/samples/routes-40k.txt";
 }  // namespace
 
-void use_hugepages() {
-    kEal.erase(kEal.begin());  // drop --no-huge
-    kEal.push_back("--in-memory");
-}
+void use_hugepages() { kEal = with_hugepages(kEal); }
 
 std::vector<std::string> eal_with_lcores(const std::string& option, const std::string& value) {
     std::vector<std::string> eal = kEal;

@@ -19,6 +19,7 @@
 #include "db/queries.h"
 #include "db/schema.h"
 #include "tests/support/setup_skip.h"
+#include "tests/support/telemetry_client.h"
 #include "tests/support/temp_dir.h"
 
 extern char** environ;
@@ -323,4 +324,27 @@ TEST_F(CaptureTest, PcapngExportReadsBackInTshark) {
     // The default generator's mix: mostly forwarded, a fifth to sockets, some malformed.
     EXPECT_GT(outcomes["forwarded"], outcomes["delivered"]);
     EXPECT_GT(outcomes["delivered"], 0);
+}
+
+TEST_F(CaptureTest, RunServesLiveStatisticsOnTheTelemetrySocket) {
+    const std::string db = (dir_ / "live.db").string();
+    const pid_t pid = spawn({"run", "--db", db, "--duration", "60"});
+    ASSERT_GE(wait_for_intervals(db, 3), 3) << output("stderr");
+    // One line at the start says where to look: "... (socket /var/run/dpdk/rte/dpdk_telemetry.v2)".
+    const std::string err = output("stderr");
+    const size_t at = err.find("(socket ");
+    ASSERT_NE(at, std::string::npos) << err;
+    EXPECT_NE(err.find("dpdk-telemetry.py -f "), std::string::npos) << err;
+    const std::string socket = err.substr(at + 8, err.find(')', at) - at - 8);
+    pathscope::test::TelemetryClient client(socket);
+    EXPECT_EQ(client.info().at("pid").get<pid_t>(), pid);
+    const uint64_t first = client.ask("/pathscope/ledger").at("received").get<uint64_t>();
+    std::this_thread::sleep_for(300ms);
+    const nlohmann::json ledger = client.ask("/pathscope/ledger");
+    const nlohmann::json stages = client.ask("/pathscope/stages");
+    ASSERT_EQ(kill(pid, SIGINT), 0);
+    EXPECT_EQ(wait_for(pid), 130) << output("stderr");
+    EXPECT_GT(first, 0u);
+    EXPECT_GT(ledger.at("received").get<uint64_t>(), first) << ledger;
+    EXPECT_GT(stages.at("ip6_lookup").at("packets").get<uint64_t>(), 0u) << stages;
 }

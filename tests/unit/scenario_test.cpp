@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 using namespace pathscope;
@@ -113,6 +114,27 @@ TEST(Scenario, SetOverridesAnySetting) {
     EXPECT_DOUBLE_EQ(s.engine.duration_s, 0.5);
     EXPECT_EQ(s.text, text);  // the file as written is what the store keeps
     EXPECT_EQ(s.overrides.size(), 6u);
+}
+
+// [eal] hugepages swaps --no-huge for hugetlbfs memory (--in-memory); the
+// default and false keep the args as written.
+TEST(Scenario, EalHugepagesSwapsNoHugeForInMemory) {
+    const std::string eal = "[eal]\nargs = [\"--no-huge\", \"-m\", \"1024\", \"--no-pci\"]\n";
+    using Args = std::vector<std::string>;
+    EXPECT_EQ(parse_scenario(eal, "s.toml", "/b").engine.eal_args,
+              (Args{"--no-huge", "-m", "1024", "--no-pci"}));
+    EXPECT_EQ(parse_scenario(eal + "hugepages = false\n", "s.toml", "/b").engine.eal_args,
+              (Args{"--no-huge", "-m", "1024", "--no-pci"}));
+    EXPECT_EQ(parse_scenario(eal + "hugepages = true\n", "s.toml", "/b").engine.eal_args,
+              (Args{"-m", "1024", "--no-pci", "--in-memory"}));
+    // --set turns it on for the built-in args too, and --in-memory is not doubled.
+    const Args on = parse_scenario("", "s.toml", "/b", {"eal.hugepages=true"}).engine.eal_args;
+    EXPECT_EQ(std::count(on.begin(), on.end(), "--no-huge"), 0);
+    EXPECT_EQ(std::count(on.begin(), on.end(), "--in-memory"), 1);
+    const Args twice = parse_scenario("[eal]\nargs = [\"--in-memory\"]\nhugepages = true\n",
+                                      "s.toml", "/b").engine.eal_args;
+    EXPECT_EQ(twice, Args{"--in-memory"});
+    EXPECT_EQ(error_of("[eal]\nhugepages = \"yes\"\n"), "s.toml:2: 'eal.hugepages' must be true or false");
 }
 
 // What would run and measure nothing is refused before the run.
