@@ -213,14 +213,41 @@ const Metric* find_metric(const std::vector<Metric>& metrics, const std::string&
     return nullptr;
 }
 
+void add_stage_frames(FlameTree& tree, const db::RunData& run,
+                      const std::function<bool(int trial, int seq)>& wanted) {
+    // With several receive queues, eth_rx's cycles are its instances', one
+    // per queue: a child frame each, so that a review sees which queue's
+    // polling the receive cycles went to.
+    std::map<std::pair<int, int>, std::vector<const db::QueueRow*>> rx;  ///< by (trial, seq)
+    for (const auto& q : run.rows.queues)
+        if (q.dir == "rx" && q.calls && wanted(q.trial, q.seq)) rx[{q.trial, q.seq}].push_back(&q);
+    std::vector<const db::StageRow*> rows;  ///< in path order, as the stage table
+    for (const auto& s : run.rows.stages)
+        if (wanted(s.trial, s.seq)) rows.push_back(&s);
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const db::StageRow* a, const db::StageRow* b) { return a->ord < b->ord; });
+    for (const db::StageRow* row : rows) {
+        const db::StageRow& s = *row;
+        const auto queues = rx.find({s.trial, s.seq});
+        if (s.stage == "eth_rx" && queues != rx.end() && queues->second.size() > 1) {
+            for (const db::QueueRow* q : queues->second)
+                if (const uint64_t busy = busy_part(q->cycles, q->idle_cycles))
+                    tree.add({s.stage, q->port + "/" + std::to_string(q->queue)},
+                             static_cast<double>(busy), s.trial);
+        } else if (busy_cycles(s)) {
+            tree.add({s.stage}, static_cast<double>(busy_cycles(s)), s.trial);
+        }
+    }
+}
+
 FlameTree stage_tree(const db::RunData& run) {
     const int trials = std::max(1, trial_count(run));
     FlameTree tree(trials, "cycles");
     const PacketBasis basis = packet_basis(run.rows.trials);
     for (const auto& t : run.rows.trials)
         tree.set_trial_scale(t.trial, static_cast<double>(basis.packets(t)));
-    for (const auto& s : trial_stage_totals(run, trials))
-        if (busy_cycles(s)) tree.add({s.stage}, static_cast<double>(busy_cycles(s)), s.trial);
+    add_stage_frames(tree, run,
+                     [trials](int trial, int seq) { return seq == -1 && trial < trials; });
     return tree;
 }
 

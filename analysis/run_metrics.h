@@ -3,6 +3,7 @@
 // per packet; and the run's flame trees (stages and sampled stacks).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,11 @@ const Metric* find_metric(const std::vector<Metric>& metrics, const std::string&
 /// trial is scaled by its received packets, so compared values are cycles
 /// per received packet (they add up to the run's cycles per packet).
 FlameTree stage_tree(const db::RunData& run);
+/// Adds the busy cycles of the stage rows `wanted(trial, seq)` keeps to a
+/// stage tree, a frame a stage; with several receive queues, eth_rx's as a
+/// child frame per queue (its instances').
+void add_stage_frames(FlameTree& tree, const db::RunData& run,
+                      const std::function<bool(int trial, int seq)>& wanted);
 
 /// The run's sampled call stacks of `event` ("" picks the event with the
 /// most samples), each trial scaled by its sample count (compared values are

@@ -102,9 +102,8 @@ FlameTree stage_tree_in_range(const db::RunData& run, double t0, double t1, int*
     // Per trial, as stage_tree forms the whole run's figures: over the whole
     // run the two trees are the same.
     FlameTree tree(range.trials(), "cycles");
-    for (const auto& s : run.rows.stages)
-        if (s.seq >= 0 && range.holds(s.trial, s.seq) && busy_cycles(s))
-            tree.add({s.stage}, static_cast<double>(busy_cycles(s)), s.trial);
+    add_stage_frames(tree, run,
+                     [&](int trial, int seq) { return seq >= 0 && range.holds(trial, seq); });
     for (int t = 0; t < range.trials(); ++t) tree.set_trial_scale(t, range.packets[t]);
     range.leave_out_absent(tree);
     if (intervals) *intervals = range.intervals;
