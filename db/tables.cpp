@@ -156,8 +156,9 @@ const Table<StageRow>& stage_counters() {
                                        field<&StageRow::cycles>("cycles", kInt),
                                        field<&StageRow::idle_calls>("idle_calls", kIntZero),  // v2
                                        field<&StageRow::idle_cycles>("idle_cycles", kIntZero),
+                                       field<&StageRow::worker>("worker", kIntZero),  // v7
                                    },
-                                   "PRIMARY KEY (run_id, trial, seq, stage)"};
+                                   "PRIMARY KEY (run_id, trial, seq, stage, worker)"};
     return t;
 }
 
@@ -171,8 +172,9 @@ const Table<EdgeRow>& edge_counters() {
                                       field<&EdgeRow::from>("from_stage", kText),
                                       field<&EdgeRow::to>("to_stage", kText),
                                       field<&EdgeRow::packets>("packets", kInt),
+                                      field<&EdgeRow::worker>("worker", kIntZero),  // v7
                                   },
-                                  "PRIMARY KEY (run_id, trial, seq, from_stage, to_stage)"};
+                                  "PRIMARY KEY (run_id, trial, seq, from_stage, to_stage, worker)"};
     return t;
 }
 
@@ -223,8 +225,9 @@ const Table<HistogramRow>& histograms() {
                                            field<&HistogramRow::sum>("sum", kInt),
                                            field<&HistogramRow::min>("min", kInt),
                                            field<&HistogramRow::max>("max", kInt),
+                                           field<&HistogramRow::worker>("worker", kIntZero),  // v7
                                        },
-                                       "PRIMARY KEY (run_id, trial, kind, subject)"};
+                                       "PRIMARY KEY (run_id, trial, kind, subject, worker)"};
     return t;
 }
 
@@ -237,8 +240,9 @@ const Table<BucketRow>& histogram_buckets() {
                                         field<&BucketRow::subject>("subject", kText),
                                         field<&BucketRow::bucket>("bucket", kInt),
                                         field<&BucketRow::count>("count", kInt),
+                                        field<&BucketRow::worker>("worker", kIntZero),  // v7
                                     },
-                                    "PRIMARY KEY (run_id, trial, kind, subject, bucket)"};
+                                    "PRIMARY KEY (run_id, trial, kind, subject, worker, bucket)"};
     return t;
 }
 
@@ -331,6 +335,33 @@ const Table<EventRow>& trial_events() {
     return t;
 }
 
+const Table<WorkerTrialRow>& worker_trials() {
+    // v7: each worker's ledger per trial (runs of engine.workers >= 2).
+    static const Table<WorkerTrialRow> t{
+        "worker_trials",
+        {
+            run_id<WorkerTrialRow>(),
+            field<&WorkerTrialRow::trial>("trial", kInt),
+            field<&WorkerTrialRow::worker>("worker", kInt),
+            field<&WorkerTrialRow::lcore>("lcore", kInt),
+            field<&WorkerTrialRow::received>("received", kInt),
+            field<&WorkerTrialRow::delivered>("delivered", kInt),
+            field<&WorkerTrialRow::forwarded>("forwarded", kInt),
+            field<&WorkerTrialRow::replied>("replied", kInt),
+            field<&WorkerTrialRow::dropped>("dropped", kInt),
+            field<&WorkerTrialRow::sent>("sent", kInt),
+            field<&WorkerTrialRow::walks>("walks", kInt),
+            field<&WorkerTrialRow::idle_walks>("idle_walks", kInt),
+            field<&WorkerTrialRow::sends>("sends", kInt),
+            field<&WorkerTrialRow::window_received>("window_received", kInt),
+            field<&WorkerTrialRow::window_forwarded>("window_forwarded", kInt),
+            field<&WorkerTrialRow::window_delivered>("window_delivered", kInt),
+            field<&WorkerTrialRow::window_sent>("window_sent", kInt),
+        },
+        "PRIMARY KEY (run_id, trial, worker)"};
+    return t;
+}
+
 const Table<FactRow>& facts() {
     static const Table<FactRow> t{"facts",
                                   {
@@ -362,6 +393,7 @@ std::string create_schema_sql() {
     append_create(sql, tables::facts());
     append_create(sql, tables::trial_events());
     append_create(sql, tables::edge_counters());
+    append_create(sql, tables::worker_trials());
     return sql;
 }
 
