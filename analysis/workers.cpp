@@ -45,7 +45,6 @@ db::RunData worker_view(const db::RunData& run, int worker, bool with_stacks) {
     v.info.label += " [worker " + std::to_string(worker) + "]";
     const db::Batch& r = run.rows;
     db::Batch& b = v.rows;
-    b.intervals = r.intervals;
     b.queues = r.queues;
     b.perf = r.perf;
     b.traces = r.traces;

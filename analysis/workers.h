@@ -22,9 +22,10 @@ std::string workers_text(const db::RunData& run);
 /// per-call histograms and, per trial, its ledger and window rates in
 /// place of the run's; the label says "[worker N]". Every page and report
 /// shows one worker by running on this. What is not kept per worker stays
-/// the engine's: intervals' ledgers, queues, latencies, path events, perf
-/// counters, stacks and traces (all but stacks only with `with_stacks`);
-/// drops by reason are left out (the worker's total is its ledger's).
+/// the engine's: queues, latencies, path events, perf counters, stacks
+/// (only with `with_stacks`) and traces. The intervals' ledgers and drops by
+/// reason are left out, not shown as the worker's (its drops are in its
+/// ledger; its stage rows keep their intervals).
 /// Throws std::out_of_range naming the workers the run has.
 db::RunData worker_view(const db::RunData& run, int worker, bool with_stacks = true);
 
