@@ -201,19 +201,19 @@ CREATE TABLE edge_counters (
 )sql",
     // 6 -> 7: several worker lcores (engine.workers). Stage and edge counters
     // and per-call histograms are kept per worker (a worker column in their
-    // keys; older rows are worker 0, the only one), and each worker's ledger
-    // per trial. Readers sum a run's workers for the merged figures.
+    // keys, declared with the key; older rows are worker 0, the only one),
+    // and each worker's ledger per trial. Readers sum a run's workers.
     R"sql(
 CREATE TABLE stage_counters_v7 (
   run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
   trial INTEGER NOT NULL,
   seq INTEGER NOT NULL,
   stage TEXT NOT NULL,
+  worker INTEGER NOT NULL DEFAULT 0,
   ord INTEGER NOT NULL,
   calls INTEGER NOT NULL, packets INTEGER NOT NULL, cycles INTEGER NOT NULL,
   idle_calls INTEGER NOT NULL DEFAULT 0,
   idle_cycles INTEGER NOT NULL DEFAULT 0,
-  worker INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (run_id, trial, seq, stage, worker)
 ) WITHOUT ROWID;
 INSERT INTO stage_counters_v7 (run_id, trial, seq, stage, ord, calls, packets, cycles,
@@ -228,8 +228,8 @@ CREATE TABLE edge_counters_v7 (
   seq INTEGER NOT NULL,
   from_stage TEXT NOT NULL,
   to_stage TEXT NOT NULL,
-  packets INTEGER NOT NULL,
   worker INTEGER NOT NULL DEFAULT 0,
+  packets INTEGER NOT NULL,
   PRIMARY KEY (run_id, trial, seq, from_stage, to_stage, worker)
 ) WITHOUT ROWID;
 INSERT INTO edge_counters_v7 (run_id, trial, seq, from_stage, to_stage, packets)
@@ -238,9 +238,10 @@ DROP TABLE edge_counters;
 ALTER TABLE edge_counters_v7 RENAME TO edge_counters;
 CREATE TABLE histograms_v7 (
   run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  trial INTEGER NOT NULL, kind TEXT NOT NULL, subject TEXT NOT NULL, unit TEXT NOT NULL,
-  count INTEGER NOT NULL, sum INTEGER NOT NULL, min INTEGER NOT NULL, max INTEGER NOT NULL,
+  trial INTEGER NOT NULL, kind TEXT NOT NULL, subject TEXT NOT NULL,
   worker INTEGER NOT NULL DEFAULT 0,
+  unit TEXT NOT NULL,
+  count INTEGER NOT NULL, sum INTEGER NOT NULL, min INTEGER NOT NULL, max INTEGER NOT NULL,
   PRIMARY KEY (run_id, trial, kind, subject, worker)
 ) WITHOUT ROWID;
 INSERT INTO histograms_v7 (run_id, trial, kind, subject, unit, count, sum, min, max)
@@ -250,8 +251,8 @@ ALTER TABLE histograms_v7 RENAME TO histograms;
 CREATE TABLE histogram_buckets_v7 (
   run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
   trial INTEGER NOT NULL, kind TEXT NOT NULL, subject TEXT NOT NULL,
-  bucket INTEGER NOT NULL, count INTEGER NOT NULL,
   worker INTEGER NOT NULL DEFAULT 0,
+  bucket INTEGER NOT NULL, count INTEGER NOT NULL,
   PRIMARY KEY (run_id, trial, kind, subject, worker, bucket)
 ) WITHOUT ROWID;
 INSERT INTO histogram_buckets_v7 (run_id, trial, kind, subject, bucket, count)

@@ -143,20 +143,23 @@ const Table<IntervalRow>& intervals() {
 }
 
 const Table<StageRow>& stage_counters() {
-    // seq -1: the trial's total; otherwise the interval's delta.
+    // seq -1: the trial's total; otherwise the interval's delta. v7 rebuilt
+    // the tables whose key gained the worker: their key columns come first,
+    // in key order (SQLite 3.40's integrity_check misreads WITHOUT ROWID rows
+    // whose key columns follow other columns as holding NULLs).
     static const Table<StageRow> t{"stage_counters",
                                    {
                                        run_id<StageRow>(),
                                        field<&StageRow::trial>("trial", kInt),
                                        field<&StageRow::seq>("seq", kInt),
                                        field<&StageRow::stage>("stage", kText),
+                                       field<&StageRow::worker>("worker", kIntZero),  // v7, in the key
                                        field<&StageRow::ord>("ord", kInt),
                                        field<&StageRow::calls>("calls", kInt),
                                        field<&StageRow::packets>("packets", kInt),
                                        field<&StageRow::cycles>("cycles", kInt),
                                        field<&StageRow::idle_calls>("idle_calls", kIntZero),  // v2
                                        field<&StageRow::idle_cycles>("idle_cycles", kIntZero),
-                                       field<&StageRow::worker>("worker", kIntZero),  // v7
                                    },
                                    "PRIMARY KEY (run_id, trial, seq, stage, worker)"};
     return t;
@@ -171,8 +174,8 @@ const Table<EdgeRow>& edge_counters() {
                                       field<&EdgeRow::seq>("seq", kInt),
                                       field<&EdgeRow::from>("from_stage", kText),
                                       field<&EdgeRow::to>("to_stage", kText),
+                                      field<&EdgeRow::worker>("worker", kIntZero),  // v7, in the key
                                       field<&EdgeRow::packets>("packets", kInt),
-                                      field<&EdgeRow::worker>("worker", kIntZero),  // v7
                                   },
                                   "PRIMARY KEY (run_id, trial, seq, from_stage, to_stage, worker)"};
     return t;
@@ -220,12 +223,12 @@ const Table<HistogramRow>& histograms() {
                                            field<&HistogramRow::trial>("trial", kInt),
                                            field<&HistogramRow::kind>("kind", kText),
                                            field<&HistogramRow::subject>("subject", kText),
+                                           field<&HistogramRow::worker>("worker", kIntZero),  // v7, in the key
                                            field<&HistogramRow::unit>("unit", kText),
                                            field<&HistogramRow::count>("count", kInt),
                                            field<&HistogramRow::sum>("sum", kInt),
                                            field<&HistogramRow::min>("min", kInt),
                                            field<&HistogramRow::max>("max", kInt),
-                                           field<&HistogramRow::worker>("worker", kIntZero),  // v7
                                        },
                                        "PRIMARY KEY (run_id, trial, kind, subject, worker)"};
     return t;
@@ -238,9 +241,9 @@ const Table<BucketRow>& histogram_buckets() {
                                         field<&BucketRow::trial>("trial", kInt),
                                         field<&BucketRow::kind>("kind", kText),
                                         field<&BucketRow::subject>("subject", kText),
+                                        field<&BucketRow::worker>("worker", kIntZero),  // v7, in the key
                                         field<&BucketRow::bucket>("bucket", kInt),
                                         field<&BucketRow::count>("count", kInt),
-                                        field<&BucketRow::worker>("worker", kIntZero),  // v7
                                     },
                                     "PRIMARY KEY (run_id, trial, kind, subject, worker, bucket)"};
     return t;

@@ -181,6 +181,11 @@ TEST_F(WorkerRowsTest, MergedStageRowsAreTheWorkersSumsAndEachWorkersRowsAreKept
     const db::Batch& b = run.rows;
     // Stored per worker only: the sums are made when read.
     EXPECT_EQ(db->scalar("SELECT count(DISTINCT worker) FROM stage_counters"), 2);
+    {
+        auto check = db->prepare("PRAGMA integrity_check");
+        ASSERT_TRUE(check.step());
+        EXPECT_EQ(check.text(0), "ok");
+    }
     EXPECT_EQ(db->scalar("SELECT count(*) FROM stage_counters WHERE worker = 1 AND seq = -1"), 3);
     const EngineSnapshot end = snapshot(2.0, 2);
     // Totals (seq -1) merged: exactly the engine's top level, stage by stage.
@@ -333,6 +338,11 @@ TEST_F(WorkerRowsTest, AVersionSixStoreReadsAsOneWorker) {
     auto db = db::open_store(path, db::Database::Mode::read_write);
     EXPECT_EQ(db->scalar("PRAGMA user_version"), db::kSchemaVersion);
     EXPECT_EQ(db->scalar("SELECT count(*) FROM stage_counters WHERE worker = 0"), 2);
+    {
+        auto check = db->prepare("PRAGMA integrity_check");
+        ASSERT_TRUE(check.step());
+        EXPECT_EQ(check.text(0), "ok");
+    }
     const db::RunData run = db::load_run(*db, 1);
     ASSERT_EQ(run.rows.stages.size(), 2u);
     EXPECT_EQ(run.rows.stages[1].cycles, 9000u);
