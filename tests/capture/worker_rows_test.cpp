@@ -18,6 +18,7 @@
 #include "analysis/run_summary.h"
 #include "analysis/workers.h"
 #include "capture/snapshot_rows.h"
+#include "db/merge.h"
 #include "db/queries.h"
 #include "db/schema.h"
 #include "db/writer.h"
@@ -285,6 +286,13 @@ TEST_F(WorkerRowsTest, OneWorkersViewIsThatWorkerAlone) {
     EXPECT_EQ(all.worker_stages.size(), 2u);
     EXPECT_EQ(all.worker_stages[1].lcore, 3);
     EXPECT_THROW(analysis::worker_view(run, 2), std::out_of_range);
+    // A merged store keeps the run's workers.
+    db::merge_stores({path}, file("merged.db"));
+    auto merged = db::open_store(file("merged.db"), db::Database::Mode::read_only);
+    const db::RunData copy = db::load_run(*merged, db::list_runs(*merged).front().id);
+    EXPECT_EQ(copy.rows.worker_trials.size(), 2u);
+    EXPECT_EQ(copy.rows.worker_stages.size(), run.rows.worker_stages.size());
+    EXPECT_EQ(analysis::summarize_run(copy).worker_stages.size(), 2u);
 }
 
 TEST_F(WorkerRowsTest, OneWorkerIsStoredExactlyAsBefore) {
