@@ -37,19 +37,21 @@ std::string cell(const db::Value& v) {
         v);
 }
 
-/// The store table's columns (but the run id: a CSV is one run's) as the
-/// header, then a line a row.
+/// The store table's columns (but the run id: a CSV is one run's, and
+/// `leave_out`) as the header, then a line a row.
 template <typename Row>
-std::string csv(const db::Table<Row>& t, const std::vector<Row>& rows) {
+std::string csv(const db::Table<Row>& t, const std::vector<Row>& rows,
+                const std::string& leave_out = "") {
     std::string out, line;
+    const auto shown = [&](const auto& c) { return c.role == db::Role::field && c.name != leave_out; };
     for (const auto& c : t.columns)
-        if (c.role == db::Role::field) line += (line.empty() ? "" : ",") + std::string(c.name);
+        if (shown(c)) line += (line.empty() ? "" : ",") + std::string(c.name);
     out += line + "\n";
     for (const Row& r : rows) {
         line.clear();
         bool first = true;
         for (const auto& c : t.columns)
-            if (c.role == db::Role::field) {
+            if (shown(c)) {
                 line += (first ? "" : ",") + cell(c.get(r));
                 first = false;
             }
@@ -70,7 +72,8 @@ std::string to_csv(const db::RunData& run, const std::string& table) {
     const db::Batch& b = run.rows;
     if (table == "trials") return csv(db::tables::trials(), b.trials);
     if (table == "intervals") return csv(db::tables::intervals(), b.intervals);
-    if (table == "stages") return csv(db::tables::stage_counters(), b.stages);
+    // The run's stage rows, summed over its workers: no worker column.
+    if (table == "stages") return csv(db::tables::stage_counters(), b.stages, "worker");
     if (table == "queues") return csv(db::tables::queue_counters(), b.queues);
     if (table == "drops") return csv(db::tables::drops(), b.drops);
     if (table == "perf") return csv(db::tables::perf_counters(), b.perf);

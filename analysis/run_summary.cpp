@@ -10,6 +10,7 @@
 #include "analysis/flame_diff.h"
 #include "analysis/text_builder.h"
 #include "analysis/time_series.h"
+#include "analysis/workers.h"
 
 namespace pathscope::analysis {
 
@@ -315,6 +316,22 @@ RunSummary summarize_run(const db::RunData& run, const SummaryOptions& opt) {
     for (const StageLine* st : by_cycles) {
         if (s.busiest.size() >= opt.busiest_stages) break;
         s.busiest.push_back({st->name, call_cycles[st->name]});
+    }
+
+    // A run of several workers: each one's ledger, and its own stage lines
+    // (the same summary of its view of the run).
+    if (!rows.worker_trials.empty() || !rows.worker_stages.empty()) {
+        s.worker_ledgers = worker_ledgers(run);
+        for (int w : run_workers(run)) {
+            WorkerStageLines lines{w, -1, {}};
+            for (const auto& l : s.worker_ledgers.lines)
+                if (l.worker == w) lines.lcore = l.lcore;
+            SummaryOptions one;
+            one.top_functions = 0;
+            one.busiest_stages = 0;
+            lines.stages = summarize_run(worker_view(run, w, false), one).stages;
+            s.worker_stages.push_back(std::move(lines));
+        }
     }
     return s;
 }

@@ -13,6 +13,7 @@
 #include "common/histogram.h"
 #include "analysis/metric_names.h"
 #include "analysis/run_metrics.h"
+#include "analysis/workers.h"
 #include "db/records.h"
 
 namespace pathscope::analysis {
@@ -140,6 +141,14 @@ struct PacketBasis {
 };
 PacketBasis packet_basis(const std::vector<db::TrialRow>& trials);
 
+/// One worker's stage lines (a run of several workers): the summary of its
+/// view of the run (worker_view), stage by stage.
+struct WorkerStageLines {
+    int worker = 0;
+    int lcore = -1;  ///< -1: not recorded
+    std::vector<StageLine> stages;
+};
+
 struct RunSummary {
     db::RunInfo info;
     PacketBasis basis;
@@ -165,6 +174,10 @@ struct RunSummary {
     size_t traces = 0;
     std::vector<std::pair<std::string, std::string>> facts;
     std::vector<StageHistogram> busiest;  ///< the stages with the most busy cycles
+    /// A run of several workers (engine.workers >= 2): each worker's
+    /// ledger, checked, and its stage lines; empty for a run of one.
+    WorkerLedgers worker_ledgers;
+    std::vector<WorkerStageLines> worker_stages;
 };
 
 struct SummaryOptions {

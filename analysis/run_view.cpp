@@ -145,13 +145,22 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
         t.emit("\n%-12s %12s %14s %10s %12s %11s %11s %7s %12s\n", "stage", "busy calls",
                "packets", "pkts/call", "cycles/call", "cycles/pkt", sum.basis.unit, "idle %",
                "drops");
-        for (const auto& st : sum.stages) {
+        const auto stage_row = [&](const std::string& name, const StageLine& st, bool drops) {
             std::string idle = w.measured ? fmt::format("{:.1f}", 100 * st.idle_share) : "-";
-            t.emit("%-12s %12llu %14llu %10.2f %12.1f %11.1f %11.1f %7s %12llu\n", st.name,
+            t.emit("%-12s %12llu %14llu %10.2f %12.1f %11.1f %11.1f %7s %12s\n", name,
                    static_cast<ull>(st.busy_calls()), static_cast<ull>(st.packets),
                    st.packets_per_call, st.cycles_per_call, st.cycles_per_packet,
-                   st.cycles_per_path_packet, idle, static_cast<ull>(st.drops));
+                   st.cycles_per_path_packet, idle,
+                   drops ? std::to_string(st.drops) : std::string("-"));
+        };
+        for (const auto& st : sum.stages) {
+            stage_row(st.name, st, true);
             if (st.name == "eth_rx") emit_rx_queue_rows(t, sum, w.measured);
+            if (!opt.worker_rows) continue;
+            for (const auto& wl : sum.worker_stages)
+                for (const auto& ws : wl.stages)
+                    if (ws.name == st.name)
+                        stage_row("  worker " + std::to_string(wl.worker), ws, false);
         }
         t.emit("%-12s %12s %14llu %10s %12s %11s %11.1f %7s %12llu\n", sum.all.name, "",
                static_cast<ull>(sum.all.packets), "", "", "", sum.all.cycles_per_path_packet,
@@ -168,6 +177,11 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
                                : "received packets",
             sum.trials.size(), sum.trials.size() == 1 ? "" : "s",
             sum.all.cycles_per_path_packet_sd);
+        if (opt.worker_rows && !sum.worker_stages.empty())
+            t.emit(
+                "worker N rows: the stage on that worker alone, its %s over the packets\n"
+                "that worker received (drops by reason are kept for the whole engine: -).\n",
+                sum.basis.unit);
     }
 
     if (!sum.trials.empty()) {
@@ -185,6 +199,20 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
                    sum.send_balanced ? "balanced" : "NOT BALANCED");
         else
             t.emit("sent by local sockets %llu\n", static_cast<ull>(s.sent));
+    }
+
+    // A run of several workers: each one's receive ledger, and whether they
+    // add up to the run's.
+    if (const WorkerLedgers& wl = sum.worker_ledgers; wl.lines.size() >= 2) {
+        t.emit("\n%-6s %5s %14s %14s %14s %14s %14s %9s\n", "worker", "lcore", "received",
+               "delivered", "forwarded", "replied", "dropped", "balanced");
+        for (const auto& l : wl.lines)
+            t.emit("%-6d %5d %14llu %14llu %14llu %14llu %14llu %9s\n", l.worker, l.lcore,
+                   static_cast<ull>(l.received), static_cast<ull>(l.delivered),
+                   static_cast<ull>(l.forwarded), static_cast<ull>(l.replied),
+                   static_cast<ull>(l.dropped), l.balanced() ? "yes" : "NO");
+        t.emit("the %zu workers' ledgers (packets, every trial) %s\n", wl.lines.size(),
+               wl.sum_matches ? "add up to the run's" : ("do NOT add up: " + wl.mismatch).c_str());
     }
 
     if (!sum.latencies.empty()) {

@@ -14,6 +14,9 @@ struct RunViewOptions {
     bool histograms = true;  ///< per-call cycle histograms of the busiest stages
     unsigned top_frames = 10;
     bool header = true;  ///< the run's id, label, host and scenario lines
+    /// A run of several workers: under each stage of the stage table, a
+    /// row per worker (`show --workers`).
+    bool worker_rows = false;
 };
 
 std::string render_run(const RunSummary& summary, const RunViewOptions& opt = {});

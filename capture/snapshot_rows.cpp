@@ -33,6 +33,88 @@ db::QueueRow queue_row(int trial, int seq, const QueueSnapshot& q) {
 
 std::string queue_subject(const QueueSnapshot& q) { return q.port + "/" + std::to_string(q.queue); }
 
+/// Each stage's place in the engine's (merged) stage list, by name: a
+/// worker's rows carry it, so that its stages sort as the sums do.
+std::map<std::string, int> stage_places(const EngineSnapshot& s) {
+    std::map<std::string, int> out;
+    for (size_t i = 0; i < s.stages.size(); ++i) out.emplace(s.stages[i].name, static_cast<int>(i));
+    return out;
+}
+
+int place_of(const std::map<std::string, int>& places, const std::string& name) {
+    const auto it = places.find(name);
+    return it == places.end() ? static_cast<int>(places.size()) : it->second;
+}
+
+/// Only a run of several workers keeps rows per worker; one worker's rows
+/// are the engine's.
+bool several_workers(const EngineSnapshot& s) { return s.workers.size() >= 2; }
+
+/// The worker rows of one trial: its stages, edges and per-call
+/// histograms (seq -1), and its ledger with the window's packets.
+void add_worker_totals(db::Batch& b, int trial, const RunResult& r) {
+    const EngineSnapshot& s = r.snapshot;
+    const auto places = stage_places(s);
+    for (size_t i = 0; i < s.workers.size(); ++i) {
+        const WorkerSnapshot& w = s.workers[i];
+        const int id = static_cast<int>(w.worker);
+        for (const auto& st : w.stages) {
+            b.worker_stages.push_back({trial, -1, st.name, place_of(places, st.name), st.calls,
+                                       st.packets, st.cycles, st.idle_calls, st.idle_cycles, id});
+            if (st.cycles_per_call.count()) {
+                b.worker_histograms.push_back(histogram_row(trial, db::kStageCallCycles, st.name,
+                                                            "cycles", st.cycles_per_call));
+                b.worker_histograms.back().worker = id;
+            }
+        }
+        for (const auto& e : w.edges) b.worker_edges.push_back({trial, -1, e.from, e.to, e.packets, id});
+        const Ledger& l = w.ledger;
+        db::WorkerTrialRow row{trial,       id,         static_cast<int>(w.lcore),
+                               l.received,  l.delivered, l.forwarded,
+                               l.replied,   l.total_drops(), l.sent,
+                               w.walks,     w.idle_walks,    l.sends};
+        // The window's packets: the worker's ledger at the window's ends.
+        if (i < r.window_start.workers.size() && i < r.window_end.workers.size()) {
+            const Ledger& a = r.window_start.workers[i].ledger;
+            const Ledger& e = r.window_end.workers[i].ledger;
+            row.window_received = e.received - a.received;
+            row.window_forwarded = e.forwarded - a.forwarded;
+            row.window_delivered = e.delivered - a.delivered;
+            row.window_sent = e.sent - a.sent;
+        }
+        b.worker_trials.push_back(row);
+    }
+}
+
+/// Each worker's stage and edge deltas between two snapshots.
+void add_worker_deltas(db::Batch& b, int trial, int seq, const EngineSnapshot& prev,
+                       const EngineSnapshot& cur) {
+    const auto places = stage_places(cur);
+    for (size_t i = 0; i < cur.workers.size(); ++i) {
+        const WorkerSnapshot& w = cur.workers[i];
+        const WorkerSnapshot* o = i < prev.workers.size() ? &prev.workers[i] : nullptr;
+        const int id = static_cast<int>(w.worker);
+        for (size_t k = 0; k < w.stages.size(); ++k) {
+            const StageSnapshot& n = w.stages[k];
+            const StageSnapshot* p = o && k < o->stages.size() ? &o->stages[k] : nullptr;
+            b.worker_stages.push_back({trial, seq, n.name, place_of(places, n.name),
+                                       n.calls - (p ? p->calls : 0),
+                                       n.packets - (p ? p->packets : 0),
+                                       n.cycles - (p ? p->cycles : 0),
+                                       n.idle_calls - (p ? p->idle_calls : 0),
+                                       n.idle_cycles - (p ? p->idle_cycles : 0), id});
+        }
+        std::map<std::pair<std::string, std::string>, uint64_t> before;
+        if (o)
+            for (const auto& e : o->edges) before[{e.from, e.to}] = e.packets;
+        for (const auto& e : w.edges) {
+            const auto it = before.find({e.from, e.to});
+            const uint64_t delta = e.packets - (it == before.end() ? 0 : it->second);
+            if (delta) b.worker_edges.push_back({trial, seq, e.from, e.to, delta, id});
+        }
+    }
+}
+
 }  // namespace
 
 double rate_pps(const EngineSnapshot& a, const EngineSnapshot& b, uint64_t Ledger::*field) {
@@ -103,6 +185,7 @@ db::Batch trial_rows(int trial, const RunResult& r) {
         b.facts.emplace_back("trial" + std::to_string(trial) + ".returned",
                              std::to_string(r.returned));
     }
+    if (several_workers(s)) add_worker_totals(b, trial, r);
     return b;
 }
 
@@ -147,6 +230,7 @@ db::Batch interval_rows(int trial, int seq, double t, const EngineSnapshot& prev
         }
         b.queues.push_back(queue_row(trial, seq, d));
     }
+    if (several_workers(cur)) add_worker_deltas(b, trial, seq, prev, cur);
     return b;
 }
 

@@ -8,11 +8,14 @@
 namespace pathscope::capture {
 
 /// Totals of one trial: its TrialRow (steady-state rates), per-stage and
-/// per-queue counters (seq -1), drops by reason and histograms.
+/// per-queue counters (seq -1), drops by reason and histograms. A snapshot
+/// of several workers also gives each worker's stages, edges, per-call
+/// histograms and ledger (Batch::worker_*); one worker gives none.
 db::Batch trial_rows(int trial, const RunResult& r);
 
 /// What changed between two snapshots of a running trial: one IntervalRow
-/// and per-stage and per-queue deltas, all with sequence number `seq`.
+/// and per-stage and per-queue deltas, all with sequence number `seq`; and
+/// each worker's stage and edge deltas when there are several.
 db::Batch interval_rows(int trial, int seq, double t, const engine::EngineSnapshot& prev,
                         const engine::EngineSnapshot& cur);
 

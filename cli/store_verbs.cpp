@@ -7,6 +7,7 @@
 
 #include "analysis/experiment.h"
 #include "analysis/run_view.h"
+#include "analysis/workers.h"
 #include "cli/cli_support.h"
 #include "db/merge.h"
 #include "db/queries.h"
@@ -77,12 +78,28 @@ int list(const std::string& path) {
     return 0;
 }
 
-int show(const std::string& path, const std::string& ref, bool no_histograms) {
-    auto db = open_existing_store(path, db::Database::Mode::read_only);
-    const db::RunInfo info = resolve_run(*db, ref);
+struct ShowArgs {
+    std::string db, run;
+    bool no_histograms = false;
+    int worker = -1;  ///< -1: every worker merged
+    bool workers = false;
+};
+
+int show(const ShowArgs& a) {
+    auto db = open_existing_store(a.db, db::Database::Mode::read_only);
+    const db::RunInfo info = resolve_run(*db, a.run);
     analysis::RunViewOptions opt;
-    opt.histograms = !no_histograms;
-    std::cout << analysis::render_run(db::load_run(*db, info.id), opt);
+    opt.histograms = !a.no_histograms;
+    opt.worker_rows = a.workers;
+    db::RunData run = db::load_run(*db, info.id);
+    if (a.worker >= 0) {
+        const auto ids = analysis::run_workers(run);
+        if (!std::binary_search(ids.begin(), ids.end(), a.worker))
+            throw UsageError("--worker " + std::to_string(a.worker) + ": " +
+                             analysis::workers_text(run) + "; leave --worker out for all of them");
+        run = analysis::worker_view(run, a.worker);
+    }
+    std::cout << analysis::render_run(run, opt);
     return 0;
 }
 
@@ -119,10 +136,6 @@ void add_store_verbs(CLI::App& app, Verbs& verbs) {
         verbs.add(v, [path] { return list(*path); });
     }
     {
-        struct ShowArgs {
-            std::string db, run;
-            bool no_histograms = false;
-        };
         auto a = std::make_shared<ShowArgs>();
         CLI::App* v = app.add_subcommand(
             "show", "print one stored run: stages, ledger, queues, perf, histograms");
@@ -130,11 +143,20 @@ void add_store_verbs(CLI::App& app, Verbs& verbs) {
             "Prints one stored run: metadata, trials, the worker's load, the stage table\n"
             "(busy calls, cycles per packet over busy calls, idle share), the receive\n"
             "ledger, drops by reason, the queue table, perf counters, the hottest sampled\n"
-            "functions and text histograms of per-call cycles.");
+            "functions and text histograms of per-call cycles. A run of several workers\n"
+            "(engine.workers) shows their sums, and each worker's ledger; --worker N\n"
+            "shows one worker alone, --workers a row per worker under each stage.");
         v->add_option("RUN", a->run, "a run id, a label (its latest run) or label@N")->required();
         add_db_option(v, a->db);
         v->add_flag("--no-histograms", a->no_histograms, "leave out the per-call histograms");
-        verbs.add(v, [a] { return show(a->db, a->run, a->no_histograms); });
+        v->add_option("--worker", a->worker,
+                      "show worker N alone: its stages, edges, per-call histograms and ledger")
+            ->type_name("N")
+            ->check(CLI::NonNegativeNumber);
+        v->add_flag("--workers", a->workers,
+                    "a row per worker under each stage of the stage table (runs of several "
+                    "workers)");
+        verbs.add(v, [a] { return show(*a); });
     }
     {
         struct MergeArgs {

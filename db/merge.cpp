@@ -94,6 +94,7 @@ MergeResult merge_stores(const std::vector<std::string>& inputs, const std::stri
                 copy(tables::facts());
                 copy(tables::trial_events());
                 copy(tables::edge_counters());
+                copy(tables::worker_trials());
                 // Stacks are re-interned: each sample's stack id is the output's.
                 Statement src = out->prepare("SELECT " + select_list(tables::stack_samples()) +
                                              " FROM src.stack_samples WHERE run_id = ?1");

@@ -7,6 +7,7 @@
 
 #include "db/schema.h"
 #include "db/table_sql.h"
+#include "db/worker_rows.h"
 
 namespace pathscope::db {
 
@@ -347,19 +348,21 @@ RunDelta load_run_since(const Database& db, int64_t id, RunCursor& c, const Load
     };
     rows(tables::trials(), trial_rows, "trial", b.trials);
     rows(tables::intervals(), interval_rows, "trial, seq", b.intervals);
-    rows(tables::stage_counters(), either, "trial, seq, ord", b.stages);
-    rows(tables::edge_counters(), either, "trial, seq, from_stage, to_stage", b.edges);
+    rows(tables::stage_counters(), either, "trial, seq, ord, worker", b.stages);
+    rows(tables::edge_counters(), either, "trial, seq, from_stage, to_stage, worker", b.edges);
     rows(tables::queue_counters(), either, "trial, seq, port, dir, queue", b.queues);
     rows(tables::drops(), trial_rows, "trial, path, packets DESC, reason", b.drops);
-    rows(tables::histograms(), trial_rows, "trial, kind, subject", b.histograms);
+    rows(tables::histograms(), trial_rows, "trial, kind, subject, worker", b.histograms);
     {
-        std::map<std::tuple<int, std::string, std::string>, size_t> index;
+        std::map<std::tuple<int, std::string, std::string, int>, size_t> index;
         for (size_t i = 0; i < b.histograms.size(); ++i)
-            index[{b.histograms[i].trial, b.histograms[i].kind, b.histograms[i].subject}] = i;
+            index[{b.histograms[i].trial, b.histograms[i].kind, b.histograms[i].subject,
+                   b.histograms[i].worker}] = i;
         std::vector<BucketRow> buckets;
-        rows(tables::histogram_buckets(), trial_rows, "trial, kind, subject, bucket", buckets);
+        rows(tables::histogram_buckets(), trial_rows, "trial, kind, subject, worker, bucket",
+             buckets);
         for (const auto& k : buckets)
-            if (auto it = index.find({k.trial, k.kind, k.subject}); it != index.end())
+            if (auto it = index.find({k.trial, k.kind, k.subject, k.worker}); it != index.end())
                 b.histograms[it->second].buckets.emplace_back(k.bucket, k.count);
     }
     rows(tables::perf_counters(), trial_rows, "trial, event", b.perf);
@@ -379,6 +382,8 @@ RunDelta load_run_since(const Database& db, int64_t id, RunCursor& c, const Load
          "trial, seq", b.traces);
     rows(tables::facts(), "1", "key", b.facts);
     rows(tables::trial_events(), trial_rows, "trial, name", b.events);
+    rows(tables::worker_trials(), trial_rows, "trial, worker", b.worker_trials);
+    gather_worker_rows(b);
 
     c.started = true;
     for (const auto& i : b.intervals)

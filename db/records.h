@@ -38,6 +38,9 @@ inline constexpr const char* kCpuTimeEvent = "cpu-time";
 inline constexpr const char* kDeliverSink = "deliver";
 inline constexpr const char* kWireSink = "wire";
 inline constexpr const char* kNeighbourTable = "neighbours";
+/// StageRow/EdgeRow/HistogramRow::worker of a row merged over a run's
+/// workers (engine.workers >= 2). A run of one worker has worker 0 rows only.
+inline constexpr int kAllWorkers = -1;
 
 /// One capture (or import) run.
 struct RunInfo {
@@ -106,6 +109,7 @@ struct StageRow {
     uint64_t calls = 0, packets = 0, cycles = 0;
     /// Calls that handled no packet and their cycles (part of calls and cycles).
     uint64_t idle_calls = 0, idle_cycles = 0;
+    int worker = 0;  ///< whose counters: a worker, or kAllWorkers (merged)
 };
 
 /// Packets that moved from one stage to another (an edge of the stage
@@ -118,6 +122,7 @@ struct EdgeRow {
     std::string from;
     std::string to;
     uint64_t packets = 0;
+    int worker = 0;  ///< whose counters: a worker, or kAllWorkers (merged)
 };
 
 /// Per-queue counters: trial totals (seq = -1) or one interval's deltas.
@@ -172,6 +177,24 @@ struct HistogramRow {
     std::string unit;     ///< "cycles", "packets", ...
     uint64_t count = 0, sum = 0, min = 0, max = 0;
     std::vector<std::pair<uint32_t, uint64_t>> buckets;  ///< (bucket index, count), non-zero only
+    /// Whose calls (stage_call_cycles): a worker, or kAllWorkers (merged);
+    /// 0 for the other kinds, which are the whole engine's.
+    int worker = 0;
+};
+
+/// One worker's receive ledger over a whole trial (runs of engine.workers
+/// >= 2; a run of one worker has none: its TrialRow is its worker's), and
+/// the packets of the trial's steady-state window (TrialRow::seconds).
+struct WorkerTrialRow {
+    int trial = 0;
+    int worker = 0;
+    int lcore = 0;  ///< the EAL lcore it ran on
+    uint64_t received = 0, delivered = 0, forwarded = 0, replied = 0, dropped = 0, sent = 0;
+    uint64_t walks = 0, idle_walks = 0;
+    uint64_t sends = 0;  ///< datagrams its sockets were given to send
+    uint64_t window_received = 0, window_forwarded = 0, window_delivered = 0, window_sent = 0;
+    /// received = delivered + forwarded + replied + dropped
+    bool balanced() const { return received == delivered + forwarded + replied + dropped; }
 };
 
 struct PerfCounterRow {
@@ -254,6 +277,16 @@ struct Batch {
     std::vector<EventRow> events;
     /// Key/value facts (pcap import summary: packets, flows, protocols).
     std::vector<std::pair<std::string, std::string>> facts;
+    /// A run of several workers (engine.workers >= 2): each worker's own
+    /// stage rows, edges and per-call histograms (stage_call_cycles), and
+    /// its ledger per trial. `stages`, `edges` and `histograms` above hold
+    /// their sums over the workers (worker kAllWorkers), which every view
+    /// reads; the store keeps the per-worker rows only and sums them when
+    /// it reads (db/worker_rows.h). Empty for a run of one worker.
+    std::vector<StageRow> worker_stages;
+    std::vector<EdgeRow> worker_edges;
+    std::vector<HistogramRow> worker_histograms;
+    std::vector<WorkerTrialRow> worker_trials;
 
     size_t rows() const;
     bool empty() const { return rows() == 0; }

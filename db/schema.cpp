@@ -199,7 +199,80 @@ CREATE TABLE edge_counters (
   PRIMARY KEY (run_id, trial, seq, from_stage, to_stage)
 ) WITHOUT ROWID;
 )sql",
-    // 6 -> 7: each receive queue's own eth_rx calls and cycles (one eth_rx
+    // 6 -> 7: several worker lcores (engine.workers). Stage and edge counters
+    // and per-call histograms are kept per worker (a worker column in their
+    // keys, declared with the key; older rows are worker 0, the only one),
+    // and each worker's ledger per trial. Readers sum a run's workers.
+    R"sql(
+CREATE TABLE stage_counters_v7 (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  trial INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  stage TEXT NOT NULL,
+  worker INTEGER NOT NULL DEFAULT 0,
+  ord INTEGER NOT NULL,
+  calls INTEGER NOT NULL, packets INTEGER NOT NULL, cycles INTEGER NOT NULL,
+  idle_calls INTEGER NOT NULL DEFAULT 0,
+  idle_cycles INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (run_id, trial, seq, stage, worker)
+) WITHOUT ROWID;
+INSERT INTO stage_counters_v7 (run_id, trial, seq, stage, ord, calls, packets, cycles,
+                               idle_calls, idle_cycles)
+  SELECT run_id, trial, seq, stage, ord, calls, packets, cycles, idle_calls, idle_cycles
+  FROM stage_counters;
+DROP TABLE stage_counters;
+ALTER TABLE stage_counters_v7 RENAME TO stage_counters;
+CREATE TABLE edge_counters_v7 (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  trial INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  from_stage TEXT NOT NULL,
+  to_stage TEXT NOT NULL,
+  worker INTEGER NOT NULL DEFAULT 0,
+  packets INTEGER NOT NULL,
+  PRIMARY KEY (run_id, trial, seq, from_stage, to_stage, worker)
+) WITHOUT ROWID;
+INSERT INTO edge_counters_v7 (run_id, trial, seq, from_stage, to_stage, packets)
+  SELECT run_id, trial, seq, from_stage, to_stage, packets FROM edge_counters;
+DROP TABLE edge_counters;
+ALTER TABLE edge_counters_v7 RENAME TO edge_counters;
+CREATE TABLE histograms_v7 (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  trial INTEGER NOT NULL, kind TEXT NOT NULL, subject TEXT NOT NULL,
+  worker INTEGER NOT NULL DEFAULT 0,
+  unit TEXT NOT NULL,
+  count INTEGER NOT NULL, sum INTEGER NOT NULL, min INTEGER NOT NULL, max INTEGER NOT NULL,
+  PRIMARY KEY (run_id, trial, kind, subject, worker)
+) WITHOUT ROWID;
+INSERT INTO histograms_v7 (run_id, trial, kind, subject, unit, count, sum, min, max)
+  SELECT run_id, trial, kind, subject, unit, count, sum, min, max FROM histograms;
+DROP TABLE histograms;
+ALTER TABLE histograms_v7 RENAME TO histograms;
+CREATE TABLE histogram_buckets_v7 (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  trial INTEGER NOT NULL, kind TEXT NOT NULL, subject TEXT NOT NULL,
+  worker INTEGER NOT NULL DEFAULT 0,
+  bucket INTEGER NOT NULL, count INTEGER NOT NULL,
+  PRIMARY KEY (run_id, trial, kind, subject, worker, bucket)
+) WITHOUT ROWID;
+INSERT INTO histogram_buckets_v7 (run_id, trial, kind, subject, bucket, count)
+  SELECT run_id, trial, kind, subject, bucket, count FROM histogram_buckets;
+DROP TABLE histogram_buckets;
+ALTER TABLE histogram_buckets_v7 RENAME TO histogram_buckets;
+CREATE TABLE IF NOT EXISTS worker_trials (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  trial INTEGER NOT NULL,
+  worker INTEGER NOT NULL,
+  lcore INTEGER NOT NULL,
+  received INTEGER NOT NULL, delivered INTEGER NOT NULL, forwarded INTEGER NOT NULL,
+  replied INTEGER NOT NULL, dropped INTEGER NOT NULL, sent INTEGER NOT NULL,
+  walks INTEGER NOT NULL, idle_walks INTEGER NOT NULL, sends INTEGER NOT NULL,
+  window_received INTEGER NOT NULL, window_forwarded INTEGER NOT NULL,
+  window_delivered INTEGER NOT NULL, window_sent INTEGER NOT NULL,
+  PRIMARY KEY (run_id, trial, worker)
+) WITHOUT ROWID;
+)sql",
+    // 7 -> 8: each receive queue's own eth_rx calls and cycles (one eth_rx
     // instance per queue), and the worker lcore of every queue (engine.workers).
     R"sql(
 ALTER TABLE queue_counters ADD COLUMN calls INTEGER NOT NULL DEFAULT 0;

@@ -143,13 +143,17 @@ const Table<IntervalRow>& intervals() {
 }
 
 const Table<StageRow>& stage_counters() {
-    // seq -1: the trial's total; otherwise the interval's delta.
+    // seq -1: the trial's total; otherwise the interval's delta. v7 rebuilt
+    // the tables whose key gained the worker: their key columns come first,
+    // in key order (SQLite 3.40's integrity_check misreads WITHOUT ROWID rows
+    // whose key columns follow other columns as holding NULLs).
     static const Table<StageRow> t{"stage_counters",
                                    {
                                        run_id<StageRow>(),
                                        field<&StageRow::trial>("trial", kInt),
                                        field<&StageRow::seq>("seq", kInt),
                                        field<&StageRow::stage>("stage", kText),
+                                       field<&StageRow::worker>("worker", kIntZero),  // v7, in the key
                                        field<&StageRow::ord>("ord", kInt),
                                        field<&StageRow::calls>("calls", kInt),
                                        field<&StageRow::packets>("packets", kInt),
@@ -157,7 +161,7 @@ const Table<StageRow>& stage_counters() {
                                        field<&StageRow::idle_calls>("idle_calls", kIntZero),  // v2
                                        field<&StageRow::idle_cycles>("idle_cycles", kIntZero),
                                    },
-                                   "PRIMARY KEY (run_id, trial, seq, stage)"};
+                                   "PRIMARY KEY (run_id, trial, seq, stage, worker)"};
     return t;
 }
 
@@ -170,9 +174,10 @@ const Table<EdgeRow>& edge_counters() {
                                       field<&EdgeRow::seq>("seq", kInt),
                                       field<&EdgeRow::from>("from_stage", kText),
                                       field<&EdgeRow::to>("to_stage", kText),
+                                      field<&EdgeRow::worker>("worker", kIntZero),  // v7, in the key
                                       field<&EdgeRow::packets>("packets", kInt),
                                   },
-                                  "PRIMARY KEY (run_id, trial, seq, from_stage, to_stage)"};
+                                  "PRIMARY KEY (run_id, trial, seq, from_stage, to_stage, worker)"};
     return t;
 }
 
@@ -223,13 +228,14 @@ const Table<HistogramRow>& histograms() {
                                            field<&HistogramRow::trial>("trial", kInt),
                                            field<&HistogramRow::kind>("kind", kText),
                                            field<&HistogramRow::subject>("subject", kText),
+                                           field<&HistogramRow::worker>("worker", kIntZero),  // v7, in the key
                                            field<&HistogramRow::unit>("unit", kText),
                                            field<&HistogramRow::count>("count", kInt),
                                            field<&HistogramRow::sum>("sum", kInt),
                                            field<&HistogramRow::min>("min", kInt),
                                            field<&HistogramRow::max>("max", kInt),
                                        },
-                                       "PRIMARY KEY (run_id, trial, kind, subject)"};
+                                       "PRIMARY KEY (run_id, trial, kind, subject, worker)"};
     return t;
 }
 
@@ -240,10 +246,11 @@ const Table<BucketRow>& histogram_buckets() {
                                         field<&BucketRow::trial>("trial", kInt),
                                         field<&BucketRow::kind>("kind", kText),
                                         field<&BucketRow::subject>("subject", kText),
+                                        field<&BucketRow::worker>("worker", kIntZero),  // v7, in the key
                                         field<&BucketRow::bucket>("bucket", kInt),
                                         field<&BucketRow::count>("count", kInt),
                                     },
-                                    "PRIMARY KEY (run_id, trial, kind, subject, bucket)"};
+                                    "PRIMARY KEY (run_id, trial, kind, subject, worker, bucket)"};
     return t;
 }
 
@@ -336,6 +343,33 @@ const Table<EventRow>& trial_events() {
     return t;
 }
 
+const Table<WorkerTrialRow>& worker_trials() {
+    // v7: each worker's ledger per trial (runs of engine.workers >= 2).
+    static const Table<WorkerTrialRow> t{
+        "worker_trials",
+        {
+            run_id<WorkerTrialRow>(),
+            field<&WorkerTrialRow::trial>("trial", kInt),
+            field<&WorkerTrialRow::worker>("worker", kInt),
+            field<&WorkerTrialRow::lcore>("lcore", kInt),
+            field<&WorkerTrialRow::received>("received", kInt),
+            field<&WorkerTrialRow::delivered>("delivered", kInt),
+            field<&WorkerTrialRow::forwarded>("forwarded", kInt),
+            field<&WorkerTrialRow::replied>("replied", kInt),
+            field<&WorkerTrialRow::dropped>("dropped", kInt),
+            field<&WorkerTrialRow::sent>("sent", kInt),
+            field<&WorkerTrialRow::walks>("walks", kInt),
+            field<&WorkerTrialRow::idle_walks>("idle_walks", kInt),
+            field<&WorkerTrialRow::sends>("sends", kInt),
+            field<&WorkerTrialRow::window_received>("window_received", kInt),
+            field<&WorkerTrialRow::window_forwarded>("window_forwarded", kInt),
+            field<&WorkerTrialRow::window_delivered>("window_delivered", kInt),
+            field<&WorkerTrialRow::window_sent>("window_sent", kInt),
+        },
+        "PRIMARY KEY (run_id, trial, worker)"};
+    return t;
+}
+
 const Table<FactRow>& facts() {
     static const Table<FactRow> t{"facts",
                                   {
@@ -367,6 +401,7 @@ std::string create_schema_sql() {
     append_create(sql, tables::facts());
     append_create(sql, tables::trial_events());
     append_create(sql, tables::edge_counters());
+    append_create(sql, tables::worker_trials());
     return sql;
 }
 

@@ -117,6 +117,7 @@ struct BucketRow {
     std::string kind, subject;
     uint32_t bucket = 0;
     uint64_t count = 0;
+    int worker = 0;  ///< its histogram's (HistogramRow::worker)
 };
 using FactRow = std::pair<std::string, std::string>;
 
@@ -141,6 +142,7 @@ const Table<PacketTraceRow>& packet_traces();
 const Table<FactRow>& facts();
 const Table<EventRow>& trial_events();
 const Table<EdgeRow>& edge_counters();
+const Table<WorkerTrialRow>& worker_trials();
 }  // namespace tables
 
 /// CREATE TABLE and CREATE INDEX statements of every table, as a fresh store

@@ -15,8 +15,9 @@ size_t Batch::rows() const {
     size_t n = trials.size() + intervals.size() + stages.size() + edges.size() + queues.size() +
                drops.size() +
                perf.size() + stacks.size() + traces.size() + facts.size() +
-               events.size();
+               events.size() + worker_stages.size() + worker_edges.size() + worker_trials.size();
     for (const auto& h : histograms) n += 1 + h.buckets.size();
+    for (const auto& h : worker_histograms) n += 1 + h.buckets.size();
     return n;
 }
 
@@ -37,6 +38,10 @@ void Batch::append(Batch&& o) {
     move_all(traces, o.traces);
     move_all(events, o.events);
     move_all(facts, o.facts);
+    move_all(worker_stages, o.worker_stages);
+    move_all(worker_edges, o.worker_edges);
+    move_all(worker_histograms, o.worker_histograms);
+    move_all(worker_trials, o.worker_trials);
 }
 
 std::string utc_now() {
@@ -62,7 +67,7 @@ std::string new_uuid() {
 struct BatchWriter::Impl {
     Database& db;
     Statement run, status, trial, interval, stage, edge, queue, drop, hist, bucket, perf, frame_ins,
-        frame_sel, stack_ins, stack_sel, sample, trace, fact, event;
+        frame_sel, stack_ins, stack_sel, sample, trace, fact, event, worker_trial;
     // Interned ids seen in committed transactions, and in the open one.
     std::map<std::pair<std::string, std::string>, int64_t> frames, fresh_frames;
     std::map<std::pair<int64_t, int64_t>, int64_t> stacks, fresh_stacks;
@@ -88,7 +93,8 @@ struct BatchWriter::Impl {
                            " ON CONFLICT DO UPDATE SET weight = weight + excluded.weight")),
           trace(d.prepare(insert_sql("INSERT OR REPLACE", tables::packet_traces()))),
           fact(d.prepare(insert_sql("INSERT OR REPLACE", tables::facts()))),
-          event(d.prepare(insert_sql("INSERT OR REPLACE", tables::trial_events()))) {}
+          event(d.prepare(insert_sql("INSERT OR REPLACE", tables::trial_events()))),
+          worker_trial(d.prepare(insert_sql("INSERT OR REPLACE", tables::worker_trials()))) {}
 
     int64_t intern_frame(const Frame& f) {
         const auto key = std::make_pair(f.symbol, f.module);
@@ -155,16 +161,24 @@ void BatchWriter::write(int64_t id, const std::vector<const Batch*>& batches) {
 void BatchWriter::Impl::write_rows(int64_t id, const Batch& b) {
     for (const auto& t : b.trials) insert_row(trial, tables::trials(), id, t);
     for (const auto& v : b.intervals) insert_row(interval, tables::intervals(), id, v);
-    for (const auto& s : b.stages) insert_row(stage, tables::stage_counters(), id, s);
-    for (const auto& e : b.edges) insert_row(edge, tables::edge_counters(), id, e);
+    // A run of several workers is stored per worker; readers sum the
+    // workers (db/worker_rows.h), so the sums themselves are not stored.
+    for (const auto& s : b.worker_stages.empty() ? b.stages : b.worker_stages)
+        insert_row(stage, tables::stage_counters(), id, s);
+    for (const auto& e : b.worker_stages.empty() ? b.edges : b.worker_edges)
+        insert_row(edge, tables::edge_counters(), id, e);
+    for (const auto& w : b.worker_trials) insert_row(worker_trial, tables::worker_trials(), id, w);
     for (const auto& q : b.queues) insert_row(queue, tables::queue_counters(), id, q);
     for (const auto& d : b.drops) insert_row(drop, tables::drops(), id, d);
-    for (const auto& h : b.histograms) {
+    const auto write_histogram = [&](const HistogramRow& h) {
         insert_row(hist, tables::histograms(), id, h);
         for (const auto& [index, count] : h.buckets)
             insert_row(bucket, tables::histogram_buckets(), id,
-                       BucketRow{h.trial, h.kind, h.subject, index, count});
-    }
+                       BucketRow{h.trial, h.kind, h.subject, index, count, h.worker});
+    };
+    for (const auto& h : b.histograms)
+        if (b.worker_histograms.empty() || h.kind != kStageCallCycles) write_histogram(h);
+    for (const auto& h : b.worker_histograms) write_histogram(h);
     for (const auto& p : b.perf) insert_row(perf, tables::perf_counters(), id, p);
     for (const auto& st : b.stacks) {
         int64_t parent = 0;

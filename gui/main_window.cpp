@@ -24,6 +24,8 @@
 #include <map>
 #include <QHBoxLayout>
 #include <QVBoxLayout>
+#include <QFutureWatcher>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include "analysis/metric_names.h"
 #include "analysis/run_summary.h"
@@ -43,6 +45,8 @@
 #include "gui/pages/stacks_page.h"
 #include "gui/pages/time_series_page.h"
 #include "gui/pages/traces_page.h"
+#include "gui/widgets/worker_selector.h"
+#include "analysis/workers.h"
 
 namespace pathscope::gui {
 
@@ -180,6 +184,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     figures_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* stage_page = new QWidget;
     auto* stage_layout = new QVBoxLayout(stage_page);
+    worker_selectors_.push_back(new WorkerSelector(true));
+    stage_layout->addWidget(worker_selectors_.back());
     stage_layout->addWidget(warning_);
     stage_layout->addWidget(tables, 1);
     stage_layout->addWidget(perf_);
@@ -201,6 +207,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     compare_ = new ComparePage;
     pages_->addTab(queues_, tr("Queues"));
     pages_->addTab(histograms_, tr("Histograms"));
+    // A run of several workers: the Stages, Flame graph and Histograms pages
+    // show their sums or one worker, the same one on all three.
+    for (QWidget* page : {static_cast<QWidget*>(flame_), static_cast<QWidget*>(histograms_)}) {
+        worker_selectors_.push_back(new WorkerSelector);
+        if (auto* box = qobject_cast<QBoxLayout*>(page->layout()))
+            box->insertWidget(0, worker_selectors_.back());
+    }
+    for (WorkerSelector* w : worker_selectors_)
+        connect(w, &WorkerSelector::chosen, this, &MainWindow::choose_worker);
+    connect(worker_selectors_.front(), &WorkerSelector::worker_rows_toggled, stages_,
+            &StageTableModel::set_worker_rows);
     time_series_ = new TimeSeriesPage;
     pages_->addTab(time_series_, tr("Time series"));
     pages_->addTab(traces_, tr("Packet traces"));
@@ -397,11 +414,10 @@ void MainWindow::loaded(const LoadedRun& run) {
                         .arg(QString::fromStdString(info.experiment))
                         .arg(QString::fromStdString(info.cell).replace('\n', ' ').toHtmlEscaped());
     if (!variants.isEmpty()) header_->setText(header_->text() + "<br>" + variants);
-    stages_->set_summary(run.summary);
+    shown_ = run;
     data_ = run.data;
     fill_drops(run.summary.drops);
     queues_->set_run(run.data);
-    histograms_->set_run(run.data);
     traces_->set_run(run.traces);
     time_series_->set_run(run.data, run.series, run.series_range, run.series_intervals);
     path_page_->set_graph(run.path, run.path_balanced);
@@ -428,9 +444,17 @@ void MainWindow::loaded(const LoadedRun& run) {
                                         tr(" (- : not offered by this machine's PMU)"));
     figures_->setText(figures_text(run.summary));
     figures_->setVisible(!figures_->text().isEmpty());
-    flame_->set_diff(run.stages, false, QString::fromLatin1(analysis::cycles_per_path_packet(transmit)),
-                     transmit ? tr("Stage tree: busy cycles per sent datagram (exact counters)")
-                              : tr("Stage tree: busy cycles per received packet (exact counters)"));
+    std::vector<std::pair<int, int>> workers;
+    for (const auto& w : run.summary.worker_stages) workers.emplace_back(w.worker, w.lcore);
+    const bool has_worker = std::any_of(workers.begin(), workers.end(),
+                                        [&](const auto& w) { return w.first == worker_; });
+    for (WorkerSelector* w : worker_selectors_) w->set_workers(workers);
+    if (worker_ != WorkerSelector::kAllWorkers && has_worker && run.data)
+        choose_worker(worker_);  // a live update: the worker's view again
+    else {
+        worker_ = WorkerSelector::kAllWorkers;
+        fill_worker_pages(run);
+    }
     if (run.stacks)
         stacks_->set_diff(run.stacks, false, tr("share of samples"),
                           tr("Sampled call stacks: %1").arg(run.stack_event));
@@ -441,6 +465,48 @@ void MainWindow::loaded(const LoadedRun& run) {
                                             .arg(info.id)
                                             .arg(run.data->rows.intervals.size())
                                       : tr("run %1 loaded").arg(info.id));
+}
+
+void MainWindow::fill_worker_pages(const LoadedRun& run) {
+    stages_->set_summary(run.summary);
+    histograms_->set_run(run.data);
+    const bool transmit = run.summary.basis.transmit;
+    flame_->set_diff(run.stages, false, QString::fromLatin1(analysis::cycles_per_path_packet(transmit)),
+                     transmit ? tr("Stage tree: busy cycles per sent datagram (exact counters)")
+                              : tr("Stage tree: busy cycles per received packet (exact counters)"));
+}
+
+void MainWindow::choose_worker(int worker) {
+    worker_ = worker;
+    for (WorkerSelector* w : worker_selectors_) w->set_worker(worker);
+    const unsigned generation = ++worker_generation_;
+    if (worker == WorkerSelector::kAllWorkers || !shown_.data) {
+        fill_worker_pages(shown_);
+        return;
+    }
+    // The worker's view and its pages, off the GUI thread like a load.
+    auto* watcher = new QFutureWatcher<LoadedRun>(this);
+    connect(watcher, &QFutureWatcher<LoadedRun>::finished, this, [this, watcher, generation] {
+        watcher->deleteLater();
+        if (generation != worker_generation_) return;  // another choice since
+        const LoadedRun view = watcher->result();
+        if (!view.error.isEmpty()) {
+            statusBar()->showMessage(view.error);
+            return;
+        }
+        ++worker_views_;
+        fill_worker_pages(view);
+    });
+    watcher->setFuture(QtConcurrent::run([data = shown_.data, worker] {
+        try {
+            return compute_pages(
+                std::make_shared<db::RunData>(analysis::worker_view(*data, worker, false)));
+        } catch (const std::exception& e) {
+            LoadedRun failed;
+            failed.error = QString::fromStdString(e.what());
+            return failed;
+        }
+    }));
 }
 
 QString MainWindow::figures_text(const analysis::RunSummary& sum) {

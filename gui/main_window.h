@@ -35,6 +35,7 @@ class QueuesPage;
 class RunListModel;
 class TimeSeriesPage;
 class TracesPage;
+class WorkerSelector;
 class StageSortProxy;
 class StageTableModel;
 
@@ -102,6 +103,13 @@ class MainWindow : public QMainWindow {
     ExperimentFilter* experiment_filter() const { return experiment_filter_; }
     /// The selected run's rows (null before one is loaded).
     std::shared_ptr<const db::RunData> run_data() const { return data_; }
+    /// The worker selectors of the Stages, Flame graph and Histograms pages
+    /// (in that order; shown for a run of several workers), and the worker
+    /// they show (WorkerSelector::kAllWorkers: the sums).
+    const std::vector<WorkerSelector*>& worker_selectors() const { return worker_selectors_; }
+    int shown_worker() const { return worker_; }
+    /// Times those pages were filled with one worker's view.
+    int worker_views() const { return worker_views_; }
 
   private:
     void load_selected();
@@ -113,6 +121,12 @@ class MainWindow : public QMainWindow {
     void drop_clicked(int row);
     void fill_drops(const std::vector<analysis::DropLine>& drops);
     static QString figures_text(const analysis::RunSummary& sum);
+    /// Fills the pages that show a chosen worker (Stages' table, Flame
+    /// graph, Histograms) from `run`: the run's own, or one worker's view.
+    void fill_worker_pages(const LoadedRun& run);
+    /// Shows `worker` (or all) on those pages; one worker's view is made
+    /// off the GUI thread (compute_pages on analysis::worker_view).
+    void choose_worker(int worker);
 
     std::string path_;
     RunListModel* runs_;
@@ -146,6 +160,11 @@ class MainWindow : public QMainWindow {
     unsigned generation_ = 0;  ///< of the newest load asked for
     unsigned answered_ = 0;    ///< of the newest load answered (shown, failed or cancelled)
     int updates_ = 0;
+    std::vector<WorkerSelector*> worker_selectors_;
+    LoadedRun shown_;                 ///< the run's own pages, as last loaded
+    int worker_ = -1;                 ///< the worker those pages show; -1: all
+    unsigned worker_generation_ = 0;  ///< of the newest worker view asked for
+    int worker_views_ = 0;
 };
 
 }  // namespace pathscope::gui

@@ -7,9 +7,38 @@ namespace pathscope::gui {
 
 StageTableModel::StageTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
+void StageTableModel::set_worker_rows(bool on) {
+    if (on == worker_rows_) return;
+    worker_rows_ = on;
+    set_summary(analysis::RunSummary(summary_));
+}
+
 void StageTableModel::set_summary(const analysis::RunSummary& summary) {
-    std::vector<analysis::StageLine> rows = summary.stages;
-    if (!rows.empty()) rows.push_back(summary.all);
+    std::vector<analysis::StageLine> rows;
+    std::vector<std::string> stage_of;
+    std::vector<int> worker_of;
+    for (const auto& st : summary.stages) {
+        rows.push_back(st);
+        stage_of.push_back(st.name);
+        worker_of.push_back(-1);
+        if (!worker_rows_) continue;
+        for (const auto& w : summary.worker_stages)
+            for (const auto& ws : w.stages)
+                if (ws.name == st.name) {
+                    rows.push_back(ws);
+                    rows.back().name = "  worker " + std::to_string(w.worker);
+                    stage_of.push_back(st.name);
+                    worker_of.push_back(w.worker);
+                }
+    }
+    if (!rows.empty()) {
+        rows.push_back(summary.all);
+        stage_of.push_back("");
+        worker_of.push_back(-1);
+    }
+    summary_ = summary;
+    stage_of_ = std::move(stage_of);
+    worker_of_ = std::move(worker_of);
     // The same stages with new figures (a live run's next interval): the
     // cells change in place, the view keeps its sort, selection and scroll.
     const bool same_rows =
@@ -23,7 +52,7 @@ void StageTableModel::set_summary(const analysis::RunSummary& summary) {
     basis_ = summary.basis;
     column_max_.assign(ColumnCount, 0.0);
     for (size_t r = 0; r + 1 < rows_.size(); ++r)
-        for (int c = BusyCalls; c < ColumnCount; ++c)
+        for (int c = BusyCalls; c < ColumnCount && worker_of_[r] < 0; ++c)
             column_max_[c] = std::max(column_max_[c], number(rows_[r], c));
     if (!same_rows) {
         endResetModel();
@@ -35,7 +64,7 @@ void StageTableModel::set_summary(const analysis::RunSummary& summary) {
 
 QString StageTableModel::stage(int row) const {
     if (row < 0 || static_cast<size_t>(row) + 1 >= rows_.size()) return {};
-    return QString::fromStdString(rows_[static_cast<size_t>(row)].name);
+    return QString::fromStdString(stage_of_[static_cast<size_t>(row)]);
 }
 
 int StageTableModel::rowCount(const QModelIndex& parent) const {
@@ -71,6 +100,9 @@ QVariant StageTableModel::data(const QModelIndex& index, int role) const {
         if (total && c != Packets && c != CyclesPerPathPacket && c != Drops && c != IdleShare)
             return QString();
         if (c == IdleShare && !idle_measured_) return QStringLiteral("-");
+        // Drops by reason are the engine's, not a worker's.
+        if (c == Drops && worker_of_[static_cast<size_t>(index.row())] >= 0)
+            return QStringLiteral("-");
         const double v = number(s, c);
         switch (c) {
             case BusyCalls:
@@ -83,10 +115,15 @@ QVariant StageTableModel::data(const QModelIndex& index, int role) const {
     }
     if (role == SortRole) {
         // "all stages" sorts last whichever way: the proxy keeps it there.
-        if (c == Stage) return QString::fromStdString(s.name);
+        // A worker row sorts by name just under its stage.
+        if (c == Stage) {
+            const size_t r = static_cast<size_t>(index.row());
+            return QString::fromStdString(worker_of_[r] < 0 ? s.name
+                                                            : stage_of_[r] + '\x01' + s.name);
+        }
         return number(s, c);
     }
-    if (role == BarRole && c != Stage && !total) {
+    if (role == BarRole && c != Stage && !total && worker_of_[static_cast<size_t>(index.row())] < 0) {
         const double m = column_max_[static_cast<size_t>(c)];
         return m > 0 ? number(s, c) / m : 0.0;
     }

@@ -29,7 +29,11 @@ class StageTableModel : public QAbstractTableModel {
 
     explicit StageTableModel(QObject* parent = nullptr);
     void set_summary(const analysis::RunSummary& summary);
-    /// The stage on `row` ("" for the "all stages" row).
+    /// A run of several workers: under each stage, a row per worker (the
+    /// summary's worker_stages), named "  worker N".
+    void set_worker_rows(bool on);
+    bool worker_rows() const { return worker_rows_; }
+    /// The stage on `row` ("" for the "all stages" row); a worker row's stage.
     QString stage(int row) const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
@@ -40,6 +44,10 @@ class StageTableModel : public QAbstractTableModel {
   private:
     double number(const analysis::StageLine& s, int column) const;
     std::vector<analysis::StageLine> rows_;  ///< stages, then "all stages"
+    std::vector<std::string> stage_of_;      ///< each row's stage (a worker row's too)
+    std::vector<int> worker_of_;             ///< each row's worker; -1: a stage row
+    analysis::RunSummary summary_;           ///< what the rows come from
+    bool worker_rows_ = false;
     std::vector<double> column_max_;
     bool idle_measured_ = false;
     analysis::PacketBasis basis_;  ///< what the per-path-packet column counts
