@@ -150,8 +150,8 @@ int64_t write_sample_run(const std::string& path, const std::string& label) {
 }
 
 /// Takes a store written now back to schema v3: without the path events
-/// table of migration 4 -> 5, and the experiment and send-path columns that
-/// migration 3 -> 4 adds.
+/// table of migration 4 -> 5, the experiment and send-path columns that
+/// migration 3 -> 4 adds, and the queue cycles of migration 7 -> 8.
 void downgrade_to_v3(Database& raw) {
     raw.exec(
         "DROP TABLE edge_counters; DROP TABLE trial_events; DROP INDEX runs_experiment; ALTER TABLE runs DROP COLUMN experiment; "
@@ -159,6 +159,10 @@ void downgrade_to_v3(Database& raw) {
         "ALTER TABLE trials DROP COLUMN sent_pps; ALTER TABLE trials DROP COLUMN window_sent; "
         "ALTER TABLE trials DROP COLUMN route_lookups; "
         "ALTER TABLE trials DROP COLUMN source_selections; ALTER TABLE intervals DROP COLUMN sent; "
+        "ALTER TABLE queue_counters DROP COLUMN calls; ALTER TABLE queue_counters DROP COLUMN cycles; "
+        "ALTER TABLE queue_counters DROP COLUMN idle_calls; "
+        "ALTER TABLE queue_counters DROP COLUMN idle_cycles; "
+        "ALTER TABLE queue_counters DROP COLUMN worker; "
         "PRAGMA user_version = 3");
 }
 
