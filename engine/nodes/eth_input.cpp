@@ -11,7 +11,7 @@ enum Edge : rte_edge_t { to_ip6_input, to_drop };
 
 uint16_t eth_input_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
     EngineContext& ctx = *node_context(node);
-    dispatch<Prefetch::headers>(graph, node, objs, n, [&](rte_mbuf* m) -> rte_edge_t {
+    dispatch(graph, node, objs, n, [&](rte_mbuf* m) -> rte_edge_t {
         if (unlikely(rte_pktmbuf_data_len(m) < sizeof(rte_ether_hdr)))
             return drop_as(m, DropReason::eth_short, to_drop);
         const auto* eth = rte_pktmbuf_mtod(m, const rte_ether_hdr*);
