@@ -19,13 +19,14 @@ inline constexpr unsigned kSubBits = 4;
 inline constexpr unsigned kSubCount = 1u << kSubBits;
 inline constexpr unsigned kBucketCount = (64 - kSubBits + 1) * kSubCount;
 
-/// Bucket that holds value v. Branch-light: used on the engine's hot path.
+/// Bucket that holds value v. Branch-free, for the engine's hot path: one
+/// lzcnt (bsr), a shift and an add. `shift` is how far v's top kSubBits+1
+/// bits lie above bit 0 (0 below 2^kSubBits, whose values are their own
+/// bucket); those bits, 16..31 for a shifted value, pick the bucket within
+/// its power of two: (shift + 1) * kSubCount + (v >> shift) - kSubCount.
 constexpr unsigned bucket_index(uint64_t v) {
-    if (v < kSubCount) return static_cast<unsigned>(v);
-    const unsigned msb = 63u - static_cast<unsigned>(std::countl_zero(v));
-    const unsigned shift = msb - kSubBits;
-    const unsigned sub = static_cast<unsigned>(v >> shift) & (kSubCount - 1);
-    return (shift + 1) * kSubCount + sub;
+    const unsigned shift = 63u - static_cast<unsigned>(std::countl_zero(v | kSubCount)) - kSubBits;
+    return shift * kSubCount + static_cast<unsigned>(v >> shift);
 }
 
 /// Smallest value that falls into bucket i.

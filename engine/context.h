@@ -205,11 +205,15 @@ inline WorkerContext* node_worker(const rte_node* node) {
 inline EngineContext* node_context(const rte_node* node) { return &node_worker(node)->engine; }
 
 /// The node's row of edge counters (its worker's), kept beside the worker
-/// pointer in the node's own context area (the line the dispatcher reads anyway).
+/// pointer in the node's own context area (the line the dispatcher reads
+/// anyway). The row is cache-line aligned, so the pointer's low bits are
+/// free: they hold the dispatcher's speculative next edge (speculated_edge()
+/// in nodes/node.h; DPDK 22.11's node context has room for two pointers only).
+inline constexpr uintptr_t kEdgeRowTagMask = alignof(EdgeCounters) - 1;
 inline EdgeCounters* node_edges(const rte_node* node) {
-    EdgeCounters* e;
-    memcpy(&e, node->ctx + sizeof(EngineContext*), sizeof e);
-    return e;
+    uintptr_t e;
+    memcpy(&e, node->ctx + sizeof(WorkerContext*), sizeof e);
+    return reinterpret_cast<EdgeCounters*>(e & ~kEdgeRowTagMask);
 }
 
 }  // namespace pathscope::engine

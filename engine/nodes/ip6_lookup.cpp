@@ -43,8 +43,8 @@ uint16_t ip6_lookup_process(rte_graph* graph, rte_node* node, void** objs, uint1
     uint64_t nh[RTE_GRAPH_BURST_SIZE];
     for (uint16_t base = 0; base < n; base += RTE_GRAPH_BURST_SIZE) {
         const uint16_t len = std::min<uint16_t>(RTE_GRAPH_BURST_SIZE, n - base);
-        for (uint16_t i = 0; i < len; ++i)
-            memcpy(dst[i], ip6_hdr(static_cast<rte_mbuf*>(objs[base + i]))->dst_addr, 16);
+        for_each_packet(reinterpret_cast<rte_mbuf**>(objs + base), len,
+                        [&](rte_mbuf* m, uint16_t i) { memcpy(dst[i], ip6_hdr(m)->dst_addr, 16); });
         choose_routes(w, objs + base, dst, nh, len);
         uint16_t i = 0;
         dispatch(graph, node, objs + base, len, [&](rte_mbuf* m) -> rte_edge_t {

@@ -42,19 +42,19 @@ void group_by_queue(void** objs, const uint8_t* queue, uint16_t n, uint16_t queu
 
 uint16_t txq_select_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
     EngineContext& ctx = *node_context(node);
+    auto** pkts = reinterpret_cast<rte_mbuf**>(objs);
     if (ctx.txq_hash == TxqHash::none) {
-        for (uint16_t i = 0; i < n; ++i) meta(static_cast<rte_mbuf*>(objs[i]))->tx_queue = 0;
+        for_each_packet(pkts, n, [](rte_mbuf* m, uint16_t) { meta(m)->tx_queue = 0; });
     } else {
         uint8_t queue[kSortedBurst];
         uint16_t most = 1;
-        for (uint16_t i = 0; i < n; ++i) {
-            auto* m = static_cast<rte_mbuf*>(objs[i]);
+        for_each_packet(pkts, n, [&](rte_mbuf* m, uint16_t i) {
             PacketMeta* pm = meta(m);
             const uint16_t queues = ctx.ports[pm->tx_port].tx_per_worker;
             pm->tx_queue = queues > 1 && pm->fate != Fate::control ? flow_queue(m, pm, queues) : 0;
             if (i < kSortedBurst) queue[i] = static_cast<uint8_t>(pm->tx_queue);
             most = std::max(most, queues);
-        }
+        });
         if (most > 1 && most <= kSortedQueues && n > 1 && n <= kSortedBurst)
             group_by_queue(objs, queue, n, most);
     }

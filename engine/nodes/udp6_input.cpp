@@ -23,6 +23,7 @@ uint16_t udp6_input_process(rte_graph* graph, rte_node* node, void** objs, uint1
     EngineContext& ctx = w.engine;
     uint16_t delivered = 0;
     uint64_t now = 0;  // read once, at the first delivery
+    uint64_t waited = 0, waiting = 0;  // a run of delivered packets with equal sojourns
     dispatch(graph, node, objs, n, [&](rte_mbuf* m) -> rte_edge_t {
         PacketMeta* pm = meta(m);
         const rte_ipv6_hdr* ip = ip6_hdr(m);
@@ -63,7 +64,13 @@ uint16_t udp6_input_process(rte_graph* graph, rte_node* node, void** objs, uint1
             ++delivered;
             if (ctx.latency_histograms) {
                 if (!now) now = rte_rdtsc();
-                w.latency.record(Sojourn::delivered, now - rx_tsc);
+                // A burst's packets share their receive stamp: one record for a run.
+                if (now - rx_tsc != waited) {
+                    if (waiting) w.latency.record(Sojourn::delivered, waited, waiting);
+                    waited = now - rx_tsc;
+                    waiting = 0;
+                }
+                ++waiting;
             }
             return kConsumed;
         }
@@ -75,6 +82,7 @@ uint16_t udp6_input_process(rte_graph* graph, rte_node* node, void** objs, uint1
         }
         return drop_as(m, DropReason::udp_no_socket, to_drop);
     });
+    if (waiting) w.latency.record(Sojourn::delivered, waited, waiting);
     w.counters.delivered.add(delivered);
     return n;
 }
