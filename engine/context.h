@@ -117,6 +117,8 @@ struct EngineContext {
     /// lock (off the forwarding path: on-link destinations and ND messages).
     rte_spinlock_t nd_lock = RTE_SPINLOCK_INITIALIZER;
     uint16_t burst = 32;
+    /// The most transmit queues any port gives one worker (PortRuntime::tx_per_worker).
+    uint16_t max_tx_per_worker = 0;
     rte_mempool* pool = nullptr;  ///< for packets the engine makes (solicitations)
     // Variants (EngineConfig's switches, read by the stages).
     bool route_cache = true;

@@ -197,6 +197,7 @@ void Engine::setup_port(const PortConfig& pc) {
     rt.nb_rx = pc.rx_queues;
     rt.nb_tx = pc.tx_queues;
     rt.tx_per_worker = static_cast<uint16_t>(pc.tx_queues / cfg_.workers);
+    ctx_->max_tx_per_worker = std::max(ctx_->max_tx_per_worker, rt.tx_per_worker);
     if (pc.tx_queues > 0 && rt.tx_per_worker == 0)
         throw std::runtime_error("port '" + pc.name + "' has " + std::to_string(pc.tx_queues) +
                                  " tx queue(s), fewer than engine.workers = " +
@@ -825,20 +826,6 @@ void add_edge(std::vector<EdgeSnapshot>& edges, const EdgeSnapshot& e) {
     edges.push_back(e);
 }
 
-/// a += b, counter by counter (snapshots of two workers).
-void add_ledger(Ledger& a, const Ledger& b) {
-    a.received += b.received;
-    a.delivered += b.delivered;
-    a.forwarded += b.forwarded;
-    a.replied += b.replied;
-    a.sends += b.sends;
-    a.sent += b.sent;
-    for (unsigned r = 0; r < kDropReasonCount; ++r) {
-        a.drops[r] += b.drops[r];
-        a.send_drops[r] += b.send_drops[r];
-    }
-}
-
 Ledger read_ledger(const WorkerContext& w) {
     const PathCounters& c = w.counters;
     Ledger l;
@@ -936,7 +923,7 @@ EngineSnapshot Engine::snapshot(bool histograms) const {
         for (const EdgeSnapshot& e : w.edges) add_edge(s.edges, e);
         s.walks += w.walks;
         s.idle_walks += w.idle_walks;
-        add_ledger(s.ledger, w.ledger);
+        s.ledger.add(w.ledger);
     }
     for (uint16_t id = 0; id < port_names_.size(); ++id) {
         if (port_names_[id].empty()) continue;

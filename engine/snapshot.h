@@ -76,6 +76,19 @@ struct Ledger {
         for (auto d : send_drops) t += d;
         return t;
     }
+    /// Adds another ledger's counts (another worker's).
+    void add(const Ledger& o) {
+        received += o.received;
+        delivered += o.delivered;
+        forwarded += o.forwarded;
+        replied += o.replied;
+        sends += o.sends;
+        sent += o.sent;
+        for (unsigned r = 0; r < kDropReasonCount; ++r) {
+            drops[r] += o.drops[r];
+            send_drops[r] += o.send_drops[r];
+        }
+    }
     /// received = delivered + forwarded + replied + all drops
     bool balanced() const { return received == delivered + forwarded + replied + total_drops(); }
     /// sends = sent + all send-path drops

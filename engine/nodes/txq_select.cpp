@@ -43,7 +43,9 @@ void group_by_queue(void** objs, const uint8_t* queue, uint16_t n, uint16_t queu
 uint16_t txq_select_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
     EngineContext& ctx = *node_context(node);
     auto** pkts = reinterpret_cast<rte_mbuf**>(objs);
-    if (ctx.txq_hash == TxqHash::none) {
+    // With no port giving a worker more than one queue there is nothing to
+    // choose: every packet takes index 0 (as with txq_hash = none).
+    if (ctx.txq_hash == TxqHash::none || ctx.max_tx_per_worker <= 1) {
         for_each_packet(pkts, n, [](rte_mbuf* m, uint16_t) { meta(m)->tx_queue = 0; });
     } else {
         uint8_t queue[kSortedBurst];
