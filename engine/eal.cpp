@@ -24,7 +24,7 @@ std::vector<std::string> with_hugepages(std::vector<std::string> args) {
     return args;
 }
 
-std::string hugepage_problem() {
+std::string hugepage_problem(bool in_memory) {
     namespace fs = std::filesystem;
     uint64_t reserved = 0;
     std::error_code ec;
@@ -43,17 +43,21 @@ std::string hugepage_problem() {
     }
     const char* fix =
         " (as root: echo 512 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages for 1 GiB "
-        "of 2 MiB pages, and mount -t hugetlbfs nodev /dev/hugepages), or run without them "
+        "of 2 MiB pages; without --in-memory also mount -t hugetlbfs nodev /dev/hugepages), or "
+        "run without them "
         "([eal] hugepages = false, --no-huge in [eal] args)";
     if (reserved == 0) return std::string("no hugepages are reserved on this machine") + fix;
-    if (!mounted) return std::string("no hugetlbfs is mounted") + fix;
+    // --in-memory takes its pages from memfd: no hugetlbfs mount is needed.
+    if (!mounted && !in_memory) return std::string("no hugetlbfs is mounted") + fix;
     return "";
 }
 
 void eal_init(const std::vector<std::string>& args) {
     std::call_once(g_once, [&] {
         if (std::find(args.begin(), args.end(), "--no-huge") == args.end()) {
-            if (std::string why = hugepage_problem(); !why.empty()) {
+            const bool in_memory =
+                std::find(args.begin(), args.end(), "--in-memory") != args.end();
+            if (std::string why = hugepage_problem(in_memory); !why.empty()) {
                 g_error = "DPDK EAL arguments without --no-huge need hugepages, but " + why;
                 return;
             }

@@ -21,8 +21,9 @@ bool eal_ready();
 std::vector<std::string> with_hugepages(std::vector<std::string> args);
 
 /// Why EAL arguments without --no-huge cannot start here ("" when they can):
-/// no hugepages reserved (any size) or no hugetlbfs mounted, with the
+/// no hugepages reserved (any size), or no hugetlbfs mounted when the EAL is
+/// not `in_memory` (--in-memory takes its pages from memfd), with the
 /// commands that fix it. eal_init checks it first.
-std::string hugepage_problem();
+std::string hugepage_problem(bool in_memory);
 
 }  // namespace pathscope::engine
