@@ -97,9 +97,11 @@ struct WorkerContext {
     bool icmp_error_allowed(uint64_t now);
 };
 
-/// The receive queue an eth_rx node instance polls.
+/// The receive queue an eth_rx node instance polls: none (kNoPort) for the
+/// idle eth_rx of an engine that polls no queue.
 struct RxQueueRef {
-    uint16_t port = 0;
+    static constexpr uint16_t kNoPort = RTE_MAX_ETHPORTS;
+    uint16_t port = kNoPort;
     uint16_t queue = 0;
 };
 

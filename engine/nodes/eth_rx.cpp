@@ -12,6 +12,7 @@ uint16_t eth_rx_process(rte_graph* graph, rte_node* node, void**, uint16_t) {
     WorkerContext& w = *node_worker(node);
     EngineContext& ctx = w.engine;
     const RxQueueRef q = ctx.rx_queue_of[node->id];
+    if (unlikely(q.port == RxQueueRef::kNoPort)) return 0;  // a send-only engine
     RxQueueCounters& qc = ctx.ports[q.port].rxq[q.queue];
     auto** to = reinterpret_cast<rte_mbuf**>(rte_node_next_stream_get(graph, node, 0, ctx.burst));
     const uint16_t n = rte_eth_rx_burst(q.port, q.queue, to, ctx.burst);
