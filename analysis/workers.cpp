@@ -45,7 +45,8 @@ db::RunData worker_view(const db::RunData& run, int worker, bool with_stacks) {
     v.info.label += " [worker " + std::to_string(worker) + "]";
     const db::Batch& r = run.rows;
     db::Batch& b = v.rows;
-    b.queues = r.queues;
+    for (const auto& q : r.queues)  // its own queues: those it polls and sends on
+        if (q.worker == worker) b.queues.push_back(q);
     b.perf = r.perf;
     b.traces = r.traces;
     b.facts = r.facts;

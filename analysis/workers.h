@@ -21,8 +21,9 @@ std::string workers_text(const db::RunData& run);
 /// Run `run` as worker `worker` alone saw it: its stage rows, edges,
 /// per-call histograms and, per trial, its ledger and window rates in
 /// place of the run's; the label says "[worker N]". Every page and report
-/// shows one worker by running on this. What is not kept per worker stays
-/// the engine's: queues, latencies, path events, perf counters, stacks
+/// shows one worker by running on this, with the queues it polls and sends
+/// on. What is not kept per worker stays the engine's: latencies, path
+/// events, perf counters, stacks
 /// (only with `with_stacks`) and traces. The intervals' ledgers and drops by
 /// reason are left out, not shown as the worker's (its drops are in its
 /// ledger; its stage rows keep their intervals).

@@ -28,6 +28,7 @@ extern char** environ;
 
 using namespace pathscope;
 using engine::EngineSnapshot;
+using engine::QueueSnapshot;
 using engine::StageSnapshot;
 using engine::WorkerSnapshot;
 
@@ -58,9 +59,9 @@ WorkerSnapshot worker(unsigned w, double t, uint64_t per_s) {
     const uint64_t n = static_cast<uint64_t>(t * static_cast<double>(per_s));
     s.walks = n / 4 + 10;
     s.idle_walks = 10;
-    s.stages = {stage("eth_rx in/" + std::to_string(w), n, 40 + w),
+    s.stages = {stage("eth_rx", n, 40 + w),
                 stage("ip6_input", n, 100 + 10 * w), stage("ip6_forward", n - n / 10, 60)};
-    s.edges = {{"eth_rx in/" + std::to_string(w), "ip6_input", n},
+    s.edges = {{"eth_rx", "ip6_input", n},
                {"ip6_input", "ip6_forward", n - n / 10},
                {"ip6_forward", engine::kWireSink, n - n / 10}};
     s.ledger.received = n;
@@ -88,10 +89,17 @@ EngineSnapshot snapshot(double t, unsigned workers) {
         into.idle_calls += s.idle_calls, into.idle_cycles += s.idle_cycles;
         into.cycles_per_call.merge(s.cycles_per_call);
     };
-    for (const auto& w : e.workers)  // each worker's eth_rx first, then the shared stages
-        add_stage(w.stages.front());
-    for (const auto& w : e.workers)
-        for (size_t i = 1; i < w.stages.size(); ++i) add_stage(w.stages[i]);
+    for (const auto& w : e.workers) {
+        for (const auto& st : w.stages) add_stage(st);
+        // Its receive queue "in/w", polled by its own eth_rx instance.
+        QueueSnapshot& q = e.queues.emplace_back();
+        q.port = "in";
+        q.queue = static_cast<uint16_t>(w.worker);
+        q.worker = w.worker;
+        q.packets = w.ledger.received;
+        q.calls = w.stages.front().calls;
+        q.cycles = w.stages.front().cycles;
+    }
     std::map<std::pair<std::string, std::string>, size_t> edge_at;
     for (const auto& w : e.workers) {
         for (const auto& ed : w.edges) {
@@ -212,16 +220,16 @@ TEST_F(WorkerRowsTest, MergedStageRowsAreTheWorkersSumsAndEachWorkersRowsAreKept
                 cycles += w.cycles, packets += w.packets, ++workers;
         EXPECT_EQ(m.cycles, cycles) << m.stage << " seq " << m.seq;
         EXPECT_EQ(m.packets, packets) << m.stage << " seq " << m.seq;
-        EXPECT_EQ(workers, m.stage.rfind("eth_rx", 0) == 0 ? 1 : 2) << m.stage;
+        EXPECT_EQ(workers, 2) << m.stage;
     }
     // Worker 1's own rows, as its snapshot had them.
     const WorkerSnapshot w1 = worker(1, 2.0, 1500);
     const db::StageRow* ip1 = find_stage(b.worker_stages, -1, "ip6_input", 1);
     ASSERT_NE(ip1, nullptr);
     EXPECT_EQ(ip1->cycles, w1.stages[1].cycles);
-    EXPECT_EQ(ip1->ord, 2);  // its place in the engine's stage list
-    ASSERT_NE(find_stage(b.worker_stages, 1, "eth_rx in/1", 1), nullptr);
-    EXPECT_EQ(find_stage(b.worker_stages, 1, "eth_rx in/1", 1)->packets,
+    EXPECT_EQ(ip1->ord, 1);  // its place in the engine's stage list (after eth_rx)
+    ASSERT_NE(find_stage(b.worker_stages, 1, "eth_rx", 1), nullptr);
+    EXPECT_EQ(find_stage(b.worker_stages, 1, "eth_rx", 1)->packets,
               w1.stages[0].packets - worker(1, 1.0, 1500).stages[0].packets);
     // Per-call histograms merged bucket by bucket; each worker's kept.
     const auto merged = analysis::merged_histogram(run, db::kStageCallCycles, "ip6_input");
@@ -280,7 +288,10 @@ TEST_F(WorkerRowsTest, OneWorkersViewIsThatWorkerAlone) {
     EXPECT_EQ(s.total.received, 3000u);
     EXPECT_NEAR(s.trials[0].rx_pps, 1500.0, 1e-6);  // its own window rate
     ASSERT_EQ(s.stages.size(), 3u);
-    EXPECT_EQ(s.stages[0].name, "eth_rx in/1");
+    EXPECT_EQ(s.stages[0].name, "eth_rx");
+    // Its own receive queue only: the one its eth_rx polls.
+    ASSERT_EQ(one.rows.queues.size(), 3u);  // the trial's total and its two intervals'
+    for (const auto& q : one.rows.queues) EXPECT_EQ(q.queue, 1) << "seq " << q.seq;
     EXPECT_NEAR(s.stages[1].cycles_per_packet, 110.0, 1e-9);  // worker 1's ip6_input cost
     const auto all = analysis::summarize_run(run);
     EXPECT_EQ(all.worker_stages.size(), 2u);
@@ -379,8 +390,9 @@ TEST_F(WorkerRowsTest, ShowPrintsOneWorkerOrEachWorkersRows) {
     const auto [rc1, one] = cli({"show", "--db", path, run, "--worker", "1", "--no-histograms"});
     ASSERT_EQ(rc1, 0) << one;
     EXPECT_NE(one.find("[worker 1]"), std::string::npos) << one;
-    EXPECT_NE(one.find("eth_rx in/1"), std::string::npos) << one;
-    EXPECT_EQ(one.find("eth_rx in/0"), std::string::npos) << "worker 0's queue is not worker 1's";
+    EXPECT_NE(one.find("\nin             1  rx      1"), std::string::npos) << one;
+    EXPECT_EQ(one.find("\nin             0  rx"), std::string::npos)
+        << "worker 0's queue is not worker 1's";
     EXPECT_NE(one.find("3000 = delivered 0 + forwarded 2700"), std::string::npos) << one;
 
     const auto [rcw, rows] = cli({"show", "--db", path, run, "--workers", "--no-histograms"});
