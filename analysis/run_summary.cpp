@@ -205,6 +205,31 @@ RunSummary summarize_run(const db::RunData& run, const SummaryOptions& opt) {
     figures(s.all, all_per_trial);
     s.all.packets = s.basis.packets(s.total);  // the path's packets
 
+    // Each receive queue's eth_rx instance, per trial as the stages.
+    std::map<std::string, std::vector<StageLine>> queue_trials;
+    for (const auto& q : rows.queues) {
+        if (q.seq != -1 || q.dir != "rx" || !q.calls || static_cast<size_t>(q.trial) >= trials)
+            continue;
+        auto& lines = queue_trials[q.port + "/" + std::to_string(q.queue)];
+        lines.resize(trials);
+        lines[q.trial].add_counts({"", 0, q.calls, q.idle_calls, q.packets, q.cycles, q.idle_cycles, 0});
+    }
+    if (queue_trials.size() > 1) {
+        for (auto& [name, lines] : queue_trials) {
+            StageLine& line = s.rx_queues.emplace_back();
+            line.name = name;
+            for (const StageLine& t : lines) line.add_counts(t);
+            figures(line, lines);
+            std::vector<double> per_path;
+            for (const auto& tr : rows.trials)
+                if (static_cast<size_t>(tr.trial) < trials)
+                    per_path.push_back(ratio(lines[tr.trial].busy_cycles(), s.basis.packets(tr)));
+            const RunFigure f = run_figure(per_path);
+            line.cycles_per_path_packet = f.mean;
+            line.cycles_per_path_packet_sd = f.stddev;
+        }
+    }
+
     {
         std::map<std::pair<std::string, std::string>, uint64_t> by_reason;
         for (const auto& d : rows.drops) by_reason[{d.reason, d.path}] += d.packets;

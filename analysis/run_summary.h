@@ -174,6 +174,11 @@ struct RunSummary {
     size_t traces = 0;
     std::vector<std::pair<std::string, std::string>> facts;
     std::vector<StageHistogram> busiest;  ///< the stages with the most busy cycles
+    /// With several receive queues: each one's own eth_rx instance (its share
+    /// of the eth_rx stage), named "port/queue", its figures formed as the
+    /// stages' (cycles per path packet: its busy cycles over the trial's path
+    /// packets, so the queues add up to eth_rx's). Empty with one queue.
+    std::vector<StageLine> rx_queues;
     /// A run of several workers (engine.workers >= 2): each worker's
     /// ledger, checked, and its stage lines; empty for a run of one.
     WorkerLedgers worker_ledgers;

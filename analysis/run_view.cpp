@@ -18,27 +18,6 @@ double ratio(uint64_t a, uint64_t b) {
     return b ? static_cast<double>(a) / static_cast<double>(b) : 0.0;
 }
 
-/// Under the eth_rx row: each receive queue's own eth_rx instance (one per
-/// queue), when there are several, so that a review sees which queue's
-/// polling the receive cycles went to. They are part of eth_rx, not stages
-/// of their own, so they add nothing to "all stages".
-void emit_rx_queue_rows(TextBuilder& t, const RunSummary& sum, bool idle_measured) {
-    std::vector<const db::QueueRow*> rx;
-    for (const auto& ql : sum.queues)
-        if (ql.totals.dir == "rx" && ql.totals.calls) rx.push_back(&ql.totals);
-    if (rx.size() < 2) return;
-    for (const db::QueueRow* q : rx) {
-        const uint64_t busy_calls = busy_part(q->calls, q->idle_calls);
-        const uint64_t busy = busy_part(q->cycles, q->idle_cycles);
-        const std::string idle =
-            idle_measured ? fmt::format("{:.1f}", 100 * ratio(q->idle_cycles, q->cycles)) : "-";
-        t.emit("%-12s %12llu %14llu %10.2f %12.1f %11.1f %11s %7s %12s\n",
-               "  " + q->port + "/" + std::to_string(q->queue), static_cast<ull>(busy_calls),
-               static_cast<ull>(q->packets), ratio(q->packets, busy_calls), ratio(busy, busy_calls),
-               ratio(busy, q->packets), "", idle, "");
-    }
-}
-
 }  // namespace
 
 RateUnit rate_unit(double largest_pps) {
@@ -155,7 +134,10 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
         };
         for (const auto& st : sum.stages) {
             stage_row(st.name, st, true);
-            if (st.name == "eth_rx") emit_rx_queue_rows(t, sum, w.measured);
+            // Under eth_rx, each receive queue's share (its own instance):
+            // part of eth_rx, so they add nothing to "all stages".
+            if (st.name == "eth_rx")
+                for (const auto& q : sum.rx_queues) stage_row("  " + q.name, q, false);
             if (!opt.worker_rows) continue;
             for (const auto& wl : sum.worker_stages)
                 for (const auto& ws : wl.stages)

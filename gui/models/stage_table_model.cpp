@@ -20,7 +20,14 @@ void StageTableModel::set_summary(const analysis::RunSummary& summary) {
     for (const auto& st : summary.stages) {
         rows.push_back(st);
         stage_of.push_back(st.name);
-        worker_of.push_back(-1);
+        worker_of.push_back(kStageRow);
+        if (st.name == "eth_rx")
+            for (const auto& q : summary.rx_queues) {  // each receive queue's share
+                rows.push_back(q);
+                rows.back().name = "  " + q.name;
+                stage_of.push_back(st.name);
+                worker_of.push_back(kQueueRow);
+            }
         if (!worker_rows_) continue;
         for (const auto& w : summary.worker_stages)
             for (const auto& ws : w.stages)
@@ -34,7 +41,7 @@ void StageTableModel::set_summary(const analysis::RunSummary& summary) {
     if (!rows.empty()) {
         rows.push_back(summary.all);
         stage_of.push_back("");
-        worker_of.push_back(-1);
+        worker_of.push_back(kStageRow);
     }
     summary_ = summary;
     stage_of_ = std::move(stage_of);
@@ -52,7 +59,7 @@ void StageTableModel::set_summary(const analysis::RunSummary& summary) {
     basis_ = summary.basis;
     column_max_.assign(ColumnCount, 0.0);
     for (size_t r = 0; r + 1 < rows_.size(); ++r)
-        for (int c = BusyCalls; c < ColumnCount && worker_of_[r] < 0; ++c)
+        for (int c = BusyCalls; c < ColumnCount && worker_of_[r] == kStageRow; ++c)
             column_max_[c] = std::max(column_max_[c], number(rows_[r], c));
     if (!same_rows) {
         endResetModel();
@@ -100,8 +107,8 @@ QVariant StageTableModel::data(const QModelIndex& index, int role) const {
         if (total && c != Packets && c != CyclesPerPathPacket && c != Drops && c != IdleShare)
             return QString();
         if (c == IdleShare && !idle_measured_) return QStringLiteral("-");
-        // Drops by reason are the engine's, not a worker's.
-        if (c == Drops && worker_of_[static_cast<size_t>(index.row())] >= 0)
+        // Drops by reason are the engine's, not a worker's or a queue's.
+        if (c == Drops && worker_of_[static_cast<size_t>(index.row())] != kStageRow)
             return QStringLiteral("-");
         const double v = number(s, c);
         switch (c) {
@@ -118,12 +125,13 @@ QVariant StageTableModel::data(const QModelIndex& index, int role) const {
         // A worker row sorts by name just under its stage.
         if (c == Stage) {
             const size_t r = static_cast<size_t>(index.row());
-            return QString::fromStdString(worker_of_[r] < 0 ? s.name
-                                                            : stage_of_[r] + '\x01' + s.name);
+            return QString::fromStdString(worker_of_[r] == kStageRow ? s.name
+                                                                     : stage_of_[r] + '\x01' + s.name);
         }
         return number(s, c);
     }
-    if (role == BarRole && c != Stage && !total && worker_of_[static_cast<size_t>(index.row())] < 0) {
+    if (role == BarRole && c != Stage && !total &&
+        worker_of_[static_cast<size_t>(index.row())] == kStageRow) {
         const double m = column_max_[static_cast<size_t>(c)];
         return m > 0 ? number(s, c) / m : 0.0;
     }

@@ -30,7 +30,8 @@ class StageTableModel : public QAbstractTableModel {
     explicit StageTableModel(QObject* parent = nullptr);
     void set_summary(const analysis::RunSummary& summary);
     /// A run of several workers: under each stage, a row per worker (the
-    /// summary's worker_stages), named "  worker N".
+    /// summary's worker_stages), named "  worker N". (Under eth_rx, a row per
+    /// receive queue is always there when there are several: rx_queues.)
     void set_worker_rows(bool on);
     bool worker_rows() const { return worker_rows_; }
     /// The stage on `row` ("" for the "all stages" row); a worker row's stage.
@@ -45,7 +46,9 @@ class StageTableModel : public QAbstractTableModel {
     double number(const analysis::StageLine& s, int column) const;
     std::vector<analysis::StageLine> rows_;  ///< stages, then "all stages"
     std::vector<std::string> stage_of_;      ///< each row's stage (a worker row's too)
-    std::vector<int> worker_of_;             ///< each row's worker; -1: a stage row
+    std::vector<int> worker_of_;             ///< each row's worker, or kStageRow / kQueueRow
+    static constexpr int kStageRow = -1;     ///< a stage (or "all stages")
+    static constexpr int kQueueRow = -2;     ///< a receive queue's share of eth_rx
     analysis::RunSummary summary_;           ///< what the rows come from
     bool worker_rows_ = false;
     std::vector<double> column_max_;

@@ -99,6 +99,8 @@ EngineSnapshot snapshot(double t, unsigned workers) {
         q.packets = w.ledger.received;
         q.calls = w.stages.front().calls;
         q.cycles = w.stages.front().cycles;
+        q.idle_calls = w.stages.front().idle_calls;
+        q.idle_cycles = w.stages.front().idle_cycles;
     }
     std::map<std::pair<std::string, std::string>, size_t> edge_at;
     for (const auto& w : e.workers) {
@@ -295,6 +297,15 @@ TEST_F(WorkerRowsTest, OneWorkersViewIsThatWorkerAlone) {
     EXPECT_NEAR(s.stages[1].cycles_per_packet, 110.0, 1e-9);  // worker 1's ip6_input cost
     const auto all = analysis::summarize_run(run);
     EXPECT_EQ(all.worker_stages.size(), 2u);
+    // Each receive queue's share of eth_rx, as `show` and the Stages page
+    // print it under eth_rx: its calls, and per path packet the two add up.
+    ASSERT_EQ(all.rx_queues.size(), 2u);
+    EXPECT_EQ(all.rx_queues[0].name, "in/0");
+    EXPECT_EQ(all.rx_queues[0].calls + all.rx_queues[1].calls, all.stages[0].calls);
+    EXPECT_NEAR(all.rx_queues[0].cycles_per_path_packet + all.rx_queues[1].cycles_per_path_packet,
+                all.stages[0].cycles_per_path_packet, 1e-9);
+    EXPECT_NEAR(all.rx_queues[1].cycles_per_packet, 41.0, 1e-9);  // worker 1's eth_rx cost
+    EXPECT_TRUE(analysis::summarize_run(one).rx_queues.empty()) << "one queue: no split";
     EXPECT_EQ(all.worker_stages[1].lcore, 3);
     EXPECT_THROW(analysis::worker_view(run, 2), std::out_of_range);
     // A merged store keeps the run's workers.
