@@ -256,11 +256,11 @@ TEST_F(CaptureTest, MatrixCellThatCannotStartAbortsTheExperimentWithItsReason) {
 }
 
 TEST_F(CaptureTest, FullDiskGivesAClearErrorAndAnIntactStore) {
-    if (geteuid() != 0) GTEST_SKIP() << "mounting a small tmpfs needs root";
+    if (geteuid() != 0) PATHSCOPE_SKIP("mounting a small tmpfs needs root");
     mount_point_ = dir_ / "small";
     fs::create_directories(mount_point_);
     if (mount("pathscope-test", mount_point_.c_str(), "tmpfs", 0, "size=384k") != 0)
-        GTEST_SKIP() << "cannot mount a tmpfs here: " << std::strerror(errno);
+        PATHSCOPE_SKIP("cannot mount a tmpfs here: " << std::strerror(errno));
     mounted_ = true;
     const std::string db = (mount_point_ / "full.db").string();
     const pid_t pid = spawn({"run", "--db", db, "--label", "full", "--duration", "60", "--interval",
@@ -283,7 +283,7 @@ TEST_F(CaptureTest, FullDiskGivesAClearErrorAndAnIntactStore) {
 
 TEST_F(CaptureTest, PcapngExportReadsBackInTshark) {
     if (system("command -v tshark >/dev/null 2>&1") != 0)
-        PATHSCOPE_SKIP_UNLESS_SETUP("tshark is not installed (scripts/setup.sh installs it)");
+        PATHSCOPE_SKIP_UNLESS_SETUP("tshark is not installed");
     const std::string db = (dir_ / "traces.db").string();
     ASSERT_EQ(wait_for(spawn({"run", "--db", db, "--label", "traced", "--duration", "1", "--set",
                               "capture.traces_per_s=200"})),

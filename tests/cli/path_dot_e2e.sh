@@ -7,7 +7,8 @@
 P=$1 W=$2
 rm -rf "$W" && mkdir -p "$W" || exit 1
 DB=$W/path.db
-command -v dot >/dev/null || { echo "SKIP: Graphviz's dot is not installed (apt-get install graphviz)"; exit 77; }
+. "$(dirname "$0")/../support/skip.sh"
+command -v dot >/dev/null || skip "Graphviz's dot is not installed (scripts/setup.sh installs graphviz)"
 for label in base cand; do
   "$P" run --duration 0.5 --trials 2 --label $label --no-histograms --db "$DB" >"$W/run-$label.txt" 2>&1 ||
     { cat "$W/run-$label.txt"; echo "FAIL: pathscope run ($label) failed"; exit 1; }

@@ -5,12 +5,10 @@
 # solicitations for an on-link destination that never answers, written by a
 # net_pcap port's tx_pcap and read back by tshark with checksums checked.
 #   wire_valid.sh PATHSCOPE
-# Exit 77 (skipped) without tshark, unless CI is set (then it is a failure).
+# Exit 77 (skipped) without tshark, unless CI=true (then it is a failure).
 P=$1
-if ! command -v tshark >/dev/null 2>&1; then
-  [ -n "${CI:-}" ] && { echo "FAIL: tshark is missing (scripts/setup.sh installs it)"; exit 1; }
-  echo "tshark is not installed: skipped"; exit 77
-fi
+. "$(dirname "$0")/../support/skip.sh"
+command -v tshark >/dev/null 2>&1 || skip "tshark is not installed (scripts/setup.sh installs it)"
 set -eu
 D=$(mktemp -d /tmp/pathscope_wire.XXXXXX)
 trap 'rm -rf "$D"' EXIT

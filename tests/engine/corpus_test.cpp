@@ -21,7 +21,7 @@ namespace {
 
 TEST(Corpus, EveryCaptureReplaysOrIsRefusedClearly) {
     const std::vector<fs::path> files = test::corpus_files();
-    if (files.empty()) PATHSCOPE_SKIP_UNLESS_SETUP("corpus folder " << test::kCorpusDir << " is absent");
+    if (files.empty()) PATHSCOPE_SKIP(test::corpus_missing());
     test::init_eal();
     unsigned replayed = 0, refused = 0;
     uint64_t packets = 0;
@@ -65,7 +65,7 @@ TEST(Corpus, EveryCaptureReplaysOrIsRefusedClearly) {
 
 TEST(Corpus, NonEthernetIsRefusedWithItsLinkType) {
     const std::vector<fs::path> files = test::corpus_files();
-    if (files.empty()) PATHSCOPE_SKIP_UNLESS_SETUP("corpus folder " << test::kCorpusDir << " is absent");
+    if (files.empty()) PATHSCOPE_SKIP(test::corpus_missing());
     bool seen = false;
     for (const auto& file : files) {
         try {

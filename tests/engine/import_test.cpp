@@ -34,7 +34,7 @@ std::string fact(const db::RunData& run, const std::string& key) {
 
 TEST(Import, EveryCorpusCaptureImportsOrIsRefusedClearly) {
     const std::vector<fs::path> files = test::corpus_files();
-    if (files.empty()) PATHSCOPE_SKIP_UNLESS_SETUP("corpus folder " << test::kCorpusDir << " is absent");
+    if (files.empty()) PATHSCOPE_SKIP(test::corpus_missing());
     test::init_eal();
     const test::TempDir dir("import");
     const std::string db = dir.file("corpus.db");
@@ -140,9 +140,9 @@ TEST(Import, SummaryCountsPacketsFlowsAndProtocols) {
 // the same chain of extension headers, and the same upper layer.
 TEST(Import, Ip6HeaderWalkAgreesWithWireshark) {
     const std::vector<fs::path> files = test::corpus_files();
-    if (files.empty()) PATHSCOPE_SKIP_UNLESS_SETUP("corpus folder " << test::kCorpusDir << " is absent");
+    if (files.empty()) PATHSCOPE_SKIP(test::corpus_missing());
     if (system("command -v tshark >/dev/null 2>&1") != 0)
-        PATHSCOPE_SKIP_UNLESS_SETUP("tshark is not installed (scripts/setup.sh installs it)");
+        PATHSCOPE_SKIP_UNLESS_SETUP("tshark is not installed");
     using analysis::Ip6ExtStop;
     const std::map<std::string, uint8_t> ext = {{"ipv6.hopopts", analysis::kIp6HopByHop},
                                                 {"ipv6.routing", analysis::kIp6Routing},

@@ -105,8 +105,8 @@ class Tap : public ::testing::Test {
   protected:
     void SetUp() override {
         if (!std::filesystem::exists("/dev/net/tun"))
-            GTEST_SKIP() << "/dev/net/tun is missing: no tap devices here";
-        if (geteuid() != 0) GTEST_SKIP() << "tap devices and namespaces need root";
+            PATHSCOPE_SKIP("/dev/net/tun is missing: no tap devices here");
+        if (geteuid() != 0) PATHSCOPE_SKIP("tap devices and namespaces need root");
         if (sh("command -v ip") != 0 || sh("command -v ping") != 0)
             PATHSCOPE_SKIP_UNLESS_SETUP("ip (iproute2) or ping (iputils-ping) is not installed");
         test::init_eal();

@@ -13,6 +13,7 @@
 #include "engine/telemetry.h"
 #include "tests/engine/eal_env.h"
 #include "tests/support/telemetry_client.h"
+#include "tests/support/setup_skip.h"
 
 using namespace pathscope;
 using nlohmann::json;
@@ -106,7 +107,7 @@ TEST(Telemetry, StagesQueuesAndLedgerGrowDuringARun) {
 
 TEST(Telemetry, DpdkTelemetryScriptReadsARun) {
     if (!std::filesystem::exists(kPython))
-        GTEST_SKIP() << kPython << " is missing (Debian package dpdk-dev installs it)";
+        PATHSCOPE_SKIP_UNLESS_SETUP(kPython << " (Debian package dpdk-dev) is missing");
     const std::string path = socket_path();
     const std::string cmd = "echo /pathscope/ledger | python3 " + std::string(kPython) + " " +
                             engine::telemetry_client_command(path).substr(sizeof "dpdk-telemetry.py") +

@@ -415,12 +415,12 @@ TEST_F(Transmit, SourceApplicationSendsInEachCombinationAndBurstMode) {
                 cfg.socket_send = mode;
                 Engine eng(cfg);
                 // Until 100 datagrams went out (0.025 s at the rate; longer when
-                // a loaded machine, or ASan, slows the worker), then stop.
+                // a loaded machine, or ASan, slows the worker: a minute at most), then stop.
                 const auto began = std::chrono::steady_clock::now();
                 eng.start();
                 do std::this_thread::sleep_for(std::chrono::milliseconds(20));
                 while (eng.snapshot().ledger.sends < 100 &&
-                       std::chrono::steady_clock::now() - began < std::chrono::seconds(5));
+                       std::chrono::steady_clock::now() - began < std::chrono::seconds(60));
                 eng.stop();  // its last walk sends what the last poll queued
                 const double seconds =
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
@@ -527,8 +527,11 @@ TEST_F(Transmit, SendAccountingReturnsToZeroAfterARunningEngineStops) {
             cfg.socket_send = send;
             cfg.send_accounting = mode;
             Engine eng(cfg);
+            // Until 100 datagrams went out (a minute at most), not for a time.
+            const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(60);
             eng.start();
-            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            do std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            while (eng.snapshot().ledger.sends < 100 && std::chrono::steady_clock::now() < limit);
             eng.stop();
             const EngineSnapshot s = eng.snapshot();
             EXPECT_GE(s.ledger.sent, 100u);

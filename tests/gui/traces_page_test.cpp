@@ -239,6 +239,7 @@ class TracesPageTest : public QObject {
         grown->rows.append(traces(100000, 100100));
         const auto rows = trace_rows(grown);  // off the GUI thread in the program
         QSignalSpy reset(page.model(), &QAbstractItemModel::modelAboutToBeReset);
+        QSignalSpy inserted(page.model(), &QAbstractItemModel::rowsInserted);
         clock.restart();
         page.set_run(rows);
         QCoreApplication::processEvents();
@@ -250,7 +251,13 @@ class TracesPageTest : public QObject {
         for (int r = 1; r < page.proxy()->rowCount(); ++r)
             QVERIFY(page.proxy()->index(r - 1, TraceTableModel::Cycles).data(TraceTableModel::SortRole).toDouble() >=
                     page.proxy()->index(r, TraceTableModel::Cycles).data(TraceTableModel::SortRole).toDouble());
-        QVERIFY2(ms < 200, "a live update of the traces must not stall the GUI");
+        // A live update must not stall the GUI: the 100 new rows are inserted,
+        // never the 100,000 reset and sorted again (the time is a figure above,
+        // not a verdict, since a loaded machine stretches it).
+        int rows_inserted = 0;
+        for (const QList<QVariant>& args : inserted)
+            rows_inserted += args.at(2).toInt() - args.at(1).toInt() + 1;
+        QCOMPARE(rows_inserted, 100);
 
         // Another run of 100,000: one sort, by time.
         auto other = std::make_shared<db::RunData>(*grown);

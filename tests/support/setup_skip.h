@@ -1,7 +1,8 @@
-// Test support: a skip for a tool or file that scripts/setup.sh provides.
-// On a developer's machine a missing one skips (ctest shows it as skipped);
-// under CI=true, where setup.sh has just run, it is a failure: a green CI
-// must never hide a missing install step.
+// Test support: skips that cannot hide a broken CI.
+// On a developer's machine a missing tool, file or privilege skips (ctest
+// shows it as skipped); under CI=true (exactly "true", as .ci/run exports it)
+// every skip is a failure: scripts/setup.sh has just run there as root, so a
+// skip means a missing install step or a machine the suite cannot vouch for.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -18,11 +19,15 @@ inline bool in_ci() {
 
 }  // namespace pathscope::test
 
-/// Skips (fails under CI=true) with `why`: a stream expression.
-#define PATHSCOPE_SKIP_UNLESS_SETUP(why)                                                      \
-    do {                                                                                      \
-        if (::pathscope::test::in_ci())                                                       \
-            GTEST_FAIL() << why << " (CI=true: scripts/setup.sh should have provided it)";    \
-        else                                                                                  \
-            GTEST_SKIP() << why;                                                              \
+/// Skips with `why` (a stream expression), or fails under CI=true.
+#define PATHSCOPE_SKIP(why)                                                    \
+    do {                                                                       \
+        if (::pathscope::test::in_ci())                                        \
+            GTEST_FAIL() << why << " (CI=true: a skip is a failure)";          \
+        else                                                                   \
+            GTEST_SKIP() << why;                                               \
     } while (0)
+
+/// The same for what scripts/setup.sh installs: the message says so.
+#define PATHSCOPE_SKIP_UNLESS_SETUP(why) \
+    PATHSCOPE_SKIP(why << "; scripts/setup.sh installs it")

@@ -1,0 +1,22 @@
+# Run by qt_discover_tests' include file when ctest starts: lists EXE's test
+# functions and writes an add_test per function into OUT.
+execute_process(COMMAND "${CMAKE_COMMAND}" -E env QT_QPA_PLATFORM=offscreen "${EXE}" -functions
+  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${EXE} -functions failed (${rc}): ${err}")
+endif()
+string(REPLACE "|" ";" props "${PROPS}")
+set(content "")
+string(REPLACE "\n" ";" lines "${out}")
+foreach(line IN LISTS lines)
+  if(line MATCHES "^([A-Za-z_][A-Za-z0-9_]*)\\(\\)$")
+    set(fn "${CMAKE_MATCH_1}")
+    string(APPEND content "add_test(\"${PREFIX}${fn}\" \"${EXE}\" \"${fn}\")\n")
+    string(APPEND content "set_tests_properties(\"${PREFIX}${fn}\" PROPERTIES ENVIRONMENT QT_QPA_PLATFORM=offscreen SKIP_REGULAR_EXPRESSION \"SKIP   :\"")
+    foreach(p IN LISTS props)
+      string(APPEND content " \"${p}\"")
+    endforeach()
+    string(APPEND content ")\n")
+  endif()
+endforeach()
+file(WRITE "${OUT}" "${content}")
