@@ -384,9 +384,9 @@ StoreHeader read_header(const Database& db, const std::string& path) {
     } catch (const DbError& e) {
         if (e.code() == SQLITE_NOTADB) throw not_a_store("not an SQLite database");
         if (e.code() == SQLITE_CORRUPT)
-            throw DbError(path + ": damaged store: SQLite cannot read its table list (cut short "
-                                 "or overwritten); copy it again from where it came from, or "
-                                 "give --db another store",
+            throw DbError(path + ": damaged store: " + sqlite3_errstr(SQLITE_CORRUPT) +
+                              " (its table list cannot be read: cut short or overwritten); copy "
+                              "it again from where it came from, or give --db another store",
                           SQLITE_CORRUPT);
         throw;
     }

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <ostream>
 #include <random>
 #include <string>
 
@@ -23,6 +24,9 @@ struct BadStoreKind {
     const char* name;
     const char* reason;  ///< what the refusal says is wrong
 };
+
+/// gtest prints a parameter by its name (ctest names stay the same build to build).
+inline void PrintTo(const BadStoreKind& k, std::ostream* os) { *os << k.name; }
 
 inline constexpr std::array<BadStoreKind, 4> kBadStores{{
     {BadStore::truncated, "truncated", "damaged store: it was cut short"},
