@@ -335,14 +335,16 @@ uint32_t be(const unsigned char* p, int at, int n) {
 
 /// Refuses an SQLite file shorter than its own header says (a copy cut
 /// short, a disk that filled while it was copied), before SQLite reads or
-/// writes a page of it. A store with a WAL beside it is left to SQLite:
-/// its header describes the file as of the last checkpoint.
+/// writes a page of it. A store with a WAL or a hot journal beside it is
+/// left to SQLite: its header may not describe the file until SQLite has
+/// recovered it.
 void refuse_truncated(const std::string& path) {
     namespace fs = std::filesystem;
     std::error_code ec;
     const auto size = fs::file_size(path, ec);
     if (ec || size < 100) return;  // SQLite judges what is not a database header
-    if (const auto wal = fs::file_size(path + "-wal", ec); !ec && wal > 0) return;
+    for (const char* beside : {"-wal", "-journal"})
+        if (const auto n = fs::file_size(path + beside, ec); !ec && n > 0) return;
     unsigned char h[100] = {};
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (!f) return;
