@@ -7,6 +7,7 @@
 
 #include "capture/route_bench.h"
 #include "cli/cli_support.h"
+#include "db/schema.h"
 
 namespace pathscope::cli {
 
@@ -95,6 +96,7 @@ void add_bench_verb(CLI::App& app, Verbs& verbs) {
         a->opt.fast_path = a->fast_path == "on";
         a->opt.unicode = !a->ascii && utf8_locale();
         a->opt.store = !a->no_store;
+        if (a->opt.store) db::check_store(a->opt.db_path);  // before the benchmark runs
         capture::run_route_bench(a->opt, std::cout);
         return 0;
     });

@@ -62,6 +62,7 @@ int import(const ImportArgs& a) {
     check_label(a.label);
     if (a.kind != "perf" && (!a.filter.comm.empty() || !a.filter.tid.empty()))
         throw UsageError("--comm and --tid filter perf script samples (import perf FILE)");
+    db::check_store(a.db);  // before reading a large input
     const db::RunData run =
         a.kind == "pcap" ? capture::import_pcap(a.file, a.db, a.label)
                          : capture::import_profile(a.file, a.kind, a.db, a.label, a.filter);

@@ -11,6 +11,7 @@
 #include "capture/recorder.h"
 #include "capture/run.h"
 #include "cli/cli_support.h"
+#include "db/schema.h"
 #include "engine/eal.h"
 #include "engine/telemetry.h"
 
@@ -130,6 +131,7 @@ int run(const RunArgs& a) {
     if (!a.duration.empty()) sets.push_back("engine.duration=" + a.duration);
     if (!a.interval.empty()) sets.push_back("capture.interval=" + a.interval);
     const capture::Scenario sc = capture::load_scenario(scenario_path, sets);
+    db::check_store(a.db);  // a store it could not write is refused before the engine starts
     if (!sc.matrix.empty()) return run_matrix(a, scenario_path, sets, sc);
 
     capture::RecordOptions opt;

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <csignal>
 #include <ctime>
 #include <filesystem>
@@ -322,35 +324,104 @@ void migrate(Database& db, int to_version) {
     }
 }
 
-std::unique_ptr<Database> open_store(const std::string& path, Database::Mode mode,
-                                     Create create) {
-    const bool may_create = mode == Database::Mode::read_write && create == Create::if_new;
+namespace {
+
+/// Reads a big-endian number of `n` bytes at `at`.
+uint32_t be(const unsigned char* p, int at, int n) {
+    uint32_t v = 0;
+    for (int i = 0; i < n; ++i) v = v << 8 | p[at + i];
+    return v;
+}
+
+/// Refuses an SQLite file shorter than its own header says (a copy cut
+/// short, a disk that filled while it was copied), before SQLite reads or
+/// writes a page of it. A store with a WAL or a hot journal beside it is
+/// left to SQLite: its header may not describe the file until SQLite has
+/// recovered it.
+void refuse_truncated(const std::string& path) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const auto size = fs::file_size(path, ec);
+    if (ec || size < 100) return;  // SQLite judges what is not a database header
+    for (const char* beside : {"-wal", "-journal"})
+        if (const auto n = fs::file_size(path + beside, ec); !ec && n > 0) return;
+    unsigned char h[100] = {};
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) return;
+    const size_t got = std::fread(h, 1, sizeof h, f);
+    std::fclose(f);
+    if (got != sizeof h || std::memcmp(h, "SQLite format 3", 16) != 0) return;
+    const uint64_t page = be(h, 16, 2) == 1 ? 65536 : be(h, 16, 2);
+    const uint64_t pages = be(h, 28, 4);
+    // SQLite trusts the page count only when this pair matches.
+    if (be(h, 24, 4) != be(h, 92, 4) || pages == 0) return;
+    if (size < page * pages)
+        throw DbError(path + ": damaged store: it was cut short (its header says " +
+                          std::to_string(pages) + " pages of " + std::to_string(page) +
+                          " bytes, " + std::to_string(page * pages) + " bytes, the file holds " +
+                          std::to_string(size) +
+                          "); copy it again from where it came from, or give --db another store",
+                      SQLITE_CORRUPT);
+}
+
+struct StoreHeader {
+    int64_t version = 0, tables = 0;
+};
+
+/// What open_store refuses before it writes a byte: a file that is not a
+/// pathscope store, a damaged one, or one of a newer schema.
+StoreHeader read_header(const Database& db, const std::string& path) {
     // One message for every file that is not a store, whoever opens it (the
     // GUI, a read verb, a capture).
     const auto not_a_store = [&](const std::string& why) {
         return DbError(path + ": not a pathscope store (" + why +
                        "); give --db a pathscope store or a new file name");
     };
+    int64_t app = 0;
+    StoreHeader h;
+    try {
+        app = db.scalar("PRAGMA application_id");
+        h.version = db.scalar("PRAGMA user_version");
+        h.tables = db.scalar("SELECT count(*) FROM sqlite_schema");
+    } catch (const DbError& e) {
+        if (e.code() == SQLITE_NOTADB) throw not_a_store("not an SQLite database");
+        if (e.code() == SQLITE_CORRUPT)
+            throw DbError(path + ": damaged store: " + sqlite3_errstr(SQLITE_CORRUPT) +
+                              " (its table list cannot be read: cut short or overwritten); copy "
+                              "it again from where it came from, or give --db another store",
+                          SQLITE_CORRUPT);
+        throw;
+    }
+    if (app != kApplicationId && !(app == 0 && h.tables == 0))
+        throw not_a_store("an SQLite database of another application: application_id " +
+                          std::to_string(app) + ", pathscope's is " +
+                          std::to_string(kApplicationId));
+    if (h.version > kSchemaVersion)
+        throw DbError(path + ": written by a newer pathscope (schema version " +
+                      std::to_string(h.version) + ", this build reads up to " +
+                      std::to_string(kSchemaVersion) + "); upgrade pathscope to read it");
+    return h;
+}
+
+}  // namespace
+
+void check_store(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec) || std::filesystem::file_size(path, ec) == 0) return;
+    refuse_truncated(path);
+    const Database db(path, Database::Mode::read_only);
+    read_header(db, path);
+}
+
+std::unique_ptr<Database> open_store(const std::string& path, Database::Mode mode,
+                                     Create create) {
+    const bool may_create = mode == Database::Mode::read_write && create == Create::if_new;
     if (!may_create && !std::filesystem::exists(path))
         throw DbError(path + ": no such store (pathscope run --db " + path +
                       " records into a new one; --db names another)");
+    refuse_truncated(path);
     auto db = std::make_unique<Database>(path, mode);
-    int64_t app = 0, version = 0, tables = 0;
-    try {
-        app = db->scalar("PRAGMA application_id");
-        version = db->scalar("PRAGMA user_version");
-        tables = db->scalar("SELECT count(*) FROM sqlite_schema");
-    } catch (const DbError& e) {
-        if (e.code() == SQLITE_NOTADB) throw not_a_store("not an SQLite database");
-        throw;
-    }
-    if (app != kApplicationId && !(app == 0 && tables == 0))
-        throw not_a_store("application_id " + std::to_string(app) + ", expected " +
-                          std::to_string(kApplicationId));
-    if (version > kSchemaVersion)
-        throw DbError(path + ": written by a newer pathscope (schema version " +
-                      std::to_string(version) + ", this build reads up to " +
-                      std::to_string(kSchemaVersion) + "); upgrade pathscope to read it");
+    const auto [version, tables] = read_header(*db, path);
     // Reading never makes a store of an empty file.
     if (tables == 0 && !may_create)
         throw DbError(path + ": empty file, not a pathscope store yet (capture into it first)");

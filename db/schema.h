@@ -26,6 +26,13 @@ enum class Create { if_new, never };
 std::unique_ptr<Database> open_store(const std::string& path, Database::Mode mode,
                                      Create create = Create::if_new);
 
+/// Refuses, without writing a byte, a file that open_store would refuse
+/// for writing: not a pathscope store, damaged (cut short, overwritten), or
+/// of a newer schema; each with open_store's message. A missing or empty
+/// file passes (a capture makes the store). Verbs that write call it before
+/// they start an engine or read an input, so a wrong --db fails at once.
+void check_store(const std::string& path);
+
 /// Takes `db` from its user_version up to `to_version` by the shipped
 /// migrations, one transaction each. open_store upgrades older stores with
 /// it; a new store is made from the tables (db/tables.h) at kSchemaVersion

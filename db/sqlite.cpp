@@ -13,7 +13,12 @@ std::string advice(int rc) {
         case SQLITE_NOTADB:
             return " (this file is not an SQLite database)";
         case SQLITE_BUSY:
-            return " (another process holds the store's write lock)";
+            return " (another process held the store's write lock for over " +
+                   std::to_string(kBusyTimeoutMs / 1000) +
+                   " s: let it finish and try again, or give --db another store)";
+        case SQLITE_IOERR:
+            return " (the disk failed a read or write: check the device, e.g. dmesg, and its "
+                   "free space)";
         case SQLITE_READONLY:
             return " (the store is read-only here: check the file's permissions)";
         default:
@@ -129,7 +134,7 @@ Database::Database(const std::string& path, Mode mode) : path_(path) {
     sqlite3_extended_result_codes(db_, 0);
     // A capture's writer holds the write lock for one short batch at a time;
     // readers and a second writer wait for it rather than fail.
-    sqlite3_busy_timeout(db_, 5000);
+    sqlite3_busy_timeout(db_, kBusyTimeoutMs);
 }
 
 Database::~Database() { sqlite3_close_v2(db_); }

@@ -12,6 +12,10 @@
 
 namespace pathscope::db {
 
+/// How long a connection waits for another process's write lock before it
+/// gives up with SQLITE_BUSY.
+inline constexpr int kBusyTimeoutMs = 5000;
+
 class DbError : public std::runtime_error {
   public:
     DbError(const std::string& msg, int code = SQLITE_ERROR)
