@@ -32,7 +32,8 @@ class DbError : public std::runtime_error {
 /// naming the store instead of hanging the verb or the GUI.
 struct QueryBudget {
     /// Far above what the largest real store needs (a million samples read
-    /// in well under 1e8 steps), far below forever (a few minutes at most).
+    /// in about 1e8 steps), far below forever (SQLite runs about 1e8 steps
+    /// a second: a runaway statement ends within a minute).
     static constexpr uint64_t kDefaultSteps = 5'000'000'000ULL;
     static constexpr int kStepsPerCall = 10'000;  ///< the handler's period
     /// The limit of connections opened from now on, in this process (a
