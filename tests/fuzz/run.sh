@@ -90,6 +90,7 @@ for t in "${targets[@]}"; do
   mkdir -p "$corpus" "$findings"
   mapfile -t seeds < <(seed_dirs "$t")
   echo "== $t: ${seconds} s, corpus $corpus, seeds ${seeds[*]:-none}"
+  start=$(date +%s)
   # shellcheck disable=SC2046
   "$B/tests/fuzz/$t" "$corpus" "${seeds[@]}" -max_total_time="$seconds" -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$findings/" $(options "$t") > "$log" 2>&1 || true
@@ -98,12 +99,12 @@ for t in "${targets[@]}"; do
   last=$(grep -E '^#[0-9]+.*cov: ' "$log" | tail -1 || true)
   cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
   ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
-  ran=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
+  ran=$(( $(date +%s) - start ))  # also when it stopped early on a finding
   files=$(find "$corpus" -type f | wc -l)
   finds=$(find "$findings" -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
   [ "$finds" -eq 0 ] || found_any=1
-  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "${ran:-$seconds}" "${execs:-0}" "${cov:-0}" "${ft:-0}" >> "$history"
-  rows+=("$(printf '%-18s %7s %12s %9s %7s %7s %8s %8s' "$t" "${ran:-?}" "${execs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" "$files" "$finds")")
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$ran" "${execs:-0}" "${cov:-0}" "${ft:-0}" >> "$history"
+  rows+=("$(printf '%-18s %7s %12s %9s %7s %7s %8s %8s' "$t" "$ran" "${execs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" "$files" "$finds")")
   [ "$finds" -eq 0 ] || echo "   findings in $findings (log: $log)"
 done
 
