@@ -305,7 +305,11 @@ RunSummary summarize_run(const db::RunData& run, const SummaryOptions& opt) {
             if (it == counts.end()) it = counts.insert(counts.end(), {h.subject, 0});
             it->second += h.count;
         }
-        for (const auto& [subject, count] : counts) {
+        for (const auto& sc : counts) {
+            // Named, not a structured binding: clang 14 (the fuzz preset)
+            // cannot capture those in a lambda.
+            const std::string& subject = sc.first;
+            const uint64_t count = sc.second;
             if (!count) continue;
             LatencyLine l{subject, count, 0, 0, 0};
             auto fig = [&](const char* p) {

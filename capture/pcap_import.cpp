@@ -133,6 +133,13 @@ Parsed classify(const uint8_t* p, size_t n) {
     return out;
 }
 
+void check_link(const PcapReader& reader, const std::string& file) {
+    if (!adapter_for(reader.link_type()))
+        throw std::runtime_error(file + ": link type " + reader.link_name() + " (file header)" +
+                                 " is not one pathscope can parse (Ethernet, raw IPv6, BSD "
+                                 "loopback or Linux cooked)");
+}
+
 EngineConfig parser_config() {
     EngineConfig c;
     c.mbufs = 8191;
@@ -171,18 +178,11 @@ std::vector<uint8_t> ethernet_frame(int dlt, const uint8_t* data, uint32_t cap_l
 
 std::string frame_protocol(const uint8_t* frame, size_t n) { return classify(frame, n).proto; }
 
-db::RunData import_pcap(const std::string& file, const std::string& db_path,
-                        const std::string& label) {
-    PcapReader reader(file);
-    const auto adapter = adapter_for(reader.link_type());
-    if (!adapter)
-        throw std::runtime_error(file + ": link type " + reader.link_name() + " (file header)" +
-                                 " is not one pathscope can parse (Ethernet, raw IPv6, BSD "
-                                 "loopback or Linux cooked)");
-    EngineConfig cfg = parser_config();
-    eal_init(cfg.eal_args);
-    Engine engine(cfg);
+EngineConfig import_engine_config() { return parser_config(); }
 
+CaptureFacts read_capture(const std::string& file, Engine& engine) {
+    PcapReader reader(file);
+    check_link(reader, file);
     uint64_t bytes = 0, cut_short = 0, too_big = 0, too_short = 0;
     std::map<std::string, uint64_t> protocols;
     std::set<std::string> flows;
@@ -213,15 +213,8 @@ db::RunData import_pcap(const std::string& file, const std::string& db_path,
     engine.run_until_idle(64);
     if (reader.packets() == 0) throw std::runtime_error(file + ": capture holds no packets");
 
-    RunResult r;
-    r.snapshot = engine.snapshot();
-    r.window_start = r.window_end = r.snapshot;
-    db::Batch batch = trial_rows(0, r);
-    // The walks that polled until the engine was idle are this loop's, not a
-    // worker's waiting for traffic: an import has no worker to starve, so
-    // they are not stored (its stage calls still count busy ones apart).
-    for (auto& t : batch.trials) t.walks = t.idle_walks = 0;
-    auto fact = [&](const std::string& k, const std::string& v) { batch.facts.emplace_back(k, v); };
+    CaptureFacts facts;
+    auto fact = [&](const std::string& k, const std::string& v) { facts.emplace_back(k, v); };
     fact("pcap.file", std::filesystem::absolute(file).string());
     fact("pcap.link_type", reader.link_name());
     fact("pcap.packets", std::to_string(reader.packets()));
@@ -232,7 +225,30 @@ db::RunData import_pcap(const std::string& file, const std::string& db_path,
     fact("pcap.too_big_to_parse", std::to_string(too_big));
     fact("pcap.not_parsed_short", std::to_string(too_short));
     for (const auto& [proto, n] : protocols) fact("pcap.protocol." + proto, std::to_string(n));
+    return facts;
+}
 
+db::RunData import_pcap(const std::string& file, const std::string& db_path,
+                        const std::string& label) {
+    {
+        // A link type it cannot parse is refused before the engine starts.
+        PcapReader reader(file);
+        check_link(reader, file);
+    }
+    EngineConfig cfg = parser_config();
+    eal_init(cfg.eal_args);
+    Engine engine(cfg);
+    CaptureFacts facts = read_capture(file, engine);
+
+    RunResult r;
+    r.snapshot = engine.snapshot();
+    r.window_start = r.window_end = r.snapshot;
+    db::Batch batch = trial_rows(0, r);
+    // The walks that polled until the engine was idle are this loop's, not a
+    // worker's waiting for traffic: an import has no worker to starve, so
+    // they are not stored (its stage calls still count busy ones apart).
+    for (auto& t : batch.trials) t.walks = t.idle_walks = 0;
+    batch.facts.insert(batch.facts.end(), facts.begin(), facts.end());
     return store_import(db::kPcapImportKind, file, label, std::move(batch), db_path);
 }
 

@@ -8,6 +8,11 @@
 #include <vector>
 
 #include "db/queries.h"
+#include "engine/config.h"
+
+namespace pathscope::engine {
+class Engine;
+}
 
 namespace pathscope::capture {
 
@@ -17,6 +22,19 @@ namespace pathscope::capture {
 /// offset, for a damaged record) when it cannot be imported.
 db::RunData import_pcap(const std::string& file, const std::string& db_path,
                         const std::string& label = "");
+
+/// The engine import_pcap parses a capture with: a promiscuous ring port
+/// "capture" and a default route out of a null port.
+engine::EngineConfig import_engine_config();
+
+/// The import summary's facts ("pcap.packets", "pcap.protocol.udp", ...).
+using CaptureFacts = std::vector<std::pair<std::string, std::string>>;
+
+/// import_pcap's reading of `file`, without the store: every packet, as the
+/// import gives it to the engine, goes into `engine` (one made from
+/// import_engine_config(), which may be reused for many files); returns the
+/// summary. Throws as import_pcap does.
+CaptureFacts read_capture(const std::string& file, engine::Engine& engine);
 
 /// A packet of a capture whose link type is `dlt`, as the Ethernet frame the
 /// engine is given: raw IPv6, loopback and Linux cooked captures get an

@@ -23,7 +23,7 @@ std::string column_list(const Table<Row>& t, const std::string& run_id_as = "run
 }
 
 /// Maps the source store's stack ids to the output's, interning as it goes.
-std::map<int64_t, int64_t> remap_stacks(Database& out) {
+std::map<int64_t, int64_t> remap_stacks(Database& out, const std::string& in) {
     const std::string frame_cols = column_list(tables::frames());
     out.exec("INSERT OR IGNORE INTO main.frames (" + frame_cols + ") SELECT " + frame_cols +
              " FROM src.frames");
@@ -35,7 +35,13 @@ std::map<int64_t, int64_t> remap_stacks(Database& out) {
     std::map<int64_t, int64_t> map{{0, 0}};
     // Interning adds a parent before its children, so ids ascend root to leaf.
     while (src.step()) {
-        const int64_t parent = map.at(src.i64(1));
+        const auto p = map.find(src.i64(1));
+        if (p == map.end())  // a damaged store (or one not written by pathscope)
+            throw DbError(in + ": stack " + std::to_string(src.i64(0)) + " has parent " +
+                          std::to_string(src.i64(1)) +
+                          ", which is not a stack before it; the store is damaged, so it "
+                          "cannot be merged (sqlite3 FILE 'PRAGMA integrity_check' checks it)");
+        const int64_t parent = p->second;
         insert_row(ins, tables::stacks(), 0, StackNodeRow{0, parent, src.i64(2)});
         sel.bind(1, parent).bind(2, src.i64(2));
         sel.step();
@@ -56,7 +62,7 @@ MergeResult merge_stores(const std::vector<std::string>& inputs, const std::stri
         attach.bind(1, in).run();
         try {
             Transaction tx(*out);
-            const auto stack_map = remap_stacks(*out);
+            const auto stack_map = remap_stacks(*out, in);
             Statement runs = out->prepare(
                 "SELECT id, uuid FROM src.runs WHERE uuid NOT IN (SELECT uuid FROM main.runs) "
                 "ORDER BY id");
@@ -101,7 +107,13 @@ MergeResult merge_stores(const std::vector<std::string>& inputs, const std::stri
                 src.bind(1, old_id);
                 while (src.step()) {
                     SampleRow row = read_row(src, tables::stack_samples());
-                    row.stack = stack_map.at(row.stack);
+                    const auto st = stack_map.find(row.stack);
+                    if (st == stack_map.end())
+                        throw DbError(in + ": a sample of run " + std::to_string(old_id) +
+                                      " has stack " + std::to_string(row.stack) +
+                                      ", which is not in the store; the store is damaged, so "
+                                      "it cannot be merged");
+                    row.stack = st->second;
                     insert_row(sample, tables::stack_samples(), new_id, row);
                 }
                 result.copied++;

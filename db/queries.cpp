@@ -117,6 +117,9 @@ void read_stacks(const Database& db, int64_t id, const std::string& where,
             }
             const auto [parent, frame] = lookup(n);
             if (parent < 0) return -1;  // a damaged store: the stack is not there
+            // A damaged store whose parents form a cycle: a walk longer
+            // than the stacks there are has come round again.
+            if (path.size() > std::max(table.size(), fetched.size())) return -1;
             path.push_back(n);
             n = parent;
         }

@@ -32,8 +32,9 @@ std::string message(sqlite3* db, int rc) {
 }
 }  // namespace
 
-Statement::Statement(sqlite3* db, std::string_view sql, const std::string& where)
-    : db_(db), where_(where) {
+Statement::Statement(sqlite3* db, std::string_view sql, const std::string& where,
+                     QueryBudget* budget)
+    : db_(db), where_(where), budget_(budget) {
     const int rc =
         sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr);
     if (rc != SQLITE_OK)
@@ -45,7 +46,7 @@ Statement::Statement(sqlite3* db, std::string_view sql, const std::string& where
 Statement::~Statement() { sqlite3_finalize(stmt_); }
 
 Statement::Statement(Statement&& o) noexcept
-    : db_(o.db_), stmt_(o.stmt_), where_(std::move(o.where_)) {
+    : db_(o.db_), stmt_(o.stmt_), where_(std::move(o.where_)), budget_(o.budget_) {
     o.stmt_ = nullptr;
 }
 
@@ -55,6 +56,7 @@ Statement& Statement::operator=(Statement&& o) noexcept {
         db_ = o.db_;
         stmt_ = o.stmt_;
         where_ = std::move(o.where_);
+        budget_ = o.budget_;
         o.stmt_ = nullptr;
     }
     return *this;
@@ -87,11 +89,19 @@ Statement& Statement::bind_null(int i) {
 }
 
 bool Statement::step() {
+    if (budget_ && !sqlite3_stmt_busy(stmt_)) budget_->start();  // a fresh run of it
     const int rc = sqlite3_step(stmt_);
     if (rc == SQLITE_ROW) return true;
     if (rc == SQLITE_DONE) return false;
     const std::string sql = sqlite3_sql(stmt_) ? sqlite3_sql(stmt_) : "";
     sqlite3_reset(stmt_);
+    if ((rc & 0xff) == SQLITE_INTERRUPT && budget_ && budget_->spent)
+        throw DbError(where_ + ": a query ran past its budget of " +
+                          std::to_string(budget_->limit) + " SQLite steps (in \"" +
+                          sql.substr(0, 60) +
+                          "\"); the store is damaged or was not written by pathscope "
+                          "(sqlite3 FILE 'PRAGMA integrity_check' checks it)",
+                      rc);
     throw DbError(where_ + ": " + message(db_, rc) + " (in \"" + sql.substr(0, 60) + "\")", rc);
 }
 
@@ -119,7 +129,19 @@ std::vector<uint8_t> Statement::blob(int col) const {
              : std::vector<uint8_t>();
 }
 
-Database::Database(const std::string& path, Mode mode) : path_(path) {
+namespace {
+/// SQLite's progress handler: stops a statement that has used its budget.
+int spend(void* p) {
+    auto* b = static_cast<QueryBudget*>(p);
+    b->used += QueryBudget::kStepsPerCall;
+    if (b->used <= b->limit) return 0;
+    b->spent = true;
+    return 1;
+}
+}  // namespace
+
+Database::Database(const std::string& path, Mode mode)
+    : path_(path), budget_(std::make_unique<QueryBudget>()) {
     const int flags =
         mode == Mode::read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
     const int rc = sqlite3_open_v2(path.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
@@ -135,21 +157,36 @@ Database::Database(const std::string& path, Mode mode) : path_(path) {
     // A capture's writer holds the write lock for one short batch at a time;
     // readers and a second writer wait for it rather than fail.
     sqlite3_busy_timeout(db_, kBusyTimeoutMs);
+    // A store may come from anyone: SQLite's settings for untrusted files
+    // (https://sqlite.org/security.html). No writes to the schema by SQL,
+    // no functions with side effects from views or triggers it holds,
+    // b-tree cells checked as they are read, and every statement bounded.
+    sqlite3_db_config(db_, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+    sqlite3_db_config(db_, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
+    sqlite3_exec(db_, "PRAGMA cell_size_check = ON", nullptr, nullptr, nullptr);
+    sqlite3_progress_handler(db_, QueryBudget::kStepsPerCall, spend, budget_.get());
 }
 
 Database::~Database() { sqlite3_close_v2(db_); }
 
 void Database::exec(const std::string& sql) {
+    budget_->start();
     char* err = nullptr;
     const int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err);
     if (rc != SQLITE_OK) {
         std::string m = (err ? err : sqlite3_errstr(rc)) + advice(rc);
+        if ((rc & 0xff) == SQLITE_INTERRUPT && budget_->spent)
+            m = "a statement ran past its budget of " + std::to_string(budget_->limit) +
+                " SQLite steps (in \"" + sql.substr(0, 60) +
+                "\"); the store is damaged or was not written by pathscope";
         sqlite3_free(err);
         throw DbError(path_ + ": " + m, rc);
     }
 }
 
-Statement Database::prepare(std::string_view sql) const { return Statement(db_, sql, path_); }
+Statement Database::prepare(std::string_view sql) const {
+    return Statement(db_, sql, path_, budget_.get());
+}
 
 int64_t Database::scalar(std::string_view sql) const {
     Statement s = prepare(sql);
@@ -159,7 +196,9 @@ int64_t Database::scalar(std::string_view sql) const {
 Transaction::Transaction(Database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
 
 Transaction::~Transaction() {
-    if (!done_) sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+    if (done_) return;
+    db_.fresh_budget();  // a rollback after a statement that spent its own
+    sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
 }
 
 void Transaction::commit() {
@@ -169,6 +208,7 @@ void Transaction::commit() {
 
 ReadSnapshot::ReadSnapshot(const Database& db) : db_(db) {
     char* err = nullptr;
+    db_.fresh_budget();
     if (sqlite3_exec(db_.handle(), "BEGIN", nullptr, nullptr, &err) != SQLITE_OK) {
         const std::string what = err ? err : "unknown error";
         sqlite3_free(err);
@@ -176,6 +216,9 @@ ReadSnapshot::ReadSnapshot(const Database& db) : db_(db) {
     }
 }
 
-ReadSnapshot::~ReadSnapshot() { sqlite3_exec(db_.handle(), "COMMIT", nullptr, nullptr, nullptr); }
+ReadSnapshot::~ReadSnapshot() {
+    db_.fresh_budget();
+    sqlite3_exec(db_.handle(), "COMMIT", nullptr, nullptr, nullptr);
+}
 
 }  // namespace pathscope::db

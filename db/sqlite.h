@@ -4,7 +4,9 @@
 
 #include <sqlite3.h>
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -27,10 +29,34 @@ class DbError : public std::runtime_error {
     int code_;
 };
 
+/// How much work one statement may do: SQLite's virtual-machine steps,
+/// counted by a progress handler. A store is read as hostile input (it may
+/// be a damaged file, or one mailed by a colleague whose views or cyclic rows
+/// would run forever); a statement past its budget stops with a DbError
+/// naming the store instead of hanging the verb or the GUI.
+struct QueryBudget {
+    /// Far above what the largest real store needs (a million samples read
+    /// in about 1e8 steps), far below forever (SQLite runs about 1e8 steps
+    /// a second: a runaway statement ends within a minute).
+    static constexpr uint64_t kDefaultSteps = 5'000'000'000ULL;
+    static constexpr int kStepsPerCall = 10'000;  ///< the handler's period
+    /// The limit of connections opened from now on, in this process (a
+    /// fuzzer lowers it so a runaway query ends in milliseconds).
+    static inline std::atomic<uint64_t> default_limit{kDefaultSteps};
+    uint64_t limit = default_limit.load();
+    uint64_t used = 0;
+    bool spent = false;
+    void start() {
+        used = 0;
+        spent = false;
+    }
+};
+
 class Statement {
   public:
     Statement() = default;
-    Statement(sqlite3* db, std::string_view sql, const std::string& where);
+    Statement(sqlite3* db, std::string_view sql, const std::string& where,
+              QueryBudget* budget = nullptr);
     ~Statement();
     Statement(Statement&& o) noexcept;
     Statement& operator=(Statement&& o) noexcept;
@@ -66,13 +92,17 @@ class Statement {
     sqlite3* db_ = nullptr;
     sqlite3_stmt* stmt_ = nullptr;
     std::string where_;
+    QueryBudget* budget_ = nullptr;
 };
 
 class Database {
   public:
     enum class Mode { read_only, read_write };
 
-    /// Opens (read_write: creates) the file at `path`. Throws DbError.
+    /// Opens (read_write: creates) the file at `path`, with SQLite's
+    /// defences for untrusted files on (SQLITE_DBCONFIG_DEFENSIVE, no
+    /// trusted schema, cell size checks) and every statement bounded by a
+    /// QueryBudget. Throws DbError.
     Database(const std::string& path, Mode mode);
     ~Database();
     Database(const Database&) = delete;
@@ -87,10 +117,16 @@ class Database {
     int64_t last_insert_id() const { return sqlite3_last_insert_rowid(db_); }
     /// The first column of the first row of `sql` as an integer (0 when no row).
     int64_t scalar(std::string_view sql) const;
+    /// The steps each statement may take from its first step (fuzzers and
+    /// tests lower it; QueryBudget::kDefaultSteps otherwise).
+    void set_query_budget(uint64_t steps) { budget_->limit = steps; }
+    /// Starts a fresh budget (for statements run outside prepare/exec).
+    void fresh_budget() const { budget_->start(); }
 
   private:
     sqlite3* db_ = nullptr;
     std::string path_;
+    std::unique_ptr<QueryBudget> budget_;
 };
 
 /// RAII transaction: BEGIN IMMEDIATE (takes the write lock up front, so a

@@ -2,6 +2,8 @@
 # One-command set-up for a fresh Debian 12 machine (run as root):
 #   scripts/setup.sh run    install, build, run the default scenario
 #   scripts/setup.sh test   install, build, run the tests (dev build, then ASan+UBSan build)
+#   scripts/setup.sh fuzz [--seconds N] [TARGET...]
+#                           install, build the fuzz preset, run every fuzz target N s (tests/fuzz/run.sh)
 #   scripts/setup.sh        install and build only
 # Installing is idempotent: apt-get runs only when a package is missing.
 set -euo pipefail
@@ -27,6 +29,7 @@ PACKAGES=(
   graphviz                        # test: dot -Tsvg renders pathscope export --format dot
   python3 python3-html5lib python3-jsonschema  # test: reports by real HTML/XML/JSON parsers
   nodejs node-jsdom               # test: the HTML flame graph's zoom and search in a DOM
+  clang libclang-rt-14-dev        # the fuzz preset: clang with libFuzzer and the sanitizers
 )
 
 missing=()
@@ -82,6 +85,11 @@ run_tests() {
   return "$rc"
 }
 
+# The fuzzers build their own preset (clang); nothing else is needed.
+if [ "${1:-}" = fuzz ]; then
+  exec tests/fuzz/run.sh "${@:2}"
+fi
+
 PRESET=${PATHSCOPE_PRESET:-dev}
 cmake --preset "$PRESET" -DPATHSCOPE_GUI=ON >/dev/null
 cmake --build --preset "$PRESET"
@@ -104,5 +112,5 @@ case "${1:-build}" in
     fi
     ;;
   build) ;;
-  *) echo "setup: unknown step '$1' (use run, test or nothing)" >&2; exit 2 ;;
+  *) echo "setup: unknown step '$1' (use run, test, fuzz or nothing)" >&2; exit 2 ;;
 esac

@@ -741,3 +741,41 @@ TEST_F(StoreTest, ReadingWhatIsNewAddsUpToTheWholeRun) {
     EXPECT_EQ(stacks_of(seen).count({1, 2, "main;walk;rx", 7}), 1u);  // 2 + the tail's 5
     EXPECT_EQ(seen.stack_index.nodes.size(), whole.stack_index.nodes.size());
 }
+
+// A store is hostile input: one whose runs are an endless view stops with an
+// error naming it once a statement has used its budget, instead of hanging
+// the verb (or the GUI) that reads it.
+TEST_F(StoreTest, AnEndlessQueryEndsInAnErrorNamingTheStore) {
+    const auto path = file("endless.db");
+    {
+        auto db = open_store(path, Database::Mode::read_write);
+        db->exec(
+            "ALTER TABLE runs RENAME TO runs_real; CREATE VIEW runs AS WITH RECURSIVE c(x) AS "
+            "(SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT r.* FROM (SELECT count(*) AS n "
+            "FROM c) AS k CROSS JOIN runs_real AS r WHERE k.n < 0");
+    }
+    auto db = open_store(path, Database::Mode::read_only);
+    db->set_query_budget(20'000'000);  // a fraction of a second, not the default minute
+    try {
+        list_runs(*db);
+        FAIL() << "an endless view was read to its end";
+    } catch (const DbError& e) {
+        EXPECT_EQ(e.code(), SQLITE_INTERRUPT);
+        EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("budget"), std::string::npos) << e.what();
+    }
+    // The connection stays usable: the next statement has its own budget.
+    EXPECT_EQ(db->scalar("SELECT count(*) FROM runs_real"), 0);
+}
+
+// SQLite's defensive mode is on for every connection: SQL cannot rewrite the
+// schema of a store it reads (a hostile store's own statements neither).
+TEST_F(StoreTest, ConnectionsAreDefensive) {
+    const auto path = file("defensive.db");
+    auto db = open_store(path, Database::Mode::read_write);
+    db->exec("PRAGMA writable_schema = ON");
+    EXPECT_THROW(db->exec("UPDATE sqlite_schema SET sql = 'CREATE TABLE runs (x)' WHERE name = 'runs'"),
+                 DbError);
+    EXPECT_EQ(db->scalar("SELECT count(*) FROM pragma_trusted_schema WHERE trusted_schema = 0"), 1);
+    EXPECT_EQ(db->scalar("PRAGMA cell_size_check"), 1);
+}

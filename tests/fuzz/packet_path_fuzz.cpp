@@ -1,7 +1,8 @@
 // libFuzzer target for the whole receive path. An input is a capture file
 // (pcap or pcapng), so the tcpdump captures in ../shared/corpus/pcap are the
 // seeds as they are; every frame in it goes through the engine on a ring port
-// and the receive ledger must balance after each input.
+// and the receive ledger must balance after each input (counting the packets
+// that wait in the neighbour table for an address nobody answers for).
 //
 //   cmake --preset fuzz && cmake --build --preset fuzz
 //   mkdir -p /tmp/fuzz-corpus
@@ -61,11 +62,33 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     test::collect(*g_engine, "wire");
     test::collect(*g_engine, "out");
     test::collect(*g_engine, "stuck");
-    const Ledger l = g_engine->snapshot().ledger;
-    if (l.received - before != injected || !l.balanced()) {
-        std::fprintf(stderr, "ledger broken: injected %llu, received %llu, balanced %d\n",
+    const EngineSnapshot snap = g_engine->snapshot(false);
+    const Ledger& l = snap.ledger;
+    // A packet for an on-link address nobody answers for waits in the
+    // neighbour table (the engine runs on; stop() would drop it as
+    // nd_pending_at_stop): it is not in the ledger yet. What the table let
+    // go is not told apart from the solicitations it sends, so every packet
+    // ever put there bounds what may be waiting.
+    uint64_t held = 0;
+    for (const auto& e : snap.edges)
+        if (e.to == kNeighbourTable) held += e.packets;
+    const uint64_t outcomes = l.delivered + l.forwarded + l.replied + l.total_drops();
+    if (l.received - before != injected || outcomes > l.received ||
+        l.received > outcomes + held) {
+        std::fprintf(stderr,
+                     "ledger broken: injected %llu, received %llu (in all %llu = delivered %llu "
+                     "+ forwarded %llu + replied %llu + dropped %llu + at most held for a neighbour %llu?)\n",
                      static_cast<unsigned long long>(injected),
-                     static_cast<unsigned long long>(l.received - before), l.balanced());
+                     static_cast<unsigned long long>(l.received - before),
+                     static_cast<unsigned long long>(l.received),
+                     static_cast<unsigned long long>(l.delivered),
+                     static_cast<unsigned long long>(l.forwarded),
+                     static_cast<unsigned long long>(l.replied),
+                     static_cast<unsigned long long>(l.total_drops()),
+                     static_cast<unsigned long long>(held));
+        for (const auto& e : snap.edges)
+            std::fprintf(stderr, "  edge %s -> %s: %llu\n", e.from.c_str(), e.to.c_str(),
+                         static_cast<unsigned long long>(e.packets));
         std::abort();
     }
     return 0;

@@ -1,13 +1,18 @@
-// Fuzzes the text readers of analysis/: folded stacks, `perf script` output
-// and ministat's number columns. Bad input may be refused with an exception,
-// never crash; and whatever folded text is accepted must round trip:
-// tree -> folded -> tree -> folded gives the same text twice.
+// Fuzzes every text profile reader: folded stacks and `perf script` output
+// (what `pathscope import folded|perf` reads; speedscope JSON is only
+// written, so it is reached as an export of what was read) and ministat's
+// number columns (`pathscope stats`). Bad input may be refused with an
+// exception, never crash; whatever folded text is accepted must round trip:
+// tree -> folded -> tree -> folded gives the same text twice. The perf
+// reader also runs with the --comm/--tid filter the first two words of the
+// input name, and its trees go through the call views a report shows.
 #include <cstdint>
 #include <cstdlib>
 #include <sstream>
 #include <string>
 
 #include "capture/profile_text.h"
+#include "analysis/call_tree.h"
 #include "analysis/flame_tree.h"
 #include "analysis/ministat.h"
 
@@ -27,7 +32,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     try {
         std::istringstream in(text);
-        capture::parse_perf_script(in, "fuzz");
+        const FlameTree t = capture::parse_perf_script(in, "fuzz");
+        build_call_views(t);
+        to_speedscope({{"fuzz", &t}}, "fuzz");
+    } catch (const std::exception&) {
+    }
+    try {
+        std::istringstream words(text);
+        capture::PerfScriptFilter filter;
+        words >> filter.comm >> filter.tid;
+        std::istringstream in(text);
+        std::string event;
+        const FlameTree t = capture::parse_perf_script(in, "fuzz", filter, &event);
+        build_call_views(t, t);
     } catch (const std::exception&) {
     }
     try {
