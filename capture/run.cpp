@@ -130,6 +130,7 @@ RunResult run_engine(EngineConfig cfg, const RunHooks& hooks) {
     result.snapshot = engine.snapshot();
     result.generated = gen ? gen->generated() : 0;
     result.returned = gen ? gen->returned() : 0;
+    if (gen) result.mix = gen->mix();
     if (rr) {
         result.generated = rr->requests();
         result.returned = rr->transactions() + rr->late() + rr->other();
