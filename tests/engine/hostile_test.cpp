@@ -3,18 +3,27 @@
 // scenario (a net_ring port fed by the generator, 40,000 routes, a net_null
 // uplink): every malformed frame ends under the drop reason its malformation
 // names, every good frame is still delivered or forwarded, and every stage
-// passes on what it took in.
+// passes on what it took in. And the corpus mutated by editcap, replayed at
+// full rate on a net_pcap port for a whole trial: counters consistent.
 #include <gtest/gtest.h>
+#include <pcap/pcap.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 
 #include "analysis/path_graph.h"
+#include "capture/pcap_probe.h"
+#include "capture/pcap_reader.h"
 #include "capture/run.h"
 #include "capture/scenario.h"
 #include "capture/snapshot_rows.h"
+#include "engine/frame_builder.h"
 #include "engine/generator.h"
 #include "tests/engine/eal_env.h"
+#include "tests/support/mutated_corpus.h"
+#include "tests/support/setup_skip.h"
+#include "tests/support/temp_dir.h"
 
 using namespace pathscope;
 using namespace pathscope::engine;
@@ -135,6 +144,169 @@ TEST(Hostile, MalformedMixAtFullRateForAWholeTrialDeliversEveryGoodFrame) {
             fact_seen = true;
         }
     EXPECT_TRUE(fact_seen);
+}
+
+TEST(Hostile, MutatedCorpusReplayedOnAPortForAWholeTrial) {
+    if (test::corpus_files().empty())
+        PATHSCOPE_SKIP_UNLESS_SETUP("corpus folder " << test::kCorpusDir << " is absent "
+                                    "(it sits beside the checkout in this layout)");
+    const std::string editcap = test::find_editcap();
+    if (editcap.empty())
+        PATHSCOPE_SKIP_UNLESS_SETUP("editcap is not installed (wireshark-common, which "
+                                    "scripts/setup.sh's tshark pulls in)");
+    const test::TempDir dir("hostile_replay");
+    const auto files = test::mutate_corpus(editcap, dir.path(), test::mutation_seeds());
+    // Every mutated Ethernet capture, one after the other, in one file; frames
+    // cut to one mbuf (2048 bytes) as editcap -s would, which a looped replay
+    // needs (the test below).
+    const std::string merged = dir.file("mutated-ethernet.pcap");
+    pcap_t* dead = pcap_open_dead(DLT_EN10MB, 262144);
+    pcap_dumper_t* dump = pcap_dump_open(dead, merged.c_str());
+    ASSERT_NE(dump, nullptr) << pcap_geterr(dead);
+    unsigned captures = 0;
+    uint64_t frames = 0;
+    for (const auto& m : files) {
+        if (m.path.empty()) continue;
+        capture::PcapReader reader(m.path.string());
+        if (reader.link_type() != DLT_EN10MB) continue;
+        capture::PcapReader::Packet p;
+        while (reader.next(p)) {
+            pcap_pkthdr h{};
+            h.ts = p.ts;
+            h.caplen = std::min<uint32_t>(p.cap_len, 2048);
+            h.len = p.wire_len;
+            pcap_dump(reinterpret_cast<u_char*>(dump), &h, p.data);
+            ++frames;
+        }
+        ++captures;
+    }
+    pcap_dump_close(dump);
+    pcap_close(dead);
+    ASSERT_GT(frames, 0u);
+
+    // The default scenario (40,000 routes, sink and echo, ICMPv6 errors
+    // rate-limited) with its wire port replaying that file in a loop, and a
+    // default route out of the uplink so that what parses is forwarded.
+    capture::Scenario sc = capture::load_scenario(
+        std::string(PATHSCOPE_SOURCE_DIR) + "/samples/default.toml",
+        {"workload.kind=\"pcap\"", "workload.file=" + merged, "workload.infinite=true",
+         "engine.duration=1.5", "route.0.prefix=\"::/0\"", "route.0.nexthop=1"});
+    test::init_eal();
+    const capture::RunResult r = capture::run_engine(sc.engine);
+    const Ledger& l = r.snapshot.ledger;
+    std::printf("mutated replay on a port: %u captures (%llu frames) looped for %.2f s: received "
+                "%llu, delivered %llu, forwarded %llu, replied %llu, dropped %llu\n",
+                captures, static_cast<unsigned long long>(frames), r.seconds,
+                static_cast<unsigned long long>(l.received),
+                static_cast<unsigned long long>(l.delivered),
+                static_cast<unsigned long long>(l.forwarded),
+                static_cast<unsigned long long>(l.replied),
+                static_cast<unsigned long long>(l.total_drops()));
+    for (unsigned d = 0; d < kDropReasonCount; ++d)
+        if (l.drops[d])
+            std::printf("  drop %-22s %llu\n", std::string(kDropReasonNames[d]).c_str(),
+                        static_cast<unsigned long long>(l.drops[d]));
+    EXPECT_GT(l.received, frames) << "the file went round more than once";
+    EXPECT_TRUE(l.balanced()) << "received " << l.received << " delivered " << l.delivered
+                              << " forwarded " << l.forwarded << " replied " << l.replied
+                              << " drops " << l.total_drops();
+    EXPECT_TRUE(l.send_balanced()) << "sends " << l.sends << " sent " << l.sent;
+    EXPECT_GT(l.total_drops(), 0u);
+    EXPECT_GT(l.forwarded, 0u);
+    db::RunData run;
+    run.rows = capture::trial_rows(0, r);
+    const analysis::PathGraph g = analysis::path_graph(run);
+    for (const auto& b : analysis::path_balance(g, run))
+        EXPECT_TRUE(b.ok()) << b.node << ": in " << b.in << ", packets " << b.packets << ", out "
+                            << b.out;
+    uint64_t named = 0;
+    for (const auto& d : run.rows.drops)
+        if (d.path == "receive") {
+            EXPECT_FALSE(d.reason.empty());
+            named += d.packets;
+        }
+    EXPECT_EQ(named, l.total_drops());
+}
+
+// A frame in several segments with padding past its IPv6 length (a driver's
+// minimum frame, a capture's trailer) that reaches into an earlier segment,
+// or is more than 64 KiB: forwarded cut to its IPv6 length, as a one-segment
+// frame is (rte_pktmbuf_trim alone cuts only within the last segment).
+TEST(Hostile, PaddingReachingIntoAnEarlierSegmentIsCut) {
+    test::init_eal();
+    Engine eng(test::ring_config());
+    FrameSpec spec = test::from_peer(eng, "2001:db8:aaaa::1");
+    spec.payload = 846;  // 14 + 40 + 8 + 846 = 908 bytes
+    const std::vector<uint8_t> frame = udp6_frame(spec);
+    struct Case {
+        size_t padded;
+        uint16_t segment;
+    };
+    for (const Case c : {Case{2000, 1000}, Case{70000, 2048}, Case{3000, 2048}}) {
+        SCOPED_TRACE(std::to_string(c.padded) + " bytes in segments of " + std::to_string(c.segment));
+        std::vector<uint8_t> padded = frame;
+        padded.resize(c.padded, 0xee);
+        test::inject_segments(eng, "wire", padded, c.segment);
+        eng.run_until_idle();
+        const auto out = test::collect(eng, "out");
+        ASSERT_EQ(out.size(), 1u);
+        EXPECT_EQ(out[0].size(), frame.size());
+        EXPECT_EQ(out[0][kEthLen + kIp6Len + kUdpLen + 845], frame[kEthLen + kIp6Len + kUdpLen + 845]);
+    }
+    const Ledger l = eng.snapshot().ledger;
+    EXPECT_EQ(l.forwarded, 3u);
+    EXPECT_TRUE(l.balanced());
+}
+
+// A looped replay (workload.infinite) of a capture with a frame larger than
+// one mbuf: net_pcap would refuse its queue with "Invalid argument"; the run
+// is refused before that with the packet, its size and what to do.
+TEST(Hostile, LoopedReplayOfAFrameLargerThanAnMbufIsRefusedClearly) {
+    const test::TempDir dir("hostile_big");
+    const std::string file = dir.file("big-frame.pcap");
+    pcap_t* dead = pcap_open_dead(DLT_EN10MB, 262144);
+    pcap_dumper_t* dump = pcap_dump_open(dead, file.c_str());
+    ASSERT_NE(dump, nullptr) << pcap_geterr(dead);
+    test::init_eal();
+    EngineConfig cfg = test::ring_config();
+    std::vector<uint8_t> small, big;
+    {
+        const Engine frames_for(cfg);  // the wire port's MAC, for the frames
+        small = udp6_frame(test::from_peer(frames_for, "2001:db8:1::1", 9));
+        FrameSpec big_spec = test::from_peer(frames_for, "2001:db8:1::1", 9);
+        big_spec.payload = 3000;
+        big = udp6_frame(big_spec);
+    }
+    for (const auto* f : {&small, &big, &small}) {
+        pcap_pkthdr h{};
+        h.caplen = h.len = static_cast<uint32_t>(f->size());
+        pcap_dump(reinterpret_cast<u_char*>(dump), &h, f->data());
+    }
+    pcap_dump_close(dump);
+    pcap_close(dead);
+
+    cfg.workload.kind = WorkloadKind::pcap;
+    cfg.workload.pcap = {"wire", file, true};
+    try {
+        capture::prepare_workload(cfg);
+        FAIL() << "a looped replay of a " << big.size() << "-byte frame was accepted";
+    } catch (const std::runtime_error& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find(file), std::string::npos) << msg;
+        EXPECT_NE(msg.find("packet 2 is " + std::to_string(big.size()) + " bytes"),
+                  std::string::npos)
+            << msg;
+        EXPECT_NE(msg.find("workload.infinite = false"), std::string::npos) << msg;
+    }
+    // Replayed once through, the same file is taken whole.
+    cfg.workload.pcap.infinite = false;
+    capture::prepare_workload(cfg);
+    Engine eng(cfg);
+    eng.run_until_idle(256);
+    const Ledger l = eng.snapshot().ledger;
+    EXPECT_EQ(l.received, 3u);
+    EXPECT_EQ(l.delivered, 3u);
+    EXPECT_TRUE(l.balanced());
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "capture/run.h"
 #include "capture/snapshot_rows.h"
 #include "db/queries.h"
+#include "db/schema.h"
 #include "engine/engine.h"
 #include "tests/engine/eal_env.h"
 #include "tests/support/mutated_corpus.h"
@@ -148,6 +149,7 @@ TEST(MutatedCorpus, ThroughTheEngine) {
         cfg.workload.kind = WorkloadKind::pcap;
         cfg.workload.pcap = {"wire", m.path.string(), false};
         cfg.icmp_errors_per_s = 1000;  // errors answered too: more of the path under fire
+        cfg.routes.push_back({Prefix6{{}, 0}, 1});  // a default route: what parses is forwarded
         capture::PcapInfo info;
         try {
             info = capture::probe_ethernet_capture(m.path.string());
@@ -195,6 +197,7 @@ TEST(MutatedCorpus, ThroughTheEngine) {
     print_drops("engine", drops);
     EXPECT_GT(replayed, files.size() / 2);
     EXPECT_GT(all.total_drops(), 0u);
+    EXPECT_GT(all.forwarded + all.replied, 0u);
 }
 
 }  // namespace
