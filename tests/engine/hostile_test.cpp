@@ -113,6 +113,10 @@ TEST(Hostile, MalformedMixAtFullRateForAWholeTrialDeliversEveryGoodFrame) {
     EXPECT_EQ(l.delivered, mix.sink + mix.echo);
     EXPECT_EQ(l.forwarded, mix.forward);
     EXPECT_EQ(l.delivered + l.forwarded, mix.good());
+    uint64_t uplink_tx = 0;
+    for (const auto& q : r.snapshot.queues)
+        if (!q.rx && q.port == "uplink") uplink_tx += q.packets;
+    EXPECT_EQ(uplink_tx, l.forwarded) << "the forwarded frames left by the uplink";
     // The echo application answered every datagram it was given (sent, or
     // refused by the generator's transmit ring under a named reason).
     EXPECT_EQ(l.sends, mix.echo);
