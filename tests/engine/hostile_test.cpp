@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 
 #include "analysis/path_graph.h"
@@ -259,6 +260,29 @@ TEST(Hostile, PaddingReachingIntoAnEarlierSegmentIsCut) {
     }
     const Ledger l = eng.snapshot().ledger;
     EXPECT_EQ(l.forwarded, 3u);
+    EXPECT_TRUE(l.balanced());
+}
+
+// The corpus's BIG TCP capture (one 80,054-byte frame) replayed on a
+// net_pcap port with a default route out of a net_pcap port that writes a
+// file: DPDK 22.11's net_pcap gives the frame segments for 80054 - 65536
+// bytes, and writing it out read past them (`pathscope run` died of SIGSEGV).
+// Now dropped by name at eth_input.
+TEST(Hostile, BigTcpCaptureForwardedToAPcapPortIsDroppedByName) {
+    const auto file = test::kCorpusDir / "bigtcp-ipv6.pcap";
+    if (!std::filesystem::exists(file))
+        PATHSCOPE_SKIP_UNLESS_SETUP(file << " is absent (the corpus sits beside the checkout)");
+    const test::TempDir dir("hostile_bigtcp");
+    capture::Scenario sc = capture::load_scenario(
+        std::string(PATHSCOPE_SOURCE_DIR) + "/samples/default.toml",
+        {"workload.kind=\"pcap\"", "workload.file=" + file.string(), "engine.duration=0.3",
+         "route.0.prefix=\"::/0\"", "route.0.nexthop=1",
+         "port.uplink.device=\"net_pcap_bigtcp_out,tx_pcap=" + dir.file("out.pcap") + "\""});
+    test::init_eal();
+    const capture::RunResult r = capture::run_engine(sc.engine);
+    const Ledger& l = r.snapshot.ledger;
+    EXPECT_EQ(l.received, 1u);
+    EXPECT_EQ(drops(l, DropReason::eth_bad_length), 1u);
     EXPECT_TRUE(l.balanced());
 }
 
