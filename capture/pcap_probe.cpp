@@ -19,6 +19,10 @@ PcapInfo probe_ethernet_capture(const std::string& path) {
             " is not Ethernet; only Ethernet captures can be replayed on a port");
     PcapReader::Packet p;
     while (r.next(p)) {
+        if (p.cap_len > info.largest) {
+            info.largest = p.cap_len;
+            info.largest_packet = r.packets();
+        }
     }
     info.packets = r.packets();
     if (info.packets == 0) throw std::runtime_error(path + ": capture holds no packets");

@@ -10,6 +10,8 @@ struct PcapInfo {
     int link_type = 0;
     std::string link_name;
     uint64_t packets = 0;
+    uint32_t largest = 0;         ///< bytes of the largest frame in the file
+    uint64_t largest_packet = 0;  ///< which packet that is (1 = the first)
 };
 
 /// Opens `path` with libpcap (pcap or pcapng) and counts its packets. Throws

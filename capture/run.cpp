@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "capture/pcap_probe.h"
+#include "engine/dpdk.h"
 #include "engine/eal.h"
 #include "engine/engine.h"
 #include "engine/generator.h"
@@ -53,7 +54,18 @@ std::string stop_name(int signal) {
 void prepare_workload(EngineConfig& cfg) {
     if (cfg.workload.kind != WorkloadKind::pcap) return;
     const auto& w = cfg.workload.pcap;
-    probe_ethernet_capture(w.file);
+    const PcapInfo info = probe_ethernet_capture(w.file);
+    // net_pcap's infinite_rx keeps the file in mbufs of one segment each and
+    // refuses the queue (EINVAL, "Multiseg mbufs are not supported") when a
+    // frame needs more: say which frame and what to do instead.
+    constexpr uint32_t kOneMbuf = RTE_MBUF_DEFAULT_DATAROOM;  // the engine's pool's data room
+    if (w.infinite && info.largest > kOneMbuf)
+        throw std::runtime_error(
+            w.file + ": packet " + std::to_string(info.largest_packet) + " is " +
+            std::to_string(info.largest) + " bytes, more than one mbuf holds (" +
+            std::to_string(kOneMbuf) + "), and workload.infinite replays only frames that fit " +
+            "one: set workload.infinite = false (each frame once), or cut the frames first " +
+            "(editcap -s " + std::to_string(kOneMbuf) + " IN OUT)");
     for (auto& p : cfg.ports) {
         if (p.name != w.port) continue;
         static unsigned serial = 0;
@@ -62,6 +74,23 @@ void prepare_workload(EngineConfig& cfg) {
         p.promiscuous = true;  // a capture's frames were addressed to some other host
     }
 }
+
+namespace {
+/// Waits (at most 10 s: the worker takes millions a second) until the
+/// running worker has taken every frame queued on `port`'s receive rings.
+void wait_until_taken(const Engine& engine, const EngineConfig& cfg, const std::string& port) {
+    for (const auto& p : cfg.ports)
+        if (p.name == port && !p.poll) return;  // nobody takes them
+    const RingPort& rp = engine.ring_port(port);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (std::chrono::steady_clock::now() < deadline) {
+        unsigned queued = 0;
+        for (rte_ring* r : rp.rx) queued += rte_ring_count(r);
+        if (queued == 0) return;
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+}
+}  // namespace
 
 RunResult run_engine(EngineConfig cfg, const RunHooks& hooks) {
     const StopSignals stop_signals;
@@ -122,6 +151,13 @@ RunResult run_engine(EngineConfig cfg, const RunHooks& hooks) {
     if (result.window_end.tsc == 0) result.window_end = engine.snapshot(false);
     if (gen) gen->stop();
     if (rr) rr->stop();
+    // What the generator or the peers put on the port's receive rings is
+    // theirs to count (generated) and the engine's to count once received:
+    // the worker takes what is still queued before it stops, so that every
+    // frame generated is received (and has its outcome) instead of vanishing
+    // with the rings.
+    if (gen) wait_until_taken(engine, cfg, cfg.workload.generator.port);
+    if (rr) wait_until_taken(engine, cfg, cfg.workload.rr.port);
     // The worker stops between walks, and a walk runs every packet it
     // received to its end, so the ledger balances without a drain.
     engine.stop();
@@ -130,6 +166,7 @@ RunResult run_engine(EngineConfig cfg, const RunHooks& hooks) {
     result.snapshot = engine.snapshot();
     result.generated = gen ? gen->generated() : 0;
     result.returned = gen ? gen->returned() : 0;
+    if (gen) result.mix = gen->mix();
     if (rr) {
         result.generated = rr->requests();
         result.returned = rr->transactions() + rr->late() + rr->other();

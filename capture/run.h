@@ -8,6 +8,7 @@
 
 #include "engine/config.h"
 #include "engine/engine.h"
+#include "engine/generator.h"
 #include "engine/snapshot.h"
 
 namespace pathscope::capture {
@@ -22,6 +23,9 @@ struct RunResult {
     uint64_t generated = 0;
     /// Packets the engine sent back to the generator's port (rr: responses and others).
     uint64_t returned = 0;
+    /// The generator's packets by kind (good ones by destination, malformed
+    /// ones by malformation); all 0 for other workloads.
+    engine::GeneratedMix mix;
     int stop_signal = 0;           ///< SIGINT or SIGTERM that stopped it early, or 0
 };
 

@@ -185,6 +185,8 @@ db::Batch trial_rows(int trial, const RunResult& r) {
         b.facts.emplace_back("trial" + std::to_string(trial) + ".returned",
                              std::to_string(r.returned));
     }
+    // The generator's malformed frames, so that a run says how many of its drops it asked for.
+    fact("generated_malformed", r.mix.total_malformed());
     if (several_workers(s)) add_worker_totals(b, trial, r);
     return b;
 }

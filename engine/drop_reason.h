@@ -13,6 +13,7 @@ namespace pathscope::engine {
     X(eth_short, "eth_input", "frame shorter than an Ethernet header")                            \
     X(eth_not_for_us, "eth_input", "destination MAC is neither ours nor multicast")               \
     X(eth_unknown_type, "eth_input", "EtherType is not IPv6")                                     \
+    X(eth_bad_length, "eth_input", "frame length not what its buffers hold (driver error)")       \
     X(ip6_short, "ip6_input", "shorter than an IPv6 header")                                      \
     X(ip6_bad_version, "ip6_input", "IP version is not 6")                                        \
     X(ip6_truncated, "ip6_input", "payload length exceeds the frame")                             \

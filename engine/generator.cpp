@@ -120,7 +120,11 @@ Generator::Generator(Engine& engine, const GeneratorConfig& cfg, const std::vect
             break_frame(f, how);
             ++malformed_serial;
         }
-        templates_.push_back({std::move(f), static_cast<uint16_t>(flow % queues)});
+        const uint8_t kind = malformed ? static_cast<uint8_t>(how)
+                             : to_sink ? kSink
+                             : to_echo ? kEcho
+                                       : kForward;
+        templates_.push_back({std::move(f), static_cast<uint16_t>(flow % queues), kind});
     }
     std::shuffle(templates_.begin(), templates_.end(), rng);
 }
@@ -132,6 +136,7 @@ uint64_t Generator::inject(uint64_t n) {
     rte_mbuf* m[kBurst];
     rte_mbuf* grouped[kBurst];
     uint16_t queue_of[kBurst];
+    uint8_t kind_of[kBurst], grouped_kind[kBurst];
     uint64_t done = 0;
     while (done < n) {
         const unsigned want = static_cast<unsigned>(std::min<uint64_t>(kBurst, n - done));
@@ -143,7 +148,9 @@ uint64_t Generator::inject(uint64_t n) {
             m[i]->data_len = static_cast<uint16_t>(t.frame.size());
             m[i]->pkt_len = static_cast<uint32_t>(t.frame.size());
             queue_of[i] = t.queue;
+            kind_of[i] = t.kind;
         }
+        uint32_t counted[kKinds] = {};
         // Each queue gets its flows' packets of this burst, in order (with one
         // queue, the whole burst as it is).
         unsigned in = 0;
@@ -152,11 +159,13 @@ uint64_t Generator::inject(uint64_t n) {
         for (size_t q = 0; q < rp.rx.size(); ++q) {
             unsigned k = one_queue ? want : 0;
             rte_mbuf** group = one_queue ? m : grouped;
+            const uint8_t* group_kind = one_queue ? kind_of : grouped_kind;
             for (unsigned i = 0; !one_queue && i < want; ++i)
-                if (queue_of[i] == q) grouped[k++] = m[i];
+                if (queue_of[i] == q) grouped_kind[k] = kind_of[i], grouped[k++] = m[i];
             if (k == 0) continue;
             const unsigned put = rte_ring_sp_enqueue_burst(
                 rp.rx[q], reinterpret_cast<void**>(group), k, nullptr);
+            for (unsigned i = 0; i < put; ++i) ++counted[group_kind[i]];
             if (put < k) {
                 rte_pktmbuf_free_bulk(group + put, k - put);
                 full = true;
@@ -164,10 +173,22 @@ uint64_t Generator::inject(uint64_t n) {
             in += put;
         }
         done += in;
+        for (unsigned kind = 0; kind < kKinds; ++kind)
+            if (counted[kind]) by_kind_[kind].fetch_add(counted[kind], std::memory_order_relaxed);
         generated_.fetch_add(in, std::memory_order_relaxed);
         if (full) break;  // the engine is behind: let the caller decide
     }
     return done;
+}
+
+GeneratedMix Generator::mix() const {
+    GeneratedMix mix;
+    for (unsigned kind = 0; kind < kMalformationCount; ++kind)
+        mix.malformed[kind] = by_kind_[kind].load(std::memory_order_relaxed);
+    mix.forward = by_kind_[kForward].load(std::memory_order_relaxed);
+    mix.sink = by_kind_[kSink].load(std::memory_order_relaxed);
+    mix.echo = by_kind_[kEcho].load(std::memory_order_relaxed);
+    return mix;
 }
 
 uint64_t Generator::drain() {

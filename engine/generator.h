@@ -4,6 +4,7 @@
 // steer it, and drains what the engine sends back.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <string>
@@ -27,6 +28,28 @@ enum class Malformation {
     hbh_not_first,
     short_udp
 };
+inline constexpr unsigned kMalformationCount = 8;
+inline constexpr const char* kMalformationNames[kMalformationCount] = {
+    "bad_version", "truncated", "bad_udp_checksum", "not_ip6",
+    "hop_limit",   "fragment",  "hbh_not_first",    "short_udp"};
+
+/// What the generator put on the port's receive rings, by kind: the good
+/// frames by where they go, the malformed ones by their malformation (a frame
+/// the rings refused is not counted: the engine never saw it).
+struct GeneratedMix {
+    uint64_t forward = 0;  ///< well-formed, to a routed destination
+    uint64_t sink = 0;     ///< well-formed, to the sink application
+    uint64_t echo = 0;     ///< well-formed, to the echo application
+    std::array<uint64_t, kMalformationCount> malformed{};  ///< indexed by Malformation
+
+    uint64_t good() const { return forward + sink + echo; }
+    uint64_t total_malformed() const {
+        uint64_t t = 0;
+        for (auto n : malformed) t += n;
+        return t;
+    }
+    uint64_t total() const { return good() + total_malformed(); }
+};
 
 class Generator {
   public:
@@ -42,6 +65,8 @@ class Generator {
 
     uint64_t generated() const { return generated_.load(std::memory_order_relaxed); }
     uint64_t returned() const { return returned_.load(std::memory_order_relaxed); }
+    /// generated(), by kind (read while the generator runs, kinds may lag each other by a burst).
+    GeneratedMix mix() const;
 
   private:
     void run();
@@ -53,11 +78,15 @@ class Generator {
     struct Template {
         std::vector<uint8_t> frame;
         uint16_t queue = 0;
+        uint8_t kind = 0;  ///< a Malformation, or kForward, kSink, kEcho
     };
+    static constexpr uint8_t kForward = kMalformationCount, kSink = kForward + 1,
+                             kEcho = kForward + 2, kKinds = kForward + 3;
     std::vector<Template> templates_;
     size_t next_ = 0;
     std::atomic<uint64_t> generated_{0};
     std::atomic<uint64_t> returned_{0};
+    std::array<std::atomic<uint64_t>, kKinds> by_kind_{};
     std::atomic<bool> stop_{false};
     std::thread thread_;
 };

@@ -21,7 +21,7 @@ PACKAGES=(
   qt6-base-dev qt6-charts-dev qt6-svg-dev     # pathscope-gui (Qt 6.4)
   libqt6opengl6-dev libxkbcommon-dev libgl-dev  # ... which Qt's CMake packages need
   fonts-dejavu-core               # a real font for the GUI's screenshots
-  tshark                          # test: reads back annotated pcapng, checks the IPv6 walk
+  tshark                          # test: reads back annotated pcapng, checks the IPv6 walk; its wireshark-common has editcap (mutation replay)
   linux-perf                      # test: an imported perf profile against perf report
   libgtest-dev                    # tests
   iproute2 iputils-ping procps    # tap tests: ip, ping -6, sysctl

@@ -100,7 +100,7 @@ rte_edge_t solicitation(WorkerContext& w, rte_mbuf* m, const uint8_t* msg, uint3
         if (!rte_pktmbuf_append(m, kNaLen - have))
             return drop_as(m, DropReason::icmp6_ns_invalid, to_drop);
     } else if (have > kNaLen) {
-        rte_pktmbuf_trim(m, have - kNaLen);
+        trim_frame(m, have - kNaLen);
     }
     rte_ipv6_hdr* oip = ip6_hdr(m);
     memcpy(oip->dst_addr, oip->src_addr, 16);

@@ -36,7 +36,7 @@ uint16_t ip6_input_process(rte_graph* graph, rte_node* node, void** objs, uint16
         const uint32_t ip_len = sizeof(rte_ipv6_hdr) + plen;
         const uint32_t frame_ip_len = rte_pktmbuf_pkt_len(m) - kL3Offset;
         if (unlikely(ip_len > frame_ip_len)) return drop_as(m, DropReason::ip6_truncated, to_drop);
-        if (ip_len < frame_ip_len) rte_pktmbuf_trim(m, frame_ip_len - ip_len);
+        if (ip_len < frame_ip_len) trim_frame(m, frame_ip_len - ip_len);
 
         // Extension header walk, bounded in count and within the first segment.
         const Ip6ExtWalk w = walk_ip6_ext(reinterpret_cast<const uint8_t*>(ip), ip_len,

@@ -92,7 +92,7 @@ bool make_icmp6_error(EngineContext& ctx, rte_mbuf* m, uint8_t type, uint8_t cod
     // The old Ethernet header now sits where the new IPv6 header goes and is
     // overwritten; the original IPv6 packet follows the ICMPv6 header.
     const uint32_t ip_total = rte_pktmbuf_pkt_len(m) - kL3Offset;
-    if (ip_total > kMinMtu) rte_pktmbuf_trim(m, ip_total - kMinMtu);
+    if (ip_total > kMinMtu) trim_frame(m, ip_total - kMinMtu);
     const uint32_t icmp_len = rte_pktmbuf_pkt_len(m) - kL3Offset - sizeof(rte_ipv6_hdr);
     auto* eth = rte_pktmbuf_mtod(m, rte_ether_hdr*);
     eth->src_addr = peer_mac;  // reply_ethernet swaps it into the destination

@@ -53,6 +53,27 @@ inline void remember_edge(rte_node* node, rte_edge_t e) {
     memcpy(node->ctx + sizeof(WorkerContext*), &w, sizeof w);
 }
 
+/// Cuts `len` bytes (at most the frame's length) off the end of the frame.
+/// rte_pktmbuf_trim cuts within the last segment only (more is refused and
+/// the frame left as it was) and takes 16 bits; a frame of several segments
+/// whose tail reaches into an earlier one is cut there, and the segments
+/// left empty are freed. eth_input has checked that the frame's length is
+/// what its segments hold.
+inline void trim_frame(rte_mbuf* m, uint32_t len) {
+    const uint32_t keep = rte_pktmbuf_pkt_len(m) - len;
+    rte_mbuf* s = m;
+    uint32_t held = 0;
+    uint16_t segs = 1;
+    while (held + s->data_len < keep) held += s->data_len, s = s->next, ++segs;
+    s->data_len = static_cast<uint16_t>(keep - held);
+    m->pkt_len = keep;
+    if (unlikely(s->next != nullptr)) {
+        rte_pktmbuf_free(s->next);
+        s->next = nullptr;
+        m->nb_segs = segs;
+    }
+}
+
 /// Prefetches both lines of an mbuf the stages read: the first (data offset,
 /// lengths, offload flags) and the second (PacketMeta, a dynamic field).
 inline void prefetch_mbuf(const rte_mbuf* m) {

@@ -1,5 +1,6 @@
 #include "tests/engine/eal_env.h"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -62,6 +63,31 @@ void inject(Engine& e, const std::string& port, const std::vector<std::vector<ui
     for (const auto& f : frames)
         if (!e.inject(port, f.data(), f.size(), queue))
             throw std::runtime_error("test: mempool or receive ring full");
+}
+
+void inject_segments(Engine& e, const std::string& port, const std::vector<uint8_t>& frame,
+                     uint16_t segment, uint32_t claimed_len, unsigned queue) {
+    rte_mbuf* head = nullptr;
+    rte_mbuf* last = nullptr;
+    for (size_t at = 0; at < frame.size(); at += segment) {
+        rte_mbuf* m = rte_pktmbuf_alloc(e.pool());
+        if (!m) throw std::runtime_error("test: mempool empty");
+        const uint16_t n = static_cast<uint16_t>(std::min<size_t>(segment, frame.size() - at));
+        memcpy(rte_pktmbuf_append(m, n), frame.data() + at, n);
+        if (!head) {
+            head = m;
+        } else {
+            last->next = m;
+            head->nb_segs++;
+            head->pkt_len += n;
+        }
+        last = m;
+    }
+    if (claimed_len) head->pkt_len = claimed_len;
+    if (rte_ring_enqueue(e.ring_port(port).rx.at(queue), head) != 0) {
+        rte_pktmbuf_free(head);
+        throw std::runtime_error("test: receive ring full");
+    }
 }
 
 std::vector<std::vector<uint8_t>> collect(Engine& e, const std::string& port) {

@@ -32,6 +32,13 @@ engine::FrameSpec from_peer(const engine::Engine& e, const char* dst, uint16_t d
 void inject(engine::Engine& e, const std::string& port,
             const std::vector<std::vector<uint8_t>>& frames, unsigned queue = 0);
 
+/// Enqueues `frame` on a ring port's receive ring `queue` as a chain of
+/// mbufs of `segment` bytes each (the last holds the rest), as a driver
+/// gives a frame larger than one mbuf; `claimed_len`, when not 0, is set as
+/// the frame's length instead of what the segments hold (a driver's error).
+void inject_segments(engine::Engine& e, const std::string& port, const std::vector<uint8_t>& frame,
+                     uint16_t segment, uint32_t claimed_len = 0, unsigned queue = 0);
+
 /// Dequeues and returns (as bytes) everything the engine sent on a ring port.
 std::vector<std::vector<uint8_t>> collect(engine::Engine& e, const std::string& port);
 
