@@ -237,7 +237,7 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
             const db::QueueRow& q = ql.totals;
             const std::string pct =
                 ql.has_burst ? fmt::format("{:.0f}/{:.0f}", ql.burst_p50, ql.burst_p99) : "-";
-            t.emit("%-10s %5d %3s %6d %14llu %14llu %12llu %12llu %10.2f %10llu %13s\n", q.port,
+            t.emit("%-10s %5d %3s %6d %14llu %14llu %12llu %12llu %10.2f %10llu %13s\n", printable(q.port),
                    q.queue, q.dir, q.worker, static_cast<ull>(q.packets), static_cast<ull>(q.bytes),
                    static_cast<ull>(q.bursts), static_cast<ull>(q.empty_polls),
                    ratio(q.packets, q.bursts), static_cast<ull>(q.full), pct);
@@ -248,10 +248,10 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
         t.emit("\n%-26s %16s %-7s %14s\n", "perf event (worker)", "count", "unit", "per packet");
         for (const auto& p : sum.perf) {
             if (p.supported)
-                t.emit("%-26s %16llu %-7s %14.3f\n", p.event, static_cast<ull>(p.value), p.unit,
+                t.emit("%-26s %16llu %-7s %14.3f\n", printable(p.event), static_cast<ull>(p.value), p.unit,
                        p.per_packet);
             else
-                t.emit("%-26s %16s %-7s %14s  %s\n", p.event, "-", "", "-", p.note);
+                t.emit("%-26s %16s %-7s %14s  %s\n", printable(p.event), "-", "", "-", printable(p.note));
         }
     }
 

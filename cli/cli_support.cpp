@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "analysis/safe_text.h"
 #include "analysis/stats.h"
 #include "capture/scenario.h"
 #include "db/schema.h"

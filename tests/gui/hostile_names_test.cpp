@@ -25,6 +25,7 @@
 #include <sstream>
 
 #include "gui/main_window.h"
+#include "gui/models/experiment_grid_model.h"
 #include "gui/pages/compare_page.h"
 #include "gui/pages/experiments_page.h"
 #include "gui/pages/flame_page.h"

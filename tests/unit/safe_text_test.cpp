@@ -2,6 +2,8 @@
 // renderers that write names through it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "analysis/csv_export.h"
 #include "analysis/flame_tree.h"
 #include "analysis/safe_text.h"
@@ -45,8 +47,11 @@ TEST(SafeText, HtmlHasNoMarkupAndNoControls) {
 TEST(SafeText, MarkdownCellStaysOneCell) {
     const std::string m = markdown_text(kEvil);
     EXPECT_EQ(m.find('\n'), std::string::npos);
-    for (size_t i = 0; i < m.size(); ++i)
-        if (m[i] == '|' || m[i] == '<' || m[i] == '`') EXPECT_EQ(m[i - 1], '\\') << m;
+    for (size_t i = 0; i < m.size(); ++i) {
+        if (m[i] == '|' || m[i] == '<' || m[i] == '`') {
+            EXPECT_EQ(m[i - 1], '\\') << m;
+        }
+    }
     EXPECT_EQ(markdown_text("eth_rx"), "eth_rx");  // an underscore inside a word stays
     // A code block's fence is longer than any backtick run inside.
     const std::string code = markdown_code("a ``` b\n````\n");
@@ -65,12 +70,12 @@ TEST(SafeText, DotStringCannotEndEarly) {
     const std::string d = dot_quoted(kEvil);
     EXPECT_FALSE(has_raw_control(d, false));
     // Every quote inside is escaped: the string ends at its last character.
-    for (size_t i = 1; i + 1 < d.size(); ++i)
-        if (d[i] == '"') {
-            size_t slashes = 0;
-            for (size_t k = i; k > 0 && d[k - 1] == '\\'; --k) ++slashes;
-            EXPECT_EQ(slashes % 2, 1u) << d;
-        }
+    for (size_t i = 1; i + 1 < d.size(); ++i) {
+        if (d[i] != '"') continue;
+        size_t slashes = 0;
+        for (size_t k = i; k > 0 && d[k - 1] == '\\'; --k) ++slashes;
+        EXPECT_EQ(slashes % 2, 1u) << d;
+    }
 }
 
 TEST(SafeText, FoldedFrameStaysOneFrame) {
