@@ -150,6 +150,29 @@ std::string dot_quoted(std::string_view raw) {
     return out + "\"";
 }
 
+std::string json_controls_escaped(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (size_t i = 0; i < s.size();) {
+        uint32_t cp = 0;
+        const size_t n = utf8_sequence(s, i, cp);
+        if (n == 0) {  // not from nlohmann's replacing dump; never let it through
+            out += kReplacement;
+            ++i;
+            continue;
+        }
+        if (is_control(cp) && cp >= 0x20) {  // C0 is nlohmann's (\n, \u001b)
+            char buf[16];
+            std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
+            out += buf;
+        } else {
+            out.append(s.substr(i, n));
+        }
+        i += n;
+    }
+    return out;
+}
+
 std::string folded_frame(std::string_view raw) {
     std::string s = printable(raw);
     for (char& c : s)

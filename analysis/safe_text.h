@@ -36,6 +36,11 @@ std::string csv_field(std::string_view s);
 /// A Graphviz quoted string, quotes included: printable(), with \ and "
 /// escaped (so a name can neither end the string nor start a dot escape).
 std::string dot_quoted(std::string_view s);
+/// A JSON document as nlohmann dumps it (valid UTF-8, C0 controls already
+/// escaped), with the controls JSON lets through raw escaped too: DEL, C1
+/// and the bidi overrides become \u007f, \u0085, \u202e. The strings a
+/// parser reads are the same; a terminal showing the file obeys none.
+std::string json_controls_escaped(std::string_view dumped);
 /// One frame of a folded stack: printable() (a frame stays on its line), and
 /// ';' (which would split the frame) becomes ':', as stackcollapse-perf.pl
 /// does. Spaces may stay: the weight is what follows the line's last space.

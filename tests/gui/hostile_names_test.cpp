@@ -181,7 +181,7 @@ class HostileNamesTest : public QObject {
         }
         text << "\n[capture]\nsample_hz = 0\nperf_events = [\"perf::TASK-CLOCK\", "
                 "\"perf::TASK-CLOCK\\u001b[2J<b>ev</b>|\"]\n";
-        const std::string scenario = "scen <i>s</i>|\x1b[2J\x07\xff.toml";
+        const std::string scenario = "scen <i>s<i>|\x1b[2J\x07\xff.toml";
         std::ofstream(dir_ / scenario) << text.str();
         std::ofstream(dir_ / "matrix.toml")
             << text.str() << "\n[matrix]\ncapture.sample_event = [\"a<b>x</b>\\u001b[2J\", \"b\\r\\n`c`\"]\n";
