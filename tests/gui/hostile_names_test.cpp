@@ -10,6 +10,7 @@
 #include <QComboBox>
 #include <QHelpEvent>
 #include <QLabel>
+#include <QMouseEvent>
 #include <QPlainTextEdit>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -85,6 +86,7 @@ bool read_as_html(const QString& s, Qt::TextFormat f) {
 struct Findings {
     QStringList bad;
     QString shown;  ///< everything seen, to look for the escapes
+    int tooltips = 0;  ///< flame graph tooltips seen
 
     void text(const QString& where, const QString& s, bool html) {
         shown += s + "\n";
@@ -144,8 +146,16 @@ void scan_window(Findings& f, MainWindow& w, const QString& at) {
             for (int x = 2; x < g->width(); x += 24) {
                 QHelpEvent help(QEvent::ToolTip, QPoint(x, y), g->mapToGlobal(QPoint(x, y)));
                 QCoreApplication::sendEvent(g, &help);
-                if (QToolTip::isVisible())
+                if (QToolTip::isVisible()) {
+                    ++f.tooltips;
                     f.text(at + " flame tooltip", QToolTip::text(), Qt::mightBeRichText(QToolTip::text()));
+                }
+                // The page's hover line says what is under the pointer.
+                QMouseEvent move(QEvent::MouseMove, QPointF(x, y), g->mapToGlobal(QPointF(x, y)),
+                                 Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+                QCoreApplication::sendEvent(g, &move);
+                for (QLabel* l : g->parentWidget()->findChildren<QLabel*>())
+                    f.text(at + " flame hover", l->text(), read_as_html(l->text(), l->textFormat()));
             }
         QToolTip::hideText();
     }
@@ -197,8 +207,10 @@ class HostileNamesTest : public QObject {
                       "--duration", "0.2", "--no-histograms"},
                      dir_),
                  0);
-        std::ofstream(dir_ / "evil.folded")
-            << "main;f" << kEvil << ";leaf\x1b[H 7\nmain;other 3\n";
+        // A folded frame is one line and holds no ';'.
+        std::string frame = kEvil;
+        std::erase_if(frame, [](char c) { return c == '\n' || c == ';'; });
+        std::ofstream(dir_ / "evil.folded") << "main;f" << frame << ";leaf\x1b[H 7\nmain;other 3\n";
         QCOMPARE(cli({"import", "folded", "evil.folded", "--db", db, "--label", "folded " + kEvil}, dir_), 0);
     }
 
@@ -224,6 +236,7 @@ class HostileNamesTest : public QObject {
         QVERIFY(f.shown.contains(QStringLiteral("\\r\\n")));
         QVERIFY(f.shown.contains(QChar(0xFFFD)));
         QVERIFY(w.header()->text().contains(QStringLiteral("&lt;b&gt;x&lt;/b&gt;")));
+        QVERIFY(f.tooltips > 0);
     }
 
     void comparisonPage() {
