@@ -5,19 +5,12 @@
 #include <variant>
 
 #include "analysis/number_text.h"
+#include "analysis/safe_text.h"
 #include "db/tables.h"
 
 namespace pathscope::analysis {
 
 namespace {
-
-// RFC 4180: a field with a comma, a quote or a line break (CR or LF) is quoted.
-std::string field(const std::string& s) {
-    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-    std::string out = "\"";
-    for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return out + "\"";
-}
 
 std::string cell(const db::Value& v) {
     return std::visit(
@@ -28,7 +21,7 @@ std::string cell(const db::Value& v) {
             else if constexpr (std::is_same_v<T, double>)
                 return shortest_number(x);
             else if constexpr (std::is_same_v<T, std::string>)
-                return field(x);
+                return csv_field(x);
             else if constexpr (std::is_same_v<T, std::vector<uint8_t>>)
                 return std::to_string(x.size()) + " bytes";  // no exported table has one
             else

@@ -15,6 +15,7 @@
 #include "analysis/report_tables.h"
 #include "analysis/run_metrics.h"
 #include "analysis/run_summary.h"
+#include "analysis/safe_text.h"
 
 namespace pathscope::analysis {
 
@@ -248,12 +249,16 @@ ExperimentComparison compare_experiment(const std::vector<db::RunData>& runs, co
 }
 
 std::string render_experiment_text(const ExperimentComparison& e) {
-    const Table t = experiment_table(e);
+    Table t = experiment_table(e);
+    // Cells hold setting values from the scenario: one line each, controls shown.
+    for (auto& h : t.header) h = printable(h);
+    for (auto& r : t.rows)
+        for (auto& c : r) c = printable(c);
     std::vector<size_t> width(t.header.size(), 0);
     for (size_t c = 0; c < t.header.size(); ++c) width[c] = t.header[c].size();
     for (const auto& r : t.rows)
         for (size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
-    std::string out = title(e) + "\n\n";
+    std::string out = printable(title(e)) + "\n\n";
     auto line = [&](const std::vector<std::string>& cells) {
         std::string l;
         for (size_t c = 0; c < cells.size(); ++c)
@@ -267,11 +272,11 @@ std::string render_experiment_text(const ExperimentComparison& e) {
     out += "\n" + fold_lines(method_note(e));
     out += "runs:";
     for (const auto& row : e.rows) {
-        out += "\n  " + row.others + ":";
+        out += "\n  " + printable(row.others) + ":";
         for (size_t v = 0; v < e.values.size(); ++v)
-            out += " " + e.by + "=" + e.values[v] + " run " + std::to_string(row.run_ids[v]);
+            out += " " + printable(e.by + "=" + e.values[v]) + " run " + std::to_string(row.run_ids[v]);
     }
-    return out + "\n";
+    return printable_lines(out) + "\n";
 }
 
 std::string render_experiment_ministat(const ExperimentComparison& e) {
@@ -281,7 +286,7 @@ std::string render_experiment_ministat(const ExperimentComparison& e) {
     for (const auto& row : e.rows)
         for (size_t m = 0; m < e.metrics.size(); ++m) {
             const std::string h =
-                row.others + ": " + e.metrics[m] + " (ministat, " + e.units[m] + ")";
+                printable(row.others + ": " + e.metrics[m] + " (ministat, " + e.units[m] + ")");
             out += "\n" + h + "\n" + std::string(h.size(), '-') + "\n";
             // The same sets as report's plot of two runs: labelled by run, with the unit.
             std::vector<DataSet> sets;
@@ -289,13 +294,13 @@ std::string render_experiment_ministat(const ExperimentComparison& e) {
             for (size_t v = 0; v < e.values.size() && sets.size() < kMaxDataSets; ++v) {
                 const auto& x = row.values[m][v];
                 if (x.size() < 3)
-                    missing += fmt::format("  {}={}: {}\n", e.by, e.values[v],
+                    missing += fmt::format("  {}: {}\n", printable(e.by + "=" + e.values[v]),
                                            row.run_ids[v] == 0
                                                ? std::string("no run in this cell")
                                                : fmt::format("{} trial(s) of run {}, ministat needs 3",
                                                              x.size(), row.run_ids[v]));
                 else
-                    sets.push_back({row.labels[v] + " (" + e.units[m] + ")", x});
+                    sets.push_back({printable(row.labels[v]) + " (" + e.units[m] + ")", x});
             }
             // Verdicts are against the first set: without the baseline there is none to give.
             const bool baseline = row.values[m][0].size() >= 3;
@@ -305,7 +310,7 @@ std::string render_experiment_ministat(const ExperimentComparison& e) {
                        missing;
         }
     // Folded at 80 columns as report's text is, so that a block reads the same in both.
-    return fold_lines(out, 80);
+    return fold_lines(printable_lines(out), 80);
 }
 
 std::string render_experiment_markdown(const ExperimentComparison& e) {

@@ -7,6 +7,8 @@
 #include <functional>
 #include <regex>
 
+#include "analysis/safe_text.h"
+
 namespace pathscope::analysis {
 
 namespace {
@@ -90,14 +92,17 @@ FlameRgb diff_colour(const DiffNode& n) {
     return n.delta > 0 ? FlameRgb{255, fade, fade} : FlameRgb{fade, fade, 255};
 }
 
-std::string flame_label(const std::string& name, double share, size_t chars) {
+std::string flame_label(const std::string& raw, double share, size_t chars) {
     if (chars < 4) return "";
+    const std::string name = printable(raw);  // a label is one line, controls shown
     char pct[32];
     std::snprintf(pct, sizeof pct, " %.1f%%", share * 100);
     const std::string with_share = name + pct;
     if (with_share.size() <= chars) return with_share;
     if (name.size() <= chars) return name;
-    return "~" + name.substr(name.size() - (chars - 1));
+    size_t from = name.size() - (chars - 1);
+    while (from < name.size() && (static_cast<unsigned char>(name[from]) & 0xC0) == 0x80) ++from;
+    return "~" + name.substr(from);  // cut where a UTF-8 character starts
 }
 
 namespace {

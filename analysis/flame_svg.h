@@ -7,6 +7,7 @@
 #include <string>
 
 #include "analysis/flame_diff.h"
+#include "analysis/safe_text.h"
 
 namespace pathscope::analysis {
 
@@ -19,8 +20,5 @@ struct FlameSvgOptions {
 };
 
 std::string flame_svg(const FlameDiff& d, const FlameSvgOptions& opt);
-
-/// `s` with &, <, >, " and ' escaped, for XML/HTML text and attributes.
-std::string xml_escape(const std::string& s);
 
 }  // namespace pathscope::analysis

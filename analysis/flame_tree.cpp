@@ -11,6 +11,7 @@
 
 #include "analysis/json_text.h"
 #include "analysis/number_text.h"
+#include "analysis/safe_text.h"
 
 namespace pathscope::analysis {
 
@@ -162,7 +163,16 @@ std::string to_folded(const FlameTree& tree) {
     std::vector<std::string> lines;
     for (size_t i = 1; i < tree.size(); ++i) {
         const double w = export_weight(tree, i);
-        if (w != 0) lines.push_back(tree.path(i) + " " + shortest_number(w));
+        if (w == 0) continue;
+        // Each frame escaped, so that a name holding ';' or a line break
+        // cannot split its frame or its line.
+        std::vector<size_t> chain;
+        for (int n = static_cast<int>(i); n > 0; n = tree.parent(static_cast<size_t>(n)))
+            chain.push_back(static_cast<size_t>(n));
+        std::string path;
+        for (size_t k = chain.size(); k-- > 0;)
+            path += folded_frame(tree.name(chain[k])) + (k ? ";" : "");
+        lines.push_back(path + " " + shortest_number(w));
     }
     std::sort(lines.begin(), lines.end());
     std::string out;

@@ -11,6 +11,7 @@
 #include "analysis/flame_diff.h"
 #include "analysis/run_metrics.h"
 #include "analysis/run_summary.h"
+#include "analysis/safe_text.h"
 
 namespace pathscope::analysis {
 
@@ -113,15 +114,17 @@ FlameTree edge_tree(const db::RunData& run) {
 
 std::string hex(FlameRgb c) { return fmt::format("#{:02x}{:02x}{:02x}", c.r, c.g, c.b); }
 
-/// A dot string: quotes escaped; a backslash is left for dot's own escapes
-/// (the labels' line breaks, "\\n"), as no stage or reason name has one.
-std::string quoted(const std::string& s) {
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"') out += '\\';
-        out += c;
+std::string quoted(const std::string& s) { return dot_quoted(s); }
+
+/// A dot label of several lines: each line escaped as a dot string, joined
+/// by dot's own line break.
+std::string label_lines(const std::vector<std::string>& lines) {
+    std::string out;
+    for (const auto& l : lines) {
+        const std::string q = dot_quoted(l);
+        out += (out.empty() ? "" : "\\n") + q.substr(1, q.size() - 2);
     }
-    return out + "\"";
+    return "\"" + out + "\"";
 }
 
 }  // namespace
@@ -299,19 +302,21 @@ std::string render_dot(const PathGraph& g, const std::string& title) {
     for (const auto& e : g.edges) most = std::max(most, e.packets);
     std::string s = "digraph path {\n";
     s += "  rankdir=LR;\n  nodesep=0.25;\n  ranksep=0.6;\n  labelloc=t;\n";
-    s += "  label=" + quoted(title + (g.comparison ? "\\n(change against the base; grey: within noise, " + g.method + ")" : "")) + ";\n";
+    std::vector<std::string> title_lines{title};
+    if (g.comparison) title_lines.push_back("(change against the base; grey: within noise, " + g.method + ")");
+    s += "  label=" + label_lines(title_lines) + ";\n";
     s += "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n";
     s += "  edge [fontname=\"Helvetica\", fontsize=9, arrowsize=0.6];\n";
     for (const auto& n : g.nodes) {
-        std::string label = n.name;
+        std::vector<std::string> label{n.name};
         if (n.kind == PathNode::Kind::stage) {
-            label += fmt::format("\\n{:.1f} cyc/pkt, {:.1f}% of cycles", n.cycles_per_packet, n.share * 100);
+            label.push_back(fmt::format("{:.1f} cyc/pkt, {:.1f}% of cycles", n.cycles_per_packet, n.share * 100));
             if (n.compared && std::isfinite(n.relative))
-                label += fmt::format("\\n{:+.1f}%{}", n.relative * 100, n.noise ? " (noise)" : "");
+                label.push_back(fmt::format("{:+.1f}%{}", n.relative * 100, n.noise ? " (noise)" : ""));
         }
-        label += fmt::format("\\n{} pkts", n.packets);
+        label.push_back(fmt::format("{} pkts", n.packets));
         const char* shape = n.kind == PathNode::Kind::stage ? "box" : n.kind == PathNode::Kind::sink ? "ellipse" : "note";
-        s += "  " + quoted(n.name) + " [label=" + quoted(label) + ", shape=" + shape +
+        s += "  " + quoted(n.name) + " [label=" + label_lines(label) + ", shape=" + shape +
              ", fillcolor=" + quoted(hex(n.colour)) + "];\n";
     }
     for (int layer = 0; layer < g.layers; ++layer) {

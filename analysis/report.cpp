@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "analysis/run_view.h"
+#include "analysis/safe_text.h"
 
 namespace pathscope::analysis {
 
@@ -96,7 +97,7 @@ Report build_report(const db::RunData& base, const db::RunData* cand, const Repo
     for (const db::RunData* run : {&base, cand})
         if (run)
             if (std::string w = starved_warning(
-                    "run " + std::to_string(run->info.id) + " \"" + run->info.label + "\"",
+                    "run " + std::to_string(run->info.id) + " \"" + printable(run->info.label) + "\"",
                     worker_load(*run));
                 !w.empty())
                 r.warnings.push_back(std::move(w));
@@ -128,8 +129,8 @@ Report build_report(const db::RunData& base, const db::RunData* cand, const Repo
         const std::string unit = " (" + b->unit + ")";
         r.ministat_plots.push_back(
             {std::string(title) + " (ministat, " + b->unit + ")",
-             render_ministat({{base.info.label + unit, b->values},
-                              {cand->info.label + unit, c->values}},
+             render_ministat({{printable(base.info.label) + unit, b->values},
+                              {printable(cand->info.label) + unit, c->values}},
                              mo)});
     }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/report.h"
+#include "analysis/safe_text.h"
 
 namespace pathscope::analysis {
 
@@ -21,8 +22,6 @@ Table queue_table(const Report& r);
 Table hottest_table(const Report& r);
 /// A table as Markdown (numbers right-aligned after the first column).
 std::string markdown_table(const Table& t);
-/// Text for a Markdown line or table cell, with its markup characters escaped.
-std::string markdown_text(const std::string& s);
 /// A table as HTML; rows whose `verdict_column` says better or worse get that class.
 std::string html_table(const Table& t, int verdict_column = -1);
 /// The HTML reports' style sheet.

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "analysis/report.h"
+#include "analysis/safe_text.h"
 #include "analysis/text_builder.h"
 
 namespace pathscope::analysis {
@@ -19,9 +20,14 @@ struct Out : TextBuilder {
     }
 };
 
-// The tail of a long name is the part that tells functions apart.
-std::string fit(const std::string& s, size_t width) {
-    return s.size() <= width ? s : "~" + s.substr(s.size() - (width - 1));
+// The tail of a long name is the part that tells functions apart; cut
+// where a UTF-8 character starts.
+std::string fit(const std::string& name, size_t width) {
+    const std::string s = printable(name);
+    if (s.size() <= width) return s;
+    size_t from = s.size() - (width - 1);
+    while (from < s.size() && (static_cast<unsigned char>(s[from]) & 0xC0) == 0x80) ++from;
+    return "~" + s.substr(from);
 }
 
 std::string percent(double fraction) {
@@ -35,28 +41,28 @@ std::string percent(double fraction) {
 std::string render_report_text(const Report& r) {
     Out o;
     if (r.has_cand)
-        o.line("pathscope report: %s (run %lld) against %s (run %lld)", r.cand.label.c_str(),
-               static_cast<long long>(r.cand.id), r.base.label.c_str(),
+        o.line("pathscope report: %s (run %lld) against %s (run %lld)", printable(r.cand.label),
+               static_cast<long long>(r.cand.id), printable(r.base.label),
                static_cast<long long>(r.base.id));
     else
-        o.line("pathscope report: %s (run %lld)", r.base.label.c_str(),
+        o.line("pathscope report: %s (run %lld)", printable(r.base.label),
                static_cast<long long>(r.base.id));
 
     for (const auto& w : r.warnings) o.line("WARNING: %s", w);
     o.heading("Environment");
     for (const auto& e : r.environment) {
         if (r.has_cand && e[1] != e[2]) {
-            o.line("  %-11s base: %s", e[0].c_str(), e[1].c_str());
-            o.line("  %-11s cand: %s", "", e[2].c_str());
+            o.line("  %-11s base: %s", e[0].c_str(), printable(e[1]));
+            o.line("  %-11s cand: %s", "", printable(e[2]));
         } else {
-            o.line("  %-11s %s", e[0].c_str(), e[1].c_str());
+            o.line("  %-11s %s", e[0].c_str(), printable(e[1]));
         }
     }
     if (r.has_cand) {
         o.heading("Scenario difference (- base, + candidate)");
         size_t changed = 0;
         for (const auto& l : r.scenario_diff)
-            if (l[0] != ' ') o.line("  %s", l.c_str()), ++changed;
+            if (l[0] != ' ') o.line("  %s", printable(l)), ++changed;
         if (!changed) o.line("  none: both runs used the same scenario and settings");
     }
 
@@ -73,7 +79,7 @@ std::string render_report_text(const Report& r) {
     }
 
     for (const auto& plot : r.ministat_plots) {
-        o.heading(plot.title);
+        o.heading(printable(plot.title));
         o.raw(plot.text);
     }
 
@@ -110,13 +116,13 @@ std::string render_report_text(const Report& r) {
     if (r.has_cand) queues(r.cand_queues, "cand ");
 
     o.raw(render_hottest_text(r));
-    return fold_lines(o.text, kColumns);
+    return fold_lines(printable_lines(o.text), kColumns);
 }
 
 std::string render_hottest_text(const Report& r) {
     Out o;
     o.heading("Hottest functions (self share of " +
-              (r.stack_event.empty() ? std::string("samples") : r.stack_event) + ")");
+              (r.stack_event.empty() ? std::string("samples") : printable(r.stack_event)) + ")");
     if (r.hottest.empty()) o.line("  no sampled stacks in %s", r.has_cand ? "these runs" : "this run");
     if (r.has_cand && !r.hottest.empty()) o.line("  %8s %8s %8s  %s", "base", "cand", "delta", "function");
     for (const auto& f : r.hottest) {
@@ -127,7 +133,7 @@ std::string render_hottest_text(const Report& r) {
             o.line("  %8s  %s", percent(f.base).c_str(), fit(f.name, 66).c_str());
     }
     if (r.has_cand && !r.hottest.empty()) o.line("  ~ %s", r.stacks.method.c_str());
-    return fold_lines(o.text, kColumns);
+    return fold_lines(printable_lines(o.text), kColumns);
 }
 
 }  // namespace pathscope::analysis

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/safe_text.h"
 #include "analysis/text_builder.h"
 
 namespace pathscope::analysis {
@@ -43,30 +44,31 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
     const bool import = info.kind != "capture";
     TextBuilder t;
     if (opt.header) {
-    t.emit("run %lld  \"%s\"  %s  %s\n", static_cast<long long>(info.id), info.label, info.kind,
-           info.status);
-    t.emit("host %s, %s", info.host, info.cpu_model.empty() ? "unknown CPU" : info.cpu_model);
+    t.emit("run %lld  \"%s\"  %s  %s\n", static_cast<long long>(info.id), printable(info.label),
+           info.kind, info.status);
+    t.emit("host %s, %s", printable(info.host),
+           info.cpu_model.empty() ? "unknown CPU" : printable(info.cpu_model));
     if (info.tsc_hz) t.emit(", TSC %.3f GHz", static_cast<double>(info.tsc_hz) / 1e9);
     t.emit(", pathscope %s%s%s\n", info.engine_version, info.git_revision.empty() ? "" : " @ ",
            info.git_revision);
     t.emit("started %s, ended %s\n", info.started_at,
            info.ended_at.empty() ? "-" : info.ended_at);
     if (!info.scenario_path.empty())
-        t.emit("%s %s\n", import ? "imported from" : "scenario", info.scenario_path);
+        t.emit("%s %s\n", import ? "imported from" : "scenario", printable(info.scenario_path));
     if (!info.settings.empty()) {
         std::string s = info.settings;
         std::replace(s.begin(), s.end(), '\n', ' ');
-        t.emit("settings %s\n", s);
+        t.emit("settings %s\n", printable(s));
     }
     for (const auto& [k, v] : sum.facts)
-        if (k == db::kVariantsFact) t.emit("variants %s\n", v);
+        if (k == db::kVariantsFact) t.emit("variants %s\n", printable(v));
     if (!info.experiment.empty()) {
         std::string cell = info.cell;
         std::replace(cell.begin(), cell.end(), '\n', ' ');
-        t.emit("experiment %s, cell %s\n", info.experiment, cell);
+        t.emit("experiment %s, cell %s\n", printable(info.experiment), printable(cell));
     }
     if (!info.pmu.empty()) t.emit("perf_event %s\n", info.pmu.substr(0, info.pmu.find('\n')));
-    if (!info.note.empty()) t.emit("note: %s\n", info.note);
+    if (!info.note.empty()) t.emit("note: %s\n", printable(info.note));
     }
 
     // Trials: rates over the steady window, with the packets they count.
@@ -235,7 +237,7 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
             const db::QueueRow& q = ql.totals;
             const std::string pct =
                 ql.has_burst ? fmt::format("{:.0f}/{:.0f}", ql.burst_p50, ql.burst_p99) : "-";
-            t.emit("%-10s %5d %3s %6d %14llu %14llu %12llu %12llu %10.2f %10llu %13s\n", q.port,
+            t.emit("%-10s %5d %3s %6d %14llu %14llu %12llu %12llu %10.2f %10llu %13s\n", printable(q.port),
                    q.queue, q.dir, q.worker, static_cast<ull>(q.packets), static_cast<ull>(q.bytes),
                    static_cast<ull>(q.bursts), static_cast<ull>(q.empty_polls),
                    ratio(q.packets, q.bursts), static_cast<ull>(q.full), pct);
@@ -246,26 +248,26 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
         t.emit("\n%-26s %16s %-7s %14s\n", "perf event (worker)", "count", "unit", "per packet");
         for (const auto& p : sum.perf) {
             if (p.supported)
-                t.emit("%-26s %16llu %-7s %14.3f\n", p.event, static_cast<ull>(p.value), p.unit,
+                t.emit("%-26s %16llu %-7s %14.3f\n", printable(p.event), static_cast<ull>(p.value), p.unit,
                        p.per_packet);
             else
-                t.emit("%-26s %16s %-7s %14s  %s\n", p.event, "-", "", "-", p.note);
+                t.emit("%-26s %16s %-7s %14s  %s\n", printable(p.event), "-", "", "-", printable(p.note));
         }
     }
 
     if (!sum.hottest.empty() && opt.top_frames) {
         t.emit("\nhottest functions (self share, the mean of the trials' shares), %llu %s of %s:\n",
                static_cast<ull>(sum.stack_samples),
-               sum.stack_event + " samples",
+               printable(sum.stack_event) + " samples",
                import ? "the profile" : "the worker");
-        for (const auto& f : sum.hottest) t.emit("  %6.2f%%  %s\n", 100.0 * f.share, f.name);
+        for (const auto& f : sum.hottest) t.emit("  %6.2f%%  %s\n", 100.0 * f.share, printable(f.name));
     }
     if (sum.traces)
         t.emit("\n%zu packet traces stored (pathscope export RUN --format pcapng)\n", sum.traces);
     if (!sum.facts.empty()) {
         t.emit("\n");
         for (const auto& [k, v] : sum.facts)
-            if (k != db::kVariantsFact) t.emit("%-28s %s\n", k, v);
+            if (k != db::kVariantsFact) t.emit("%-28s %s\n", printable(k), printable(v));
     }
 
     if (opt.histograms)
@@ -274,7 +276,9 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
                    static_cast<ull>(h.count()));
             t.text += render_text(h, "cycles", 12);
         }
-    return t.text;
+    // Whatever else came from the store (a name this view prints as it is)
+    // is shown, never obeyed, by the terminal.
+    return printable_lines(t.text);
 }
 
 }  // namespace pathscope::analysis

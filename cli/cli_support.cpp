@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "analysis/safe_text.h"
 #include "analysis/stats.h"
 #include "capture/scenario.h"
 #include "db/schema.h"
@@ -61,7 +62,7 @@ std::unique_ptr<db::Database> open_existing_store(const std::string& path,
 db::RunInfo resolve_run(const db::Database& db, const std::string& ref) {
     std::string note;
     db::RunInfo info = db::find_run(db, ref, &note);
-    if (!note.empty()) std::cerr << "pathscope: " << note << "\n";
+    if (!note.empty()) std::cerr << "pathscope: " << analysis::printable_lines(note) << "\n";
     return info;
 }
 

@@ -7,6 +7,10 @@
 #include <vector>
 
 #include "cli/cli_support.h"
+#include "analysis/safe_text.h"
+
+using pathscope::analysis::printable;
+using pathscope::analysis::printable_lines;
 
 using namespace pathscope::cli;
 
@@ -95,7 +99,7 @@ int main(int argc, char** argv) {
     if (argc > 1 && argv[1][0] != '-') {
         const std::string word = argv[1];
         if (!is_verb(app, word)) {
-            std::cerr << "pathscope: no verb named '" << word << "'";
+            std::cerr << "pathscope: no verb named '" << printable(word) << "'";
             if (const std::string near = closest_verb(app, word); !near.empty())
                 std::cerr << " (did you mean '" << near << "'?)";
             std::cerr << "; pathscope --help lists the verbs\n";
@@ -118,13 +122,13 @@ int main(int argc, char** argv) {
             std::cout << app.help();
             return 2;
         }
-        std::cerr << "pathscope " << app.get_subcommands()[0]->get_name() << ": " << e.what()
+        std::cerr << "pathscope " << app.get_subcommands()[0]->get_name() << ": " << printable_lines(e.what())
                   << " (see --help)\n";
         return 2;
     } catch (const CLI::ParseError& e) {
         const std::string where =
             app.get_subcommands().empty() ? "" : " " + app.get_subcommands()[0]->get_name();
-        std::cerr << "pathscope" << where << ": " << e.what() << " (see pathscope" << where
+        std::cerr << "pathscope" << where << ": " << printable_lines(e.what()) << " (see pathscope" << where
                   << " --help)\n";
         return 2;
     }
@@ -135,7 +139,7 @@ int main(int argc, char** argv) {
             return 0;
         }
         if (!is_verb(app, help_verb) || help_verb == "help") {
-            std::cerr << "pathscope help: no verb named '" << help_verb
+            std::cerr << "pathscope help: no verb named '" << printable(help_verb)
                       << "'; pathscope --help lists the verbs\n";
             return 2;
         }
@@ -148,11 +152,11 @@ int main(int argc, char** argv) {
         try {
             return run();
         } catch (const UsageError& e) {
-            std::cerr << "pathscope " << verb_name << ": " << e.what() << " (see pathscope "
+            std::cerr << "pathscope " << verb_name << ": " << printable_lines(e.what()) << " (see pathscope "
                       << verb_name << " --help)\n";
             return 2;
         } catch (const std::exception& e) {
-            std::cerr << "pathscope " << verb_name << ": " << e.what() << "\n";
+            std::cerr << "pathscope " << verb_name << ": " << printable_lines(e.what()) << "\n";
             return 1;
         }
     }

@@ -6,6 +6,7 @@
 #include "analysis/report.h"
 #include "analysis/run_metrics.h"
 #include "analysis/run_summary.h"
+#include "analysis/safe_text.h"
 #include "analysis/text_builder.h"
 #include "cli/cli_support.h"
 #include "db/queries.h"
@@ -42,14 +43,15 @@ std::pair<db::RunData, db::RunData> load_pair(const std::string& path, const std
     auto db = open_existing_store(path, db::Database::Mode::read_only);
     const db::RunInfo b = resolve_run(*db, base), c = resolve_run(*db, cand);
     if (b.id == c.id)
-        std::cerr << "pathscope: note: '" << base << "' and '" << cand << "' are the same run ("
+        std::cerr << "pathscope: note: '" << analysis::printable(base) << "' and '"
+                  << analysis::printable(cand) << "' are the same run ("
                   << b.id << "); every verdict compares it with itself\n";
     return {db::load_run(*db, b.id), db::load_run(*db, c.id)};
 }
 
 void warn_starved(const db::RunData& run) {
     const std::string w = analysis::starved_warning(
-        "run " + std::to_string(run.info.id) + " \"" + run.info.label + "\"",
+        "run " + std::to_string(run.info.id) + " \"" + analysis::printable(run.info.label) + "\"",
         analysis::worker_load(run));
     if (!w.empty()) std::cout << analysis::fold_lines("WARNING: " + w);
 }
@@ -81,8 +83,8 @@ int compare_experiment(const CompareArgs& a) {
     }
     write_output(a.out, text);
     if (a.out != "-")
-        std::cerr << "wrote the " << a.format << " comparison of experiment " << e.experiment
-                  << " by " << a.by << " (" << text.size() << " bytes) to " << a.out << "\n";
+        std::cerr << "wrote the " << a.format << " comparison of experiment " << analysis::printable(e.experiment)
+                  << " by " << analysis::printable(a.by) << " (" << text.size() << " bytes) to " << a.out << "\n";
     return 0;
 }
 
@@ -100,8 +102,9 @@ int compare(const CompareArgs& a) {
     analysis::ReportOptions opt;
     opt.confidence = confidence;
     const analysis::Report r = analysis::build_report(base, &cand, opt);
-    std::cout << "compare: " << cand.info.label << " (run " << cand.info.id << ") against "
-              << base.info.label << " (run " << base.info.id << ")\n";
+    std::cout << "compare: " << analysis::printable(cand.info.label) << " (run " << cand.info.id
+              << ") against " << analysis::printable(base.info.label) << " (run " << base.info.id
+              << ")\n";
     warn_starved(base);
     warn_starved(cand);
     const std::string event = analysis::main_stack_event(base);

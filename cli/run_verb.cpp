@@ -8,6 +8,7 @@
 
 #include "analysis/run_summary.h"
 #include "analysis/run_view.h"
+#include "analysis/safe_text.h"
 #include "capture/recorder.h"
 #include "capture/run.h"
 #include "cli/cli_support.h"
@@ -36,7 +37,7 @@ struct RunArgs {
 int stop_status(int signal) { return 128 + signal; }
 
 /// Says on standard error what the run goes on without.
-void warn(const std::string& text) { std::cerr << "pathscope run: " << text << "\n"; }
+void warn(const std::string& text) { std::cerr << "pathscope run: " << analysis::printable_lines(text) << "\n"; }
 
 /// Starts the EAL (as the recording would) and says, in one line, where a
 /// DPDK user reads the run live; nothing when the [eal] args say --no-telemetry.
@@ -63,7 +64,7 @@ int run_matrix(const RunArgs& a, const std::string& scenario_path,
     std::fprintf(stderr,
                  "pathscope run: %s, a matrix of %zu cells x %u trial(s) of %.1f s, trials "
                  "interleaved, into %s (Ctrl-C stops early)\n",
-                 scenario_path.c_str(), cells.size(), sc.capture.trials, sc.engine.duration_s,
+                 analysis::printable(scenario_path).c_str(), cells.size(), sc.capture.trials, sc.engine.duration_s,
                  opt.db_path.c_str());
     say_telemetry(sc);
     opt.progress = [&](const capture::RecordProgress& p) {
@@ -83,7 +84,8 @@ int run_matrix(const RunArgs& a, const std::string& scenario_path,
     bool failed = false, balanced = true, aborted = false;
     std::string setup_error;
     int width = 4;
-    for (const auto& r : results) width = std::max(width, static_cast<int>(r.run.info.cell.size()));
+    for (const auto& r : results)
+        width = std::max(width, static_cast<int>(analysis::printable(r.run.info.cell).size()));
     std::printf("%5s  %-*s %7s %16s %16s\n", "run", width, "cell", "trials", "rx rate (mean)",
                 "tx rate (mean)");
     for (const auto& r : results) {
@@ -93,6 +95,7 @@ int run_matrix(const RunArgs& a, const std::string& scenario_path,
         const double n = s.trials.empty() ? 1 : static_cast<double>(s.trials.size());
         std::string cell = r.run.info.cell;
         std::replace(cell.begin(), cell.end(), '\n', ' ');
+        cell = analysis::printable(cell);
         std::printf("%5lld  %-*s %7zu %11.3f Mpps %11.3f Mpps%s\n",
                     static_cast<long long>(r.run.info.id), width, cell.c_str(), s.trials.size(),
                     rx / n / 1e6, tx / n / 1e6,
@@ -141,7 +144,7 @@ int run(const RunArgs& a) {
     opt.warning = warn;
     const bool tty = isatty(STDERR_FILENO);
     std::fprintf(stderr, "pathscope run: %s, %u trial(s) of %.1f s into %s (Ctrl-C stops early)\n",
-                 scenario_path.c_str(), sc.capture.trials, sc.engine.duration_s,
+                 analysis::printable(scenario_path).c_str(), sc.capture.trials, sc.engine.duration_s,
                  opt.db_path.c_str());
     say_telemetry(sc);
     unsigned last_trial = 0;
@@ -168,14 +171,14 @@ int run(const RunArgs& a) {
     const analysis::RunSummary summary = analysis::summarize_run(r.run);
     std::cout << analysis::render_run(summary, view);
     if (!r.error.empty()) {
-        std::cout << "\nrun " << r.run.info.id << " (\"" << r.run.info.label << "\") in "
+        std::cout << "\nrun " << r.run.info.id << " (\"" << analysis::printable(r.run.info.label) << "\") in "
                   << opt.db_path << " keeps only what was committed before the store failed\n";
         std::cerr << "pathscope run: the store failed during the run: " << r.error
                   << "\n  nothing more was stored; every batch committed before it is kept, and "
                      "the run shows as aborted\n";
         return 1;
     }
-    std::cout << "\nstored as run " << r.run.info.id << " (\"" << r.run.info.label << "\") in "
+    std::cout << "\nstored as run " << r.run.info.id << " (\"" << analysis::printable(r.run.info.label) << "\") in "
               << opt.db_path
               << (r.stop_signal ? ", marked aborted (" + capture::stop_name(r.stop_signal) + ")"
                                 : (r.setup_error.empty() ? "" : ", marked aborted"))

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "analysis/ministat.h"
+#include "analysis/safe_text.h"
 #include "cli/cli_support.h"
 
 namespace pathscope::cli {
@@ -59,7 +60,8 @@ int stats(const StatsArgs& a) {
         }
         sets.push_back(std::move(ds));
     }
-    write_output("-", analysis::render_ministat(sets, opt));
+    // File names in the legend are shown, never obeyed, by the terminal.
+    write_output("-", analysis::printable_lines(analysis::render_ministat(sets, opt)));
     return 0;
 }
 

@@ -7,6 +7,7 @@
 
 #include "analysis/experiment.h"
 #include "analysis/run_view.h"
+#include "analysis/safe_text.h"
 #include "analysis/workers.h"
 #include "cli/cli_support.h"
 #include "db/merge.h"
@@ -41,8 +42,8 @@ int list(const std::string& path) {
     std::map<std::string, std::vector<std::string>> cell_texts;
     for (const auto& r : runs) cell_texts[r.experiment].push_back(r.cell);
     auto name_of = [&](const db::RunInfo& r) {
-        if (r.experiment.empty()) return r.label;
-        return "  " + analysis::cell_difference(r.cell, cell_texts[r.experiment]);
+        if (r.experiment.empty()) return analysis::printable(r.label);
+        return "  " + analysis::printable(analysis::cell_difference(r.cell, cell_texts[r.experiment]));
     };
     int width = 5, kind_width = 11;
     for (const auto& r : runs) {
@@ -59,21 +60,23 @@ int list(const std::string& path) {
             std::snprintf(trials, sizeof trials, "%3d/%-2d", recorded[r.id], r.trials);
         std::printf("%5lld  %-*s  %-9s %s  %-*s %-14s %s\n", static_cast<long long>(r.id), width,
                     name_of(r).c_str(), r.status.c_str(), trials, kind_width,
-                    r.kind.c_str(), r.host.c_str(), r.started_at.c_str());
+                    r.kind.c_str(), analysis::printable(r.host).c_str(),
+                    analysis::printable(r.started_at).c_str());
     };
     for (const auto* r : single) row(*r);
     for (const auto& e : experiments) {
         const auto& members = cells[e];
-        const std::string scenario =
-            std::filesystem::path(members.front()->scenario_path).filename().string();
-        std::printf("experiment %s: %zu cells of %s, trials interleaved\n", e.c_str(),
+        const std::string scenario = analysis::printable(
+            std::filesystem::path(members.front()->scenario_path).filename().string());
+        std::printf("experiment %s: %zu cells of %s, trials interleaved\n", analysis::printable(e).c_str(),
                     members.size(), scenario.c_str());
         for (const auto* r : members) row(*r);
         std::string by;
         const std::string& cell = members.front()->cell;
         if (!cell.empty()) by = cell.substr(0, cell.find('='));
         std::printf("       compare: pathscope compare%s --experiment %s --by %s\n",
-                    db_argument(path).c_str(), e.c_str(), by.c_str());
+                    analysis::printable(db_argument(path)).c_str(), analysis::printable(e).c_str(),
+                    analysis::printable(by).c_str());
     }
     return 0;
 }

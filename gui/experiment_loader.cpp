@@ -1,4 +1,5 @@
 #include "gui/experiment_loader.h"
+#include "gui/display_text.h"
 
 #include "db/queries.h"
 #include "db/schema.h"
@@ -18,7 +19,7 @@ LoadedExperiment load_experiment(const std::string& path, const std::string& exp
         out.comparison = std::make_shared<analysis::ExperimentComparison>(
             analysis::compare_experiment(runs, by, {}, kExperimentConfidence));
     } catch (const std::exception& e) {
-        out.error = QString::fromStdString(e.what());
+        out.error = display_lines(e.what());
     }
     return out;
 }

@@ -1,4 +1,5 @@
 #include "gui/main_window.h"
+#include "gui/display_text.h"
 
 #include <QApplication>
 #include <QFileDialog>
@@ -135,6 +136,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     warning_->setWordWrap(true);
     warning_->setStyleSheet(QStringLiteral("background: #fff0c0; color: #703000; padding: 6px"));
     warning_->hide();
+    warning_->setTextFormat(Qt::PlainText);
     // The Stages page: the stage table takes the height, in compact rows,
     // and scrolls when they do not fit; the drops sit beside it (a splitter),
     // the perf and figure notes and a one-line legend (in full as its
@@ -177,9 +179,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                  QString::fromLatin1(analysis::kAllStages)));
     legend->setWordWrap(true);
     perf_ = new QLabel;
+    perf_->setTextFormat(Qt::PlainText);  // event names come from imported profiles
     perf_->setWordWrap(true);
     perf_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     figures_ = new QLabel;
+    figures_->setTextFormat(Qt::PlainText);
     figures_->setWordWrap(true);
     figures_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* stage_page = new QWidget;
@@ -229,7 +233,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(experiments_, &ExperimentsPage::open_pair, this, [this](qint64 base, qint64 cand) {
         filter_->clear();
         if (const db::RunInfo* r = runs_->run(runs_->row_of(QString::number(cand))))
-            experiment_filter_->choose(QString::fromStdString(r->experiment));
+            experiment_filter_->choose(display_text(r->experiment));
         if (select_pair(QString::number(base), QString::number(cand)))
             pages_->setCurrentWidget(compare_);
     });
@@ -400,19 +404,19 @@ void MainWindow::loaded(const LoadedRun& run) {
     const db::RunInfo& info = run.summary.info;
     header_->setText(QStringLiteral("<b>run %1 \"%2\"</b> %3, %4 &nbsp; %5")
                          .arg(info.id)
-                         .arg(QString::fromStdString(info.label).toHtmlEscaped())
-                         .arg(QString::fromStdString(info.kind))
-                         .arg(QString::fromStdString(info.status))
-                         .arg(QString::fromStdString(info.started_at)));
+                         .arg(display_html(info.label))
+                         .arg(display_html(info.kind))
+                         .arg(display_html(info.status))
+                         .arg(display_html(info.started_at)));
     // The variant switches the run ran with, and its cell of an experiment.
     QString variants;
     for (const auto& [k, v] : run.summary.facts)
-        if (k == db::kVariantsFact) variants = QString::fromStdString(v);
+        if (k == db::kVariantsFact) variants = display_html(v);
     if (!info.experiment.empty())
         variants += QStringLiteral("%1experiment %2, cell %3")
                         .arg(variants.isEmpty() ? "" : " &nbsp; ")
-                        .arg(QString::fromStdString(info.experiment))
-                        .arg(QString::fromStdString(info.cell).replace('\n', ' ').toHtmlEscaped());
+                        .arg(display_html(info.experiment))
+                        .arg(display_html(one_line(info.cell)));
     if (!variants.isEmpty()) header_->setText(header_->text() + "<br>" + variants);
     shown_ = run;
     data_ = run.data;
@@ -427,15 +431,15 @@ void MainWindow::loaded(const LoadedRun& run) {
     }
     const std::string warn = analysis::starved_warning("run " + std::to_string(info.id),
                                                        run.summary.worker);
-    warning_->setText(QString::fromStdString(warn));
+    warning_->setText(display_text(warn));
     warning_->setVisible(!warn.empty());
     QStringList perf;
     for (const auto& pl : run.summary.perf)
         perf << (pl.supported ? QStringLiteral("%1 %2 %3/pkt")
-                                    .arg(QString::fromStdString(pl.event))
+                                    .arg(display_text(pl.event))
                                     .arg(pl.per_packet, 0, 'f', 3)
-                                    .arg(QString::fromStdString(pl.unit))
-                              : QStringLiteral("%1 -").arg(QString::fromStdString(pl.event)));
+                                    .arg(display_text(pl.unit))
+                              : QStringLiteral("%1 -").arg(display_text(pl.event)));
     const bool transmit = run.summary.basis.transmit;
     perf_->setText(perf.isEmpty() ? tr("no perf counters in this run")
                                   : (transmit ? tr("perf counters of the worker, per sent datagram: ")
@@ -503,7 +507,7 @@ void MainWindow::choose_worker(int worker) {
                 std::make_shared<db::RunData>(analysis::worker_view(*data, worker, false)));
         } catch (const std::exception& e) {
             LoadedRun failed;
-            failed.error = QString::fromStdString(e.what());
+            failed.error = display_lines(e.what());
             return failed;
         }
     }));
@@ -515,7 +519,7 @@ QString MainWindow::figures_text(const analysis::RunSummary& sum) {
     const double us = sum.info.tsc_hz ? 1e6 / static_cast<double>(sum.info.tsc_hz) : 0;
     for (const auto& l : sum.latencies)
         parts << tr("%1 latency p50/p90/p99 %2/%3/%4 cycles%5")
-                     .arg(QString::fromStdString(l.subject))
+                     .arg(display_text(l.subject))
                      .arg(l.p50, 0, 'f', 0)
                      .arg(l.p90, 0, 'f', 0)
                      .arg(l.p99, 0, 'f', 0)
@@ -526,9 +530,9 @@ QString MainWindow::figures_text(const analysis::RunSummary& sum) {
                              : QString());
     for (const auto& f : sum.event_figures)
         parts << QStringLiteral("%1 %2 %3")
-                     .arg(QString::fromStdString(f.name))
+                     .arg(display_text(f.name))
                      .arg(f.mean, 0, 'f', 3)
-                     .arg(QString::fromStdString(f.unit));
+                     .arg(display_text(f.unit));
     return parts.join(QStringLiteral("; "));
 }
 
@@ -571,8 +575,8 @@ void MainWindow::fill_drops(const std::vector<analysis::DropLine>& drops) {
     drops_->setRowCount(static_cast<int>(drops.size()));
     int row = 0;
     for (const auto& d : drops) {
-        drops_->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(d.reason)));
-        drops_->setItem(row, 1, new QTableWidgetItem(QString::fromStdString(d.path)));
+        drops_->setItem(row, 0, new QTableWidgetItem(display_text(d.reason)));
+        drops_->setItem(row, 1, new QTableWidgetItem(display_text(d.path)));
         auto* count = new QTableWidgetItem(QString::number(d.packets));
         count->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
         drops_->setItem(row++, 2, count);

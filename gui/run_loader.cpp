@@ -1,4 +1,5 @@
 #include "gui/run_loader.h"
+#include "gui/display_text.h"
 
 #include <sqlite3.h>
 
@@ -31,7 +32,7 @@ StoreListing list_store(const std::string& path) {
         auto recorded = db::trials_recorded(*db);
         for (const auto& r : out.runs) out.trials_recorded.push_back(recorded[r.id]);
     } catch (const std::exception& e) {
-        out.error = QString::fromStdString(e.what());
+        out.error = display_lines(e.what());
         out.runs.clear();
         out.trials_recorded.clear();
     }
@@ -77,7 +78,7 @@ LoadedRun compute_pages(std::shared_ptr<const db::RunData> data,
     step();
     if (stacks) {
         out.stacks = self_diff(*stacks);
-        out.stack_event = QString::fromStdString(event);
+        out.stack_event = display_text(event);
         step();
         out.stack_views = analysis::build_call_views(*stacks);
         step();
@@ -104,7 +105,7 @@ LoadedRun load_run(const std::string& path, int64_t id) {
         return compute_pages(std::move(run));
     } catch (const std::exception& e) {
         LoadedRun out;
-        out.error = QString::fromStdString(e.what());
+        out.error = display_lines(e.what());
         return out;
     }
 }
@@ -133,7 +134,7 @@ LoadedRun load_pair(const std::string& path, int64_t base, int64_t cand) {
         }
         add_comparison(out, b);
     } catch (const std::exception& e) {
-        out.error = QString::fromStdString(e.what());
+        out.error = display_lines(e.what());
     }
     return out;
 }
@@ -171,7 +172,7 @@ StoreListing StoreReader::open(const QString& path) {
         const std::lock_guard lock(db_mutex_);
         db_ = std::move(db);
     } catch (const std::exception& e) {
-        listing.error = QString::fromStdString(e.what());
+        listing.error = display_lines(e.what());
         listing.runs.clear();
     }
     return listing;
@@ -202,7 +203,7 @@ void StoreReader::load(unsigned generation, qint64 base, qint64 id) {
             return;
         }
         out = LoadedRun{};
-        out.error = QString::fromStdString(e.what());
+        out.error = display_lines(e.what());
     }
     out.generation = generation;
     emit loaded(out);

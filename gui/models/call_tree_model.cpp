@@ -1,4 +1,5 @@
 #include "gui/models/call_tree_model.h"
+#include "gui/display_text.h"
 
 namespace pathscope::gui {
 
@@ -54,8 +55,8 @@ QVariant CallTreeModel::data(const QModelIndex& index, int role) const {
     const size_t n = node_of(index);
     if (role == NameIdRole) return static_cast<uint>(tree_->name_id(n));
     if (index.column() == 0) {
-        if (role == Qt::DisplayRole || role == SortRole || role == Qt::ToolTipRole)
-            return QString::fromStdString(tree_->name(n));
+        if (role == Qt::DisplayRole || role == SortRole) return display_text(tree_->name(n));
+        if (role == Qt::ToolTipRole) return plain_tooltip(display_text(tree_->name(n)));
         if (role == NoiseRole || role == Qt::ForegroundRole)
             return cells_->data(tree_->self(n), tree_->total(n), 0, role);
         return {};

@@ -1,4 +1,5 @@
 #include "gui/models/caller_callee_model.h"
+#include "gui/display_text.h"
 
 namespace pathscope::gui {
 
@@ -35,8 +36,8 @@ QVariant CallerCalleeModel::data(const QModelIndex& index, int role) const {
     const double* self = cc_->self(id);
     const double* incl = cc_->inclusive(id);
     if (index.column() == 0) {
-        if (role == Qt::DisplayRole || role == SortRole || role == Qt::ToolTipRole)
-            return QString::fromStdString(cc_->tree().name_of(id));
+        if (role == Qt::DisplayRole || role == SortRole) return display_text(cc_->tree().name_of(id));
+        if (role == Qt::ToolTipRole) return plain_tooltip(display_text(cc_->tree().name_of(id)));
         if (role == NoiseRole || role == Qt::ForegroundRole) return cells_->data(self, incl, 0, role);
         return {};
     }
@@ -84,8 +85,8 @@ QVariant CallLinksModel::data(const QModelIndex& index, int role) const {
     if (role == NameIdRole) return static_cast<uint>(id);
     const double* cost = links_.cost(r, cc_->columns().width());
     if (index.column() == 0) {
-        if (role == Qt::DisplayRole || role == SortRole || role == Qt::ToolTipRole)
-            return QString::fromStdString(cc_->tree().name_of(id));
+        if (role == Qt::DisplayRole || role == SortRole) return display_text(cc_->tree().name_of(id));
+        if (role == Qt::ToolTipRole) return plain_tooltip(display_text(cc_->tree().name_of(id)));
         if (role == NoiseRole || role == Qt::ForegroundRole) return cells_->data(cost, cost, 0, role);
         return {};
     }

@@ -1,4 +1,5 @@
 #include "gui/models/cost_cells.h"
+#include "gui/display_text.h"
 
 #include <QBrush>
 #include <QColor>
@@ -39,7 +40,7 @@ QVariant CostCells::header(int column, int role) const {
     if (column < 0 || column >= count()) return {};
     const Column col = column_at(c_->comparison(), both_, column);
     const QString what = both_ ? (col.self ? QObject::tr("Self") : QObject::tr("Inclusive")) : label_;
-    const QString unit = QString::fromStdString(c_->unit());
+    const QString unit = display_text(c_->unit());
     if (role == Qt::DisplayRole && !both_ && c_->comparison()) {
         // One cost beside the symbol: short headers leave the names room.
         switch (col.kind) {
@@ -66,7 +67,7 @@ QVariant CostCells::header(int column, int role) const {
             case Kind::cand: return QObject::tr("%1: share of the candidate run's %2").arg(what, unit);
             case Kind::change:
                 return QObject::tr("%1: candidate minus base, in percentage points; grey: %2")
-                    .arg(what, QString::fromStdString(c_->noise_method()));
+                    .arg(what, display_text(c_->noise_method()));
         }
     }
     return {};
@@ -100,7 +101,7 @@ QVariant CostCells::data(const double* self, const double* cost, int column, int
             return {};
         case Qt::ToolTipRole:
             if (!c_->comparison()) return {};
-            return c_->within_noise(cost) ? QString::fromStdString(c_->noise_method())
+            return c_->within_noise(cost) ? display_text(c_->noise_method())
                                           : QObject::tr("a real change (not within noise)");
         default: return {};
     }

@@ -1,4 +1,5 @@
 #include "gui/models/experiment_grid_model.h"
+#include "gui/display_text.h"
 
 #include <QColor>
 #include <algorithm>
@@ -22,7 +23,7 @@ void ExperimentGridModel::set_comparison(std::shared_ptr<const analysis::Experim
         for (const auto& row : e_->rows) all.push_back(as_cell(row.others));
         for (const auto& row : e_->rows) {
             const std::string s = analysis::cell_difference(as_cell(row.others), all);
-            row_names_.push_back(QString::fromStdString(s.empty() ? row.others : s));
+            row_names_.push_back(display_text(s.empty() ? row.others : s));
         }
     }
     endResetModel();
@@ -61,9 +62,9 @@ QVariant ExperimentGridModel::data(const QModelIndex& index, int role) const {
     switch (role) {
         case Qt::DisplayRole:
             return QStringLiteral("%1  %2")
-                .arg(QString::fromStdString(analysis::format_change(*v)),
-                     QString::fromStdString(outcome));
-        case VerdictRole: return QString::fromStdString(outcome);
+                .arg(display_text(analysis::format_change(*v)),
+                     display_text(outcome));
+        case VerdictRole: return display_text(outcome);
         case ChangeRole: return v->percent;
         case HalfWidthRole: return v->percent_half_width;
         case BaseRunRole: return QVariant::fromValue<qlonglong>(row.run_ids[0]);
@@ -78,21 +79,21 @@ QVariant ExperimentGridModel::data(const QModelIndex& index, int role) const {
         case Qt::ToolTipRole: {
             const auto& m = e_->metrics[metric_of(index.column())];
             const auto& unit = e_->units[metric_of(index.column())];
-            return QStringLiteral("%1 (%2): %3=%4 mean %5 (n %6, run %7) against %3=%8 mean %9 "
+            return plain_tooltip(QStringLiteral("%1 (%2): %3=%4 mean %5 (n %6, run %7) against %3=%8 mean %9 "
                                   "(n %10, run %11)\n%12 at %13% confidence: %14\n"
                                   "click to compare the two runs")
-                .arg(QString::fromStdString(m), QString::fromStdString(unit),
-                     QString::fromStdString(e_->by), QString::fromStdString(e_->values[value]))
+                .arg(display_text(m), display_text(unit),
+                     display_text(e_->by), display_text(e_->values[value]))
                 .arg(v->cand_summary.mean, 0, 'g', 5)
                 .arg(v->cand_summary.n)
                 .arg(row.run_ids[value])
-                .arg(QString::fromStdString(e_->values[0]))
+                .arg(display_text(e_->values[0]))
                 .arg(v->base_summary.mean, 0, 'g', 5)
                 .arg(v->base_summary.n)
                 .arg(row.run_ids[0])
-                .arg(QString::fromStdString(v->test.empty() ? "no test" : v->test))
+                .arg(display_text(v->test.empty() ? "no test" : v->test))
                 .arg(e_->confidence)
-                .arg(QString::fromStdString(outcome));
+                .arg(display_text(outcome)));
         }
     }
     return {};
@@ -103,15 +104,16 @@ QVariant ExperimentGridModel::headerData(int section, Qt::Orientation o, int rol
     if (o == Qt::Vertical) {
         if (section < 0 || section >= rowCount()) return {};
         const auto& others = e_->rows[static_cast<size_t>(section)].others;
-        return role == Qt::ToolTipRole ? QString::fromStdString(others)
+        return role == Qt::ToolTipRole ? plain_tooltip(display_text(others))
                                        : row_names_[static_cast<size_t>(section)];
     }
     if (section < 0 || section >= columnCount()) return {};
     const size_t v = value_of(section), m = metric_of(section);
-    return QStringLiteral("%1=%2 vs %3\n%4 (%5)")
-        .arg(QString::fromStdString(e_->by), QString::fromStdString(e_->values[v]),
-             QString::fromStdString(e_->values[0]), QString::fromStdString(e_->metrics[m]),
-             QString::fromStdString(e_->units[m]));
+    const QString text = QStringLiteral("%1=%2 vs %3\n%4 (%5)")
+                             .arg(display_text(e_->by), display_text(e_->values[v]),
+                                  display_text(e_->values[0]), display_text(e_->metrics[m]),
+                                  display_text(e_->units[m]));
+    return role == Qt::ToolTipRole ? plain_tooltip(text) : text;
 }
 
 }  // namespace pathscope::gui

@@ -1,4 +1,5 @@
 #include "gui/models/run_list_model.h"
+#include "gui/display_text.h"
 
 #include <QColor>
 #include <algorithm>
@@ -25,8 +26,8 @@ void RunListModel::set_runs(std::vector<db::RunInfo> runs, std::vector<int> tria
         if (!at.count(r.experiment)) {
             at[r.experiment] = experiments_.size();
             experiments_.push_back(
-                {QString::fromStdString(r.experiment),
-                 QString::fromStdString(std::filesystem::path(r.scenario_path).filename().string()),
+                {display_text(r.experiment),
+                 display_text(std::filesystem::path(r.scenario_path).filename().string()),
                  {}});
         }
         experiments_[at[r.experiment]].cells.push_back(r.cell);
@@ -94,15 +95,15 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
     const auto text = [&]() -> QVariant {
         switch (index.column()) {
             case Id: return QVariant::fromValue<qlonglong>(r.id);
-            case Label: return QString::fromStdString(r.label);
-            case Status: return QString::fromStdString(r.status);
-            case Kind: return QString::fromStdString(r.kind);
+            case Label: return display_text(r.label);
+            case Status: return display_text(r.status);
+            case Kind: return display_text(r.kind);
             case Trials: return QStringLiteral("%1/%2").arg(recorded).arg(r.trials);
-            case Started: return QString::fromStdString(r.started_at);
-            case Host: return QString::fromStdString(r.host);
-            case Settings: return QString::fromStdString(r.settings).replace('\n', ' ');
-            case Experiment: return QString::fromStdString(r.experiment);
-            case Cell: return QString::fromStdString(cells_[static_cast<size_t>(index.row())]);
+            case Started: return display_text(r.started_at);
+            case Host: return display_text(r.host);
+            case Settings: return display_text(one_line(r.settings));
+            case Experiment: return display_text(r.experiment);
+            case Cell: return display_text(cells_[static_cast<size_t>(index.row())]);
         }
         return {};
     };
@@ -116,9 +117,9 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
         case Qt::ToolTipRole:
             // The whole of what the column shortens.
             if (index.column() == Cell && !r.cell.empty())
-                return QString::fromStdString(r.cell).replace('\n', ' ');
-            if (index.column() == Label) return QString::fromStdString(r.label);
-            return QString::fromStdString(r.note.empty() ? r.scenario_path : r.note);
+                return plain_tooltip(display_text(one_line(r.cell)));
+            if (index.column() == Label) return plain_tooltip(display_text(r.label));
+            return plain_tooltip(display_text(r.note.empty() ? r.scenario_path : r.note));
         case Qt::ForegroundRole:
             if (index.column() == Status && r.status == "aborted") return QColor(0xb0, 0x30, 0x20);
             if (index.column() == Status && r.status == "running") return QColor(0x20, 0x70, 0xb0);

@@ -1,4 +1,5 @@
 #include "gui/models/stage_table_model.h"
+#include "gui/display_text.h"
 
 #include <QFont>
 #include <algorithm>
@@ -71,7 +72,7 @@ void StageTableModel::set_summary(const analysis::RunSummary& summary) {
 
 QString StageTableModel::stage(int row) const {
     if (row < 0 || static_cast<size_t>(row) + 1 >= rows_.size()) return {};
-    return QString::fromStdString(stage_of_[static_cast<size_t>(row)]);
+    return display_text(stage_of_[static_cast<size_t>(row)]);
 }
 
 int StageTableModel::rowCount(const QModelIndex& parent) const {
@@ -102,7 +103,7 @@ QVariant StageTableModel::data(const QModelIndex& index, int role) const {
     const bool total = static_cast<size_t>(index.row()) + 1 == rows_.size();
     const int c = index.column();
     if (role == Qt::DisplayRole) {
-        if (c == Stage) return QString::fromStdString(s.name);
+        if (c == Stage) return display_text(s.name);
         // The total row shows only what adds up.
         if (total && c != Packets && c != CyclesPerPathPacket && c != Drops && c != IdleShare)
             return QString();
@@ -125,7 +126,7 @@ QVariant StageTableModel::data(const QModelIndex& index, int role) const {
         // A worker row sorts by name just under its stage.
         if (c == Stage) {
             const size_t r = static_cast<size_t>(index.row());
-            return QString::fromStdString(worker_of_[r] == kStageRow ? s.name
+            return display_text(worker_of_[r] == kStageRow ? s.name
                                                                      : stage_of_[r] + '\x01' + s.name);
         }
         return number(s, c);

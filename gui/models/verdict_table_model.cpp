@@ -1,4 +1,5 @@
 #include "gui/models/verdict_table_model.h"
+#include "gui/display_text.h"
 
 #include <QColor>
 
@@ -30,15 +31,15 @@ QVariant VerdictTableModel::data(const QModelIndex& index, int role) const {
     if (!v) return {};
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
-            case Group: return QString::fromStdString(v->base.group);
-            case Metric: return QString::fromStdString(v->base.name);
-            case Unit: return QString::fromStdString(v->base.unit);
+            case Group: return display_text(v->base.group);
+            case Metric: return display_text(v->base.name);
+            case Unit: return display_text(v->base.unit);
             case Base: return QString::number(v->base_summary.mean, 'g', 5);
             case Cand: return QString::number(v->cand_summary.mean, 'g', 5);
-            case Difference: return QString::fromStdString(analysis::format_difference(*v));
-            case Change: return QString::fromStdString(analysis::format_change(*v));
-            case Verdict: return QString::fromStdString(v->outcome);
-            case Test: return QString::fromStdString(v->test);
+            case Difference: return display_text(analysis::format_difference(*v));
+            case Change: return display_text(analysis::format_change(*v));
+            case Verdict: return display_text(v->outcome);
+            case Test: return display_text(v->test);
             case N:
                 return QStringLiteral("%1 vs %2").arg(v->base.values.size()).arg(v->cand.values.size());
         }
@@ -50,10 +51,10 @@ QVariant VerdictTableModel::data(const QModelIndex& index, int role) const {
         return {};
     }
     if (role == Qt::ToolTipRole) {
-        QString tip = QString::fromStdString(v->test + " at the chosen confidence; " + v->outcome);
-        if (!v->warning.empty()) tip += "\n" + QString::fromStdString(v->warning);
-        if (!v->note.empty()) tip += "\n" + QString::fromStdString(v->note);
-        return tip;
+        QString tip = display_text(v->test + " at the chosen confidence; " + v->outcome);
+        if (!v->warning.empty()) tip += "\n" + display_text(v->warning);
+        if (!v->note.empty()) tip += "\n" + display_text(v->note);
+        return plain_tooltip(tip);
     }
     if (role == Qt::TextAlignmentRole && (index.column() == Base || index.column() == Cand))
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);

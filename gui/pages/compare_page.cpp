@@ -1,4 +1,5 @@
 #include "gui/pages/compare_page.h"
+#include "gui/display_text.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -61,11 +62,11 @@ void ComparePage::set_report(std::shared_ptr<const analysis::Report> report) {
     const analysis::Report& r = *report_;
     QString warnings;
     for (const auto& w : r.warnings) warnings += "<br><span style='color:#a04000'>" +
-                                                  QString::fromStdString(w).toHtmlEscaped() + "</span>";
+                                                  display_text(w).toHtmlEscaped() + "</span>";
     title_->setText(tr("<b>%1</b> (run %2) against <b>%3</b> (run %4), at %5% confidence%6")
-                        .arg(QString::fromStdString(r.cand.label).toHtmlEscaped())
+                        .arg(display_text(r.cand.label).toHtmlEscaped())
                         .arg(r.cand.id)
-                        .arg(QString::fromStdString(r.base.label).toHtmlEscaped())
+                        .arg(display_text(r.base.label).toHtmlEscaped())
                         .arg(r.base.id)
                         .arg(r.options.confidence)
                         .arg(warnings));
@@ -74,14 +75,14 @@ void ComparePage::set_report(std::shared_ptr<const analysis::Report> report) {
                      QString::fromLatin1(analysis::cycles_per_path_packet(r.transmit)),
                      tr("Stage cycles per %1, candidate against base: red grew, blue shrank, "
                         "grey within noise (%2)")
-                         .arg(QString::fromStdString(r.per_packet))
-                         .arg(QString::fromStdString(r.stages.method)));
+                         .arg(display_text(r.per_packet))
+                         .arg(display_text(r.stages.method)));
     const QSignalBlocker block(stage_);
     stage_->clear();
-    for (const auto& h : r.histograms) stage_->addItem(QString::fromStdString(h.stage));
+    for (const auto& h : r.histograms) stage_->addItem(display_text(h.stage));
     QString text;
     for (const auto& plot : r.ministat_plots)
-        text += QString::fromStdString(plot.title + "\n" + plot.text + "\n");
+        text += display_lines(plot.title + "\n" + plot.text + "\n");
     if (text.isEmpty()) text = tr("ministat needs at least 3 trials a side.");
     ministat_->setPlainText(text);
     redraw_histogram();
@@ -92,10 +93,10 @@ void ComparePage::redraw_histogram() {
     QString stage = stage_->currentText();
     if (report_)
         for (const auto& h : report_->histograms)
-            if (QString::fromStdString(h.stage) == stage) {
-                series.push_back({tr("base: %1").arg(QString::fromStdString(report_->base.label)),
+            if (display_text(h.stage) == stage) {
+                series.push_back({tr("base: %1").arg(display_text(report_->base.label)),
                                   h.base, QColor(0x30, 0x70, 0xd0)});
-                series.push_back({tr("cand: %1").arg(QString::fromStdString(report_->cand.label)),
+                series.push_back({tr("cand: %1").arg(display_text(report_->cand.label)),
                                   h.cand, QColor(0xe0, 0x60, 0x20)});
             }
     histogram_->set_series(std::move(series), QString::fromLatin1(analysis::kCyclesPerBusyCall),

@@ -1,4 +1,5 @@
 #include "gui/pages/experiments_page.h"
+#include "gui/display_text.h"
 
 #include <QComboBox>
 #include <QCoreApplication>
@@ -30,6 +31,7 @@ ExperimentsPage::ExperimentsPage(RunListModel* runs, QWidget* parent)
     view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     view_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     status_ = new QLabel;
+    status_->setTextFormat(Qt::PlainText);  // experiment and setting names, error messages
     status_->setWordWrap(true);
     status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* legend = new QLabel(
@@ -115,7 +117,7 @@ void ExperimentsPage::fill_settings() {
     const QSignalBlocker block(setting_);
     setting_->clear();
     for (const auto& k : keys)
-        if (values[k].size() > 1) setting_->addItem(QString::fromStdString(k));
+        if (values[k].size() > 1) setting_->addItem(display_text(k));
     const int at = setting_->findText(chosen);
     setting_->setCurrentIndex(at >= 0 ? at : 0);
 }
@@ -193,15 +195,15 @@ void ExperimentsPage::loaded() {
     status_->setText(tr("Experiment %1: %2 judged in every cell, %3 against %2=%4 (the "
                         "baseline); %5 runs. The same table: pathscope compare --experiment %1 "
                         "--by %2")
-                         .arg(QString::fromStdString(c.experiment), QString::fromStdString(c.by))
-                         .arg(QString::fromStdString(
+                         .arg(display_text(c.experiment), display_text(c.by))
+                         .arg(display_text(
                              [&] {
                                  std::string v;
                                  for (size_t i = 1; i < c.values.size(); ++i)
                                      v += (i > 1 ? ", " : "") + c.by + "=" + c.values[i];
                                  return v;
                              }()))
-                         .arg(QString::fromStdString(c.values[0]))
+                         .arg(display_text(c.values[0]))
                          .arg(c.runs));
 }
 

@@ -1,4 +1,5 @@
 #include "gui/pages/flame_page.h"
+#include "gui/display_text.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -16,10 +17,12 @@ FlamePage::FlamePage(QWidget* parent) : QWidget(parent) {
     graph_ = new FlameGraphWidget;
     title_ = new QLabel;
     title_->setWordWrap(true);  // a comparison's noise rule is a sentence
+    title_->setTextFormat(Qt::PlainText);  // may name an imported profile's event
     crumbs_ = new QLabel;
     crumbs_->setTextInteractionFlags(Qt::TextBrowserInteraction);
     share_ = new QLabel;
     hover_ = new QLabel;
+    hover_->setTextFormat(Qt::PlainText);  // a function's name, never markup
     hover_->setWordWrap(true);
     search_ = new QLineEdit;
     search_->setPlaceholderText(tr("search frames"));
@@ -131,7 +134,7 @@ void FlamePage::refresh() {
             chain.insert(chain.begin(), n);
         for (int n : chain) {
             const QString name = n == 0 ? QStringLiteral("all")
-                                        : QString::fromStdString(d->nodes[static_cast<size_t>(n)].name)
+                                        : display_text(d->nodes[static_cast<size_t>(n)].name)
                                               .toHtmlEscaped();
             parts << (n == graph_->zoom_root() ? QStringLiteral("<b>%1</b>").arg(name)
                                                : QStringLiteral("<a href=\"%1\">%2</a>").arg(n).arg(name));

@@ -1,4 +1,5 @@
 #include "gui/pages/histograms_page.h"
+#include "gui/display_text.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -49,14 +50,14 @@ void HistogramsPage::set_run(std::shared_ptr<const db::RunData> run) {
             if (h.kind == db::kStageCallCycles) with.insert(h.subject);
         for (const auto& s : analysis::trial_stage_totals(*run_, 1))
             if (with.count(s.stage))
-                stage_->addItem(QString::fromStdString(s.stage), QString::fromLatin1(db::kStageCallCycles));
+                stage_->addItem(display_text(s.stage), QString::fromLatin1(db::kStageCallCycles));
         // Then the latencies: a packet's time through the engine per outcome,
         // request/response round trips, a micro-benchmark's timed calls.
         std::set<std::string> latencies;
         for (const auto& h : run_->rows.histograms)
             if (h.kind == db::kLatency) latencies.insert(h.subject);
         for (const auto& l : latencies)
-            stage_->addItem(QString::fromStdString(kLatencyPrefix + l), QString::fromLatin1(db::kLatency));
+            stage_->addItem(display_text(kLatencyPrefix + l), QString::fromLatin1(db::kLatency));
         trial_->addItem(tr("all, merged"), -1);
         for (const auto& t : run_->rows.trials) trial_->addItem(tr("trial %1").arg(t.trial), t.trial);
     }
@@ -76,18 +77,18 @@ void HistogramsPage::redraw() {
     if (latency) stage = stage.substr(std::string(kLatencyPrefix).size());
     const int trial = trial_->currentData().isValid() ? trial_->currentData().toInt() : -1;
     if (run_ && !stage.empty()) {
-        series.push_back({QString::fromStdString(run_->info.label),
+        series.push_back({display_text(run_->info.label),
                           analysis::merged_histogram(*run_, kind, stage, trial),
                           QColor(0xe0, 0x80, 0x20)});
     }
     if (latency)
         chart_->set_series(std::move(series), tr("cycles"),
                            stage == "rr" ? tr("Request/response round trips (cycles)")
-                                         : tr("Latency of %1 (cycles)").arg(QString::fromStdString(stage)));
+                                         : tr("Latency of %1 (cycles)").arg(display_text(stage)));
     else
         chart_->set_series(std::move(series), QString::fromLatin1(analysis::kCyclesPerBusyCall),
                            tr("Cycles per call of %1 (busy calls; idle polls are left out)")
-                               .arg(QString::fromStdString(stage)));
+                               .arg(display_text(stage)));
 }
 
 }  // namespace pathscope::gui

@@ -1,4 +1,5 @@
 #include "gui/pages/path_page.h"
+#include "gui/display_text.h"
 
 #include <QLabel>
 #include <QVBoxLayout>
@@ -25,7 +26,7 @@ void PathPage::set_graph(std::shared_ptr<const analysis::PathGraph> g, bool bala
             ? tr("The candidate's packet path. Stages coloured by the change of their busy cycles per "
                  "path packet, edges by the change of the share of path packets they carried: red "
                  "grew, blue shrank, grey within noise (%1).")
-                  .arg(QString::fromStdString(graph_->graph()->method))
+                  .arg(display_text(graph_->graph()->method))
             : tr("The run's packet path, left to right from the receive stages to transmit, "
                  "delivery and drop reasons. Each edge is as wide as the packets it carried "
                  "(summed over trials); each stage is coloured by its busy cycles per packet "

@@ -1,4 +1,5 @@
 #include "gui/pages/queues_page.h"
+#include "gui/display_text.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -21,7 +22,7 @@ QueueBars::QueueBars(QWidget* parent) : QWidget(parent) {}
 
 QString QueueBars::heading(const analysis::QueueSkew& s) {
     // As the text report heads it.
-    return QString::fromStdString(analysis::queue_heading(s));
+    return display_text(analysis::queue_heading(s));
 }
 
 QString QueueBars::figures(const analysis::QueueShare& q) {
@@ -74,7 +75,7 @@ void QueueBars::paintEvent(QPaintEvent*) {
         if (s.skewed) {
             p.setPen(QColor(0xb0, 0x30, 0x20));
             p.drawText(QRect(bar_x, y, width() - bar_x, kRow), Qt::AlignVCenter,
-                       QString::fromStdString(s.flag));
+                       display_text(s.flag));
             y += kRow;
         }
         y += kRow;
@@ -120,7 +121,7 @@ void QueuesPage::set_run(std::shared_ptr<const db::RunData> run) {
         for (const auto& h : run_->rows.histograms)
             if (h.kind == db::kRxBurstSize) subjects.insert(h.subject);
         for (const auto& s : subjects)
-            if (!s.empty()) queue_->addItem(QString::fromStdString(s));
+            if (!s.empty()) queue_->addItem(display_text(s));
     }
     const bool any_bursts = queue_->count() > 0;
     bool receives = false, sends = false;
@@ -140,7 +141,7 @@ void QueuesPage::redraw_bursts() {
     std::vector<HistogramWidget::Series> series;
     const std::string subject = queue_->currentText().toStdString();
     if (run_ && !subject.empty()) {
-        series.push_back({QString::fromStdString(subject),
+        series.push_back({display_text(subject),
                           analysis::merged_histogram(*run_, db::kRxBurstSize, subject),
                           QColor(0x40, 0x80, 0xc0)});
     }
@@ -148,7 +149,7 @@ void QueuesPage::redraw_bursts() {
                         subject.empty() ? QString()
                                         : tr("Burst sizes of receive queue %1 (polls that "
                                              "returned packets)")
-                                              .arg(QString::fromStdString(subject)),
+                                              .arg(display_text(subject)),
                         tr("polls"));
 }
 

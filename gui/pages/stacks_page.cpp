@@ -1,4 +1,5 @@
 #include "gui/pages/stacks_page.h"
+#include "gui/display_text.h"
 
 #include <QCheckBox>
 #include <QFontMetrics>
@@ -171,11 +172,11 @@ void StacksPage::set_views(analysis::CallViews views) {
         note_->setText(c.comparison()
                            ? tr("Candidate against base: shares of each run's %1, change in "
                                 "percentage points; grey: %2.")
-                                 .arg(QString::fromStdString(c.unit()),
-                                      QString::fromStdString(c.noise_method()))
+                                 .arg(display_text(c.unit()),
+                                      display_text(c.noise_method()))
                            : tr("%L1 %2; a share is of all of them, as the flame graph's.")
                                  .arg(c.samples(views_.top_down->total(0), 0), 0, 'f', 0)
-                                 .arg(QString::fromStdString(c.unit())));
+                                 .arg(display_text(c.unit())));
     }
     sort_default();
     if (!search_->text().isEmpty()) search(search_->text(), regex_->isChecked());
@@ -242,7 +243,7 @@ bool StacksPage::show_function(const QString& name) {
 
 QString StacksPage::shown_function() const {
     const int64_t id = callers_->function();
-    return id >= 0 && views_.callers ? QString::fromStdString(views_.callers->tree().name_of(static_cast<uint32_t>(id)))
+    return id >= 0 && views_.callers ? display_text(views_.callers->tree().name_of(static_cast<uint32_t>(id)))
                                      : QString();
 }
 
@@ -262,7 +263,7 @@ void StacksPage::select_function(int64_t name_id) {
         fit_columns(callees_view_->horizontalHeader());
     }
     links_title_->setText(tr("Callers (upper table) and callees (lower) of <b>%1</b>")
-                              .arg(QString::fromStdString(
+                              .arg(display_text(
                                        views_.callers->tree().name_of(static_cast<uint32_t>(name_id)))
                                        .toHtmlEscaped()));
     const int row = functions_->row_of(static_cast<uint32_t>(name_id));

@@ -1,4 +1,5 @@
 #include "gui/pages/time_series_page.h"
+#include "gui/display_text.h"
 
 #include <QChart>
 #include <QChartView>
@@ -188,7 +189,7 @@ void TimeSeriesPage::select_range(double t0, double t1) {
             (void)analysis::stage_tree_in_range(*run, t0, t1, &r.intervals);
             r.tree = std::make_shared<analysis::FlameDiff>(analysis::diff_trees(tree, tree));
             r.title = tr("Sampled stacks (%1) from %2 s to %3 s: %4 samples")
-                          .arg(QString::fromStdString(event))
+                          .arg(display_text(event))
                           .arg(t0, 0, 'f', 2)
                           .arg(t1, 0, 'f', 2)
                           .arg(tree.size() > 0 ? tree.total(0) : 0.0);

@@ -1,4 +1,5 @@
 #include "gui/pages/traces_page.h"
+#include "gui/display_text.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -53,10 +54,10 @@ QVariant TraceTableModel::data(const QModelIndex& index, int role) const {
         switch (index.column()) {
             case Time: return role == SortRole ? QVariant(t->t) : QString::number(t->t, 'f', 4);
             case Trial: return t->trial;
-            case Port: return QString::fromStdString(t->port);
+            case Port: return display_text(t->port);
             case Length: return t->wire_len;
             case Cycles: return role == SortRole ? QVariant(cycles) : QString::number(cycles, 'f', 1);
-            case Outcome: return QString::fromStdString(t->outcome);
+            case Outcome: return display_text(t->outcome);
         }
     }
     if (role == Qt::TextAlignmentRole && index.column() != Port && index.column() != Outcome)
@@ -75,7 +76,7 @@ Waterfall::Waterfall(QWidget* parent) : QWidget(parent) { setMinimumHeight(120);
 
 void Waterfall::set_trace(const db::PacketTraceRow* t) {
     stages_ = t ? t->stage_cycles : decltype(stages_){};
-    outcome_ = t ? QString::fromStdString(t->outcome) : QString();
+    outcome_ = t ? display_text(t->outcome) : QString();
     setMinimumHeight(sizeHint().height());
     update();
 }
@@ -97,7 +98,7 @@ void Waterfall::paintEvent(QPaintEvent*) {
     for (const auto& [stage, c] : stages_) {
         p.setPen(palette().text().color());
         p.drawText(QRect(2, y, label_w, 18), Qt::AlignRight | Qt::AlignVCenter,
-                   QString::fromStdString(stage));
+                   display_text(stage));
         const QRectF bar(x0 + at / total * w, y + 2, std::max(1.0, c / total * w), 14);
         p.fillRect(bar, qcolour(analysis::name_colour(stage)));  // as in the flame graphs
         p.drawText(QRectF(bar.right() + 4, y, 100, 18), Qt::AlignVCenter,
@@ -187,7 +188,7 @@ bool TracesPage::offer(const std::vector<std::string>& outcomes) {
     const QSignalBlocker block(outcome_);
     outcome_->clear();
     outcome_->addItem(tr("all"));
-    for (const auto& o : outcomes) outcome_->addItem(QString::fromStdString(o));
+    for (const auto& o : outcomes) outcome_->addItem(display_text(o));
     const int i = chosen.isEmpty() ? 0 : outcome_->findText(chosen, Qt::MatchExactly);
     outcome_->setCurrentIndex(std::max(0, i));
     return i >= 0;
@@ -213,7 +214,7 @@ void TracesPage::selected() {
     if (!t) return;
     QStringList lines;
     for (const auto& l : analysis::decode_frame(t->data, t->wire_len))
-        lines << QString::fromStdString(l);
+        lines << display_text(l);
     headers_->setPlainText(lines.join('\n'));
 }
 

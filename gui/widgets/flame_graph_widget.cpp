@@ -1,4 +1,5 @@
 #include "gui/widgets/flame_graph_widget.h"
+#include "gui/display_text.h"
 
 #include <QHelpEvent>
 #include <QMouseEvent>
@@ -110,7 +111,7 @@ QStringList FlameGraphWidget::breadcrumb() const {
     if (!diff_) return path;
     for (int n = root_; n >= 0; n = diff_->nodes[static_cast<size_t>(n)].parent)
         path.prepend(n == 0 ? QStringLiteral("all")
-                            : QString::fromStdString(diff_->nodes[static_cast<size_t>(n)].name));
+                            : display_text(diff_->nodes[static_cast<size_t>(n)].name));
     return path;
 }
 
@@ -231,7 +232,7 @@ QString FlameGraphWidget::details(int node) const {
     const analysis::DiffNode& n = diff_->nodes[static_cast<size_t>(node)];
     const double value = differential_ ? n.cand : n.base;
     const double share = layout_.total > 0 ? value / layout_.total : 0;
-    QString name = node == 0 ? QStringLiteral("all") : QString::fromStdString(n.name);
+    QString name = node == 0 ? QStringLiteral("all") : display_text(n.name);
     QString s = QStringLiteral("%1\n%2 %3, %4% of the view")
                     .arg(name)
                     .arg(value, 0, 'g', 5)
@@ -245,7 +246,7 @@ QString FlameGraphWidget::details(int node) const {
                  .arg(n.base, 0, 'g', 5)
                  .arg(n.cand, 0, 'g', 5)
                  .arg(rel)
-                 .arg(n.noise ? QStringLiteral("within noise: ") + QString::fromStdString(diff_->method)
+                 .arg(n.noise ? QStringLiteral("within noise: ") + display_text(diff_->method)
                               : QStringLiteral("changed beyond noise"));
     }
     return s;
@@ -275,7 +276,7 @@ void FlameGraphWidget::paintEvent(QPaintEvent* e) {
         // elide what still sticks out.
         auto label_of = [&](size_t chars) {
             return chars < 4 ? QString()
-                             : QString::fromStdString(analysis::flame_label(name, share, chars));
+                             : display_text(analysis::flame_label(name, share, chars));
         };
         auto chars = static_cast<size_t>(room / char_w);
         QString label = label_of(chars);
@@ -320,7 +321,7 @@ bool FlameGraphWidget::event(QEvent* e) {
         if (text.isEmpty())
             QToolTip::hideText();
         else
-            QToolTip::showText(help->globalPos(), text, this);
+            QToolTip::showText(help->globalPos(), plain_tooltip(text), this);
         return true;
     }
     return QWidget::event(e);

@@ -1,4 +1,5 @@
 #include "gui/widgets/path_graph_widget.h"
+#include "gui/display_text.h"
 
 #include <QMouseEvent>
 #include <QPainter>
@@ -28,7 +29,7 @@ QString compact(uint64_t n) {
 
 /// A drop reason's node shows the reason alone ("drop: " is where it hangs).
 QString shown_name(const analysis::PathNode& n) {
-    QString name = QString::fromStdString(n.name);
+    QString name = display_text(n.name);
     if (n.kind == analysis::PathNode::Kind::reason && name.startsWith(QLatin1String("drop: "))) name.remove(0, 6);
     return name;
 }
@@ -173,15 +174,15 @@ void PathGraphWidget::paintEvent(QPaintEvent*) {
 QString PathGraphWidget::tooltip(int i) const {
     if (!graph_ || i < 0) return {};
     const analysis::PathNode& n = graph_->nodes[static_cast<size_t>(i)];
-    QString t = QStringLiteral("<b>%1</b>: %2 packets").arg(QString::fromStdString(n.name).toHtmlEscaped()).arg(n.packets);
+    QString t = QStringLiteral("<b>%1</b>: %2 packets").arg(display_html(n.name)).arg(n.packets);
     if (n.kind == analysis::PathNode::Kind::stage)
         t += tr("<br>%1 busy cycles per packet, %2% of all stages' cycles")
                  .arg(n.cycles_per_packet, 0, 'f', 1).arg(n.share * 100, 0, 'f', 1);
     for (const auto& e : graph_->edges) {
         if (e.to == i)
-            t += tr("<br>from %1: %2 packets").arg(QString::fromStdString(graph_->nodes[static_cast<size_t>(e.from)].name)).arg(e.packets);
+            t += tr("<br>from %1: %2 packets").arg(display_html(graph_->nodes[static_cast<size_t>(e.from)].name)).arg(e.packets);
         if (e.from == i)
-            t += tr("<br>to %1: %2 packets").arg(QString::fromStdString(graph_->nodes[static_cast<size_t>(e.to)].name)).arg(e.packets);
+            t += tr("<br>to %1: %2 packets").arg(display_html(graph_->nodes[static_cast<size_t>(e.to)].name)).arg(e.packets);
     }
     return t;
 }
@@ -200,7 +201,7 @@ bool PathGraphWidget::event(QEvent* e) {
 void PathGraphWidget::mouseReleaseEvent(QMouseEvent* e) {
     const int i = node_at(e->position());
     if (i < 0 || !graph_ || graph_->nodes[static_cast<size_t>(i)].kind != analysis::PathNode::Kind::stage) return;
-    emit stage_clicked(QString::fromStdString(graph_->nodes[static_cast<size_t>(i)].name));
+    emit stage_clicked(display_text(graph_->nodes[static_cast<size_t>(i)].name));
 }
 
 }  // namespace pathscope::gui
