@@ -69,7 +69,8 @@ run_tests() {
   local log
   log=$(mktemp)
   set +e
-  ctest --preset "$1" "${@:2}" 2>&1 | tee "$log"
+  # Two at a time: tests that share DPDK take the "dpdk" resource lock.
+  ctest --preset "$1" -j2 "${@:2}" 2>&1 | tee "$log"
   local rc=${PIPESTATUS[0]}
   set -e
   local skipped
