@@ -18,6 +18,7 @@
 #include "db/schema.h"
 #include "tests/engine/eal_env.h"
 #include "tests/support/corpus.h"
+#include "tests/support/run_facts.h"
 #include "tests/support/setup_skip.h"
 #include "tests/support/temp_dir.h"
 
@@ -26,11 +27,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string fact(const db::RunData& run, const std::string& key) {
-    for (const auto& [k, v] : run.rows.facts)
-        if (k == key) return v;
-    return "";
-}
+using test::fact;
 
 TEST(Import, EveryCorpusCaptureImportsOrIsRefusedClearly) {
     const std::vector<fs::path> files = test::corpus_files();

@@ -23,6 +23,7 @@
 #include "engine/engine.h"
 #include "tests/engine/eal_env.h"
 #include "tests/support/mutated_corpus.h"
+#include "tests/support/run_facts.h"
 #include "tests/support/setup_skip.h"
 #include "tests/support/temp_dir.h"
 
@@ -32,11 +33,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string fact(const db::RunData& run, const std::string& key) {
-    for (const auto& [k, v] : run.rows.facts)
-        if (k == key) return v;
-    return "";
-}
+using test::fact;
 
 /// Every stage's packets in = handled = out, by the function the Path page uses.
 void expect_stages_balance(const db::RunData& run) {
