@@ -86,7 +86,7 @@ pid_t kernel_receiver(uint16_t port, uint16_t from_port, const char* text, int r
     me.sin6_port = htons(port);
     if (s < 0 || bind(s, reinterpret_cast<sockaddr*>(&me), sizeof me) != 0) _exit(101);
     if (write(ready, "r", 1) != 1) _exit(102);
-    timeval tv{5, 0};
+    timeval tv{60, 0};  // a generous limit: a loaded machine is slow, not broken
     setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     char buf[64];
     sockaddr_in6 from{};
