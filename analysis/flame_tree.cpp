@@ -160,7 +160,11 @@ double export_weight(const FlameTree& tree, size_t i) {
 }  // namespace
 
 std::string to_folded(const FlameTree& tree) {
-    std::vector<std::string> lines;
+    // Keyed by the escaped stack: escaping is many-to-one (every byte that is
+    // not UTF-8 shows as U+FFFD), so two stacks may print alike, and they are
+    // one line with their weights summed, as a reader would make them. The
+    // map keeps the lines sorted.
+    std::map<std::string, double> lines;
     for (size_t i = 1; i < tree.size(); ++i) {
         const double w = export_weight(tree, i);
         if (w == 0) continue;
@@ -172,11 +176,10 @@ std::string to_folded(const FlameTree& tree) {
         std::string path;
         for (size_t k = chain.size(); k-- > 0;)
             path += folded_frame(tree.name(chain[k])) + (k ? ";" : "");
-        lines.push_back(path + " " + shortest_number(w));
+        lines[path] += w;
     }
-    std::sort(lines.begin(), lines.end());
     std::string out;
-    for (const auto& l : lines) out += l + "\n";
+    for (const auto& [path, w] : lines) out += path + " " + shortest_number(w) + "\n";
     return out;
 }
 

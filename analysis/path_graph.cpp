@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <set>
@@ -29,8 +30,12 @@ uint64_t fact_sum(const db::RunData& run, const std::string& key) {
     uint64_t v = 0;
     for (const auto& [k, value] : run.rows.facts) {
         const auto dot = k.find('.');
-        if (k.rfind("trial", 0) == 0 && dot != std::string::npos && k.substr(dot + 1) == key)
-            v += std::stoull(value);
+        if (k.rfind("trial", 0) != 0 || dot == std::string::npos || k.substr(dot + 1) != key)
+            continue;
+        // A value that is not a count (a damaged store) adds nothing.
+        char* end = nullptr;
+        const unsigned long long n = std::strtoull(value.c_str(), &end, 10);
+        if (end != value.c_str() && *end == '\0' && value[0] != '-') v += n;
     }
     return v;
 }

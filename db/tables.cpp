@@ -1,6 +1,8 @@
 #include "db/tables.h"
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
 namespace pathscope::db {
@@ -20,9 +22,15 @@ void from_value(const Value& v, std::vector<std::pair<std::string, double>>& out
     std::istringstream in(std::get<std::string>(v));
     std::string item;
     while (in >> item) {
+        // An item that is not NAME=NUMBER (a damaged store) is left out, as
+        // one without '=' always was, rather than thrown as a bare stod error.
         const auto eq = item.find('=');
         if (eq == std::string::npos) continue;
-        out.emplace_back(item.substr(0, eq), std::stod(item.substr(eq + 1)));
+        const char* number = item.c_str() + eq + 1;
+        char* end = nullptr;
+        const double x = std::strtod(number, &end);
+        if (end == number || *end != '\0' || !std::isfinite(x)) continue;
+        out.emplace_back(item.substr(0, eq), x);
     }
 }
 
