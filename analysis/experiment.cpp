@@ -21,12 +21,6 @@ namespace pathscope::analysis {
 
 namespace {
 
-const Metric* find_named(const std::vector<Metric>& ms, const std::string& name) {
-    for (const auto& m : ms)
-        if (m.name == name) return &m;
-    return nullptr;
-}
-
 std::string mean_text(const Verdict& v, bool cand) {
     const Summary& s = cand ? v.cand_summary : v.base_summary;
     if (s.n == 0) return "-";
@@ -196,7 +190,7 @@ ExperimentComparison compare_experiment(const std::vector<db::RunData>& runs, co
         if (std::find(e.metrics.begin(), e.metrics.end(), n) != e.metrics.end()) continue;
         const Metric* m = nullptr;
         for (const auto& ms : all)
-            if (!m) m = find_named(ms, n);
+            if (!m) m = find_metric(ms, n);
         if (!m) {
             std::string list;
             for (const auto& x : first)
@@ -225,14 +219,14 @@ ExperimentComparison compare_experiment(const std::vector<db::RunData>& runs, co
         row.values.resize(e.metrics.size());
         for (size_t m = 0; m < e.metrics.size(); ++m)
             for (size_t v = 0; v < e.values.size(); ++v) {
-                const Metric* x = find_named(metrics[v], e.metrics[m]);
+                const Metric* x = find_metric(metrics[v], e.metrics[m]);
                 row.values[m].push_back(x ? x->values : std::vector<double>{});
             }
         row.verdicts.resize(e.metrics.size());
         for (size_t m = 0; m < e.metrics.size(); ++m)
             for (size_t v = 1; v < e.values.size(); ++v) {
-                const Metric* base = find_named(metrics[0], e.metrics[m]);
-                const Metric* cand = find_named(metrics[v], e.metrics[m]);
+                const Metric* base = find_metric(metrics[0], e.metrics[m]);
+                const Metric* cand = find_metric(metrics[v], e.metrics[m]);
                 Verdict vd;
                 if (base && cand) {
                     auto one = compare_metrics({*base}, {*cand}, confidence);

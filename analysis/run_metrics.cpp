@@ -213,6 +213,12 @@ const Metric* find_metric(const std::vector<Metric>& metrics, const std::string&
     return nullptr;
 }
 
+const Metric* find_metric(const std::vector<Metric>& metrics, const std::string& name) {
+    for (const auto& m : metrics)
+        if (m.name == name) return &m;
+    return nullptr;
+}
+
 void add_stage_frames(FlameTree& tree, const db::RunData& run,
                       const std::function<bool(int trial, int seq)>& wanted) {
     // With several receive queues, eth_rx's cycles are its instances', one

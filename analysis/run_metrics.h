@@ -44,6 +44,9 @@ std::string perf_metric_name(const std::string& event);
 /// The metric named (group, name) in `metrics`, or nullptr.
 const Metric* find_metric(const std::vector<Metric>& metrics, const std::string& group,
                           const std::string& name);
+/// The first metric called `name` in `metrics` (of any group), or nullptr:
+/// how a user's --metric NAME is looked up.
+const Metric* find_metric(const std::vector<Metric>& metrics, const std::string& name);
 
 /// Stages as children of the root, weighted by their exact busy cycles; each
 /// trial is scaled by its received packets, so compared values are cycles

@@ -48,6 +48,7 @@ constexpr SettingRange kRanges[] = {
     {"engine.nd_hold", 0, engine::NeighbourTable::kMaxHold, "packets"},
     {"engine.nd_probes", 1, 255, "solicitations"},
     {"engine.nd_retrans", 0.001, 3600, "seconds"},
+    {"engine.extra_work", 0, 1e6, "cycles a packet"},
     // DPDK's RTE_MAX_QUEUES_PER_PORT; a device may allow fewer, which the
     // run finds out before it creates a run.
     {"port.rx_queues", 0, 1024, "queues"},  // 0: a port that only sends (poll = false)
@@ -383,6 +384,7 @@ std::string describe_variants(const EngineConfig& cfg) {
         churn << cfg.ifaddr_churn_per_s;
         s += " ifaddr_churn=" + churn.str() + "/s";
     }
+    if (cfg.extra_work_cycles > 0) s += " extra_work=" + std::to_string(cfg.extra_work_cycles);
     if (cfg.source.enabled)
         s += std::string(" socket.bind=") + (cfg.source.bind ? "true" : "false") +
              " socket.connect=" + (cfg.source.connect ? "true" : "false");
@@ -495,6 +497,7 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         s.get("nd_hold", cfg.nd_hold);
         s.get("nd_probes", cfg.nd_probes);
         s.get("nd_retrans", cfg.nd_retrans_s);
+        s.get("extra_work", cfg.extra_work_cycles);
         s.finish();
     }
     for (const auto* t : top.tables("port")) {

@@ -29,6 +29,7 @@ struct Verbs {
 void add_run_verb(CLI::App& app, Verbs& verbs);
 void add_store_verbs(CLI::App& app, Verbs& verbs);   // list, show, merge
 void add_report_verbs(CLI::App& app, Verbs& verbs);  // compare, report
+void add_gate_verb(CLI::App& app, Verbs& verbs);
 void add_stats_verb(CLI::App& app, Verbs& verbs);
 void add_import_export_verbs(CLI::App& app, Verbs& verbs);
 void add_routes_verb(CLI::App& app, Verbs& verbs);

@@ -86,6 +86,7 @@ int main(int argc, char** argv) {
     add_run_verb(app, verbs);
     add_store_verbs(app, verbs);
     add_report_verbs(app, verbs);
+    add_gate_verb(app, verbs);
     add_stats_verb(app, verbs);
     add_import_export_verbs(app, verbs);
     add_routes_verb(app, verbs);

@@ -227,6 +227,10 @@ struct EngineConfig {
     uint16_t nd_hold = 8;
     uint16_t nd_probes = 3;
     double nd_retrans_s = 1.0;
+    /// A deliberate slowdown: busy work of this many TSC cycles per packet
+    /// in ip6_input (a known regression, for testing a regression gate);
+    /// 0: none, and the stage pays one branch a burst.
+    uint32_t extra_work_cycles = 0;
     /// Per-call cycle histograms beside the graph library's own node counters.
     /// Off: the worker uses rte_graph_walk as is (for measuring their cost).
     bool call_histograms = true;

@@ -130,6 +130,7 @@ struct EngineContext {
     TxqHash txq_hash = TxqHash::flow;
     SendAccounting send_accounting = SendAccounting::local;
     bool early_demux = false;
+    uint32_t extra_work_cycles = 0;  ///< EngineConfig::extra_work_cycles
     IlaMode ila = IlaMode::off;
     std::unique_ptr<IlaTable> ila_table;  ///< engine.ila = late or early
     Nptv6Table nptv6;                     ///< engine.ila = nptv6

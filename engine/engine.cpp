@@ -57,6 +57,7 @@ Engine::Engine(const EngineConfig& cfg) : cfg_(cfg), serial_(next_serial()) {
     ctx_->txq_hash = cfg_.txq_hash;
     ctx_->send_accounting = cfg_.send_accounting;
     ctx_->early_demux = cfg_.early_demux;
+    ctx_->extra_work_cycles = cfg_.extra_work_cycles;
     ctx_->ila = cfg_.ila;
     ctx_->worker_count = cfg_.workers;
     ctx_->ports.resize(RTE_MAX_ETHPORTS);

@@ -59,6 +59,14 @@ uint16_t ip6_input_process(rte_graph* graph, rte_node* node, void** objs, uint16
         }
         return drop_as(m, DropReason::ip6_fragment, to_drop);
     });
+    // engine.extra_work: a known slowdown, the core kept busy on the TSC as
+    // real work would keep it (on a loaded machine the stage also absorbs
+    // the time the worker is preempted, as any stage's cycles do).
+    if (unlikely(ctx.extra_work_cycles)) {
+        const uint64_t until = rte_rdtsc() + uint64_t{ctx.extra_work_cycles} * n;
+        while (rte_rdtsc() < until) {
+        }
+    }
     return n;
 }
 
