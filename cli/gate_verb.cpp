@@ -28,7 +28,9 @@ int gate(GateArgs a) {
         if (!a.cand.empty())
             throw UsageError("--baseline-label names the baseline: give the candidate only");
         a.cand = a.base;
-        check_label(a.baseline_label);
+        if (a.baseline_label.find_first_not_of("0123456789") == std::string::npos)
+            throw UsageError("--baseline-label '" + a.baseline_label +
+                             "' is a number: give a run id as BASE instead");
         a.base = a.baseline_label;  // a label names its latest run
     }
     if (a.base.empty() || a.cand.empty())

@@ -20,7 +20,7 @@ endfunction()
 expect_run(ARGS --help EXIT 0 MATCH "Subcommands:" STREAM out)
 expect_run(ARGS --version EXIT 0 MATCH "pathscope [0-9]+\\.[0-9]+" STREAM out)
 expect_run(ARGS run --help EXIT 0 MATCH "usage: pathscope run" STREAM out)
-foreach(verb run list show import export merge routes frames stats compare report)
+foreach(verb run list show import export merge routes frames stats compare report gate)
   expect_run(ARGS ${verb} --help EXIT 0 MATCH "usage: pathscope ${verb}" STREAM out)
 endforeach()
 expect_run(ARGS help run EXIT 0 MATCH "usage: pathscope run" STREAM out)
@@ -64,6 +64,12 @@ foreach(verb "list" "show;1" "compare;1;2" "report;1" "export;1;--format;csv;-o;
   expect_run(ARGS ${verb} --db ${dir}/text.db EXIT 1
              MATCH "text.db: not a pathscope store \\(not an SQLite database\\); give --db a pathscope store" STREAM err)
 endforeach()
+# The gate refuses them too, with exit status 2 (1 means a regression).
+expect_run(ARGS gate 1 2 --db ${dir}/empty.db EXIT 2
+           MATCH "^pathscope gate: .*empty.db: empty file, not a pathscope store yet" STREAM err)
+expect_run(ARGS gate 1 2 --db ${dir}/text.db EXIT 2 MATCH "text.db: not a pathscope store" STREAM err)
+expect_run(ARGS gate 1 2 --db ${dir}/missing.db EXIT 2 MATCH "missing.db: no such store" STREAM err)
+expect_run(ARGS gate 1 --baseline-label 42 EXIT 2 MATCH "--baseline-label '42' is a number: give a run id as BASE" STREAM err)
 file(SIZE ${dir}/empty.db empty_size)
 if(NOT empty_size EQUAL 0 OR EXISTS ${dir}/empty.db-wal)
   message(FATAL_ERROR "a read verb turned ${dir}/empty.db into a store")
