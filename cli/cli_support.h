@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "db/queries.h"
-#include "db/sqlite.h"
+#include "db/connection.h"
 
 namespace pathscope::cli {
 

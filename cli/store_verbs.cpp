@@ -108,21 +108,44 @@ int show(const ShowArgs& a) {
 
 int merge(const std::vector<std::string>& inputs, const std::string& out) {
     namespace fs = std::filesystem;
+    const bool server_out = db::is_server_store(out);
     for (const auto& in : inputs) {
+        if (db::is_server_store(in)) {
+            if (in == out) throw UsageError("the output is also an input; merge into another store");
+            continue;
+        }
         if (!fs::exists(in)) throw std::runtime_error(in + ": no such store");
-        if (fs::exists(out) && fs::equivalent(in, out))
+        if (!server_out && fs::exists(out) && fs::equivalent(in, out))
             throw UsageError("the output " + out + " is also an input; merge into a new file");
     }
-    const bool fresh = !fs::exists(out);
+    const bool fresh = !server_out && !fs::exists(out);
     try {
         const auto r = db::merge_stores(inputs, out);
-        std::cout << "merged " << inputs.size() << " store(s) into " << out << ": " << r.copied
-                  << " run(s) copied, " << r.skipped << " already there\n";
+        std::cout << "merged " << inputs.size() << " store(s) into " << db::redacted(out) << ": "
+                  << r.copied << " run(s) copied, " << r.skipped << " already there\n";
     } catch (...) {
         if (fresh)  // a failed merge leaves no half-made output behind
             for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(out + suffix);
         throw;
     }
+    return 0;
+}
+
+int push(const std::string& file, const std::string& to) {
+    if (!db::is_server_store(to))
+        throw UsageError("--to " + db::redacted(to) +
+                         ": push uploads to a server store, a postgresql:// URL (pathscope merge "
+                         "copies between files)");
+    if (db::is_server_store(file))
+        throw UsageError(db::redacted(file) + ": push uploads a local store file");
+    const auto src = open_existing_store(file, db::Database::Mode::read_only);
+    auto out = db::open_store(to, db::Database::Mode::read_write);
+    const auto r = db::copy_runs(*src, *out, [&](int done, int total, const db::RunInfo& run) {
+        std::cerr << "  " << done << "/" << total << "  run " << run.id << " \""
+                  << analysis::printable(run.label) << "\"\n";
+    });
+    std::cout << "pushed " << file << " to " << out->path() << ": " << r.copied
+              << " run(s) uploaded, " << r.skipped << " already there\n";
     return 0;
 }
 
@@ -176,6 +199,28 @@ void add_store_verbs(CLI::App& app, Verbs& verbs) {
             ->required()
             ->type_name("OUT.db");
         verbs.add(v, [a] { return merge(a->inputs, a->out); });
+    }
+    {
+        struct PushArgs {
+            std::string file, to;
+        };
+        auto a = std::make_shared<PushArgs>();
+        CLI::App* v = app.add_subcommand(
+            "push", "upload the runs of a local store to a team's server store");
+        v->footer(
+            "Uploads every run of FILE that the server store does not have yet (runs are\n"
+            "matched by their unique id), each in a transaction of its own: pushing twice\n"
+            "uploads nothing the second time, and a push cut short (the connection broke,\n"
+            "the server restarted) uploads the rest when run again. For capture machines\n"
+            "that record offline into a file, e.g.\n"
+            "  pathscope push pathscope.db --to postgresql://writer@lab-db/pathscope\n"
+            "The password is best kept out of the command line: libpq reads ~/.pgpass and\n"
+            "PGPASSWORD. pathscope never prints or stores it.");
+        v->add_option("FILE", a->file, "the local store to upload")->required();
+        v->add_option("--to", a->to, "the server store: postgresql://[USER@]HOST[:PORT]/DATABASE")
+            ->required()
+            ->type_name("URL");
+        verbs.add(v, [a] { return push(a->file, a->to); });
     }
 }
 

@@ -2,128 +2,178 @@
 
 #include <map>
 
+#include "db/connection.h"
 #include "db/schema.h"
-#include "db/sqlite.h"
 #include "db/table_sql.h"
 
 namespace pathscope::db {
 
 namespace {
 
-/// "a, b, c" of the columns a copy fills: the store's own ids left out,
-/// run_id written as `run_id_as`.
-template <typename Row>
-std::string column_list(const Table<Row>& t, const std::string& run_id_as = "run_id") {
-    std::string out;
-    for (const auto& c : t.columns) {
-        if (c.role == Role::store_id) continue;
-        out += (out.empty() ? "" : ", ") + (c.role == Role::run_id ? run_id_as : c.name);
+/// Maps the source's interned stack ids to the output's, interning what the
+/// output lacks. Both stores' frames and stacks are read once; only new ones
+/// are written.
+class StackMap {
+  public:
+    StackMap(const Database& src, Database& out, const std::string& src_name) {
+        std::map<std::pair<std::string, std::string>, int64_t> out_frames;
+        std::map<std::pair<int64_t, int64_t>, int64_t> out_stacks;
+        {
+            Statement f = out.prepare("SELECT id, symbol, module FROM frames");
+            while (f.step()) out_frames[{f.text(1), f.text(2)}] = f.i64(0);
+            Statement s = out.prepare("SELECT id, parent, frame FROM stacks");
+            while (s.step()) out_stacks[{s.i64(1), s.i64(2)}] = s.i64(0);
+        }
+        const Backend b = out.backend();
+        Statement frame_ins = out.prepare(insert_sql(tables::frames(), OnConflict::ignore, b));
+        Statement frame_sel = out.prepare("SELECT id FROM frames WHERE symbol = ?1 AND module = ?2");
+        Statement stack_ins = out.prepare(insert_sql(tables::stacks(), OnConflict::ignore, b));
+        Statement stack_sel = out.prepare("SELECT id FROM stacks WHERE parent = ?1 AND frame = ?2");
+        std::map<int64_t, int64_t> frame_map;
+        Statement f = src.prepare("SELECT id, symbol, module FROM frames");
+        while (f.step()) {
+            const std::pair<std::string, std::string> key{f.text(1), f.text(2)};
+            auto it = out_frames.find(key);
+            if (it == out_frames.end()) {
+                insert_row(frame_ins, tables::frames(), 0, FrameRow{0, key.first, key.second});
+                frame_sel.bind(1, key.first).bind(2, key.second);
+                frame_sel.step();
+                it = out_frames.emplace(key, frame_sel.i64(0)).first;
+                frame_sel.reset();
+            }
+            frame_map[f.i64(0)] = it->second;
+        }
+        // Interning adds a parent before its children, so ids ascend root to leaf.
+        Statement s = src.prepare("SELECT id, parent, frame FROM stacks ORDER BY id");
+        while (s.step()) {
+            const auto parent = map_.find(s.i64(1));
+            const auto frame = frame_map.find(s.i64(2));
+            if (parent == map_.end() || frame == frame_map.end())
+                throw DbError(src_name + ": stack " + std::to_string(s.i64(0)) +
+                              " has a parent or frame that is not in the store before it; the "
+                              "store is damaged, so it cannot be copied (sqlite3 FILE 'PRAGMA "
+                              "integrity_check' checks a file)");
+            const std::pair<int64_t, int64_t> key{parent->second, frame->second};
+            auto it = out_stacks.find(key);
+            if (it == out_stacks.end()) {
+                insert_row(stack_ins, tables::stacks(), 0, StackNodeRow{0, key.first, key.second});
+                stack_sel.bind(1, key.first).bind(2, key.second);
+                stack_sel.step();
+                it = out_stacks.emplace(key, stack_sel.i64(0)).first;
+                stack_sel.reset();
+            }
+            map_[s.i64(0)] = it->second;
+        }
     }
-    return out;
+    /// The output's id of a source stack, or -1 when the source has no such stack.
+    int64_t operator[](int64_t src_id) const {
+        const auto it = map_.find(src_id);
+        return it == map_.end() ? -1 : it->second;
+    }
+
+  private:
+    std::map<int64_t, int64_t> map_{{0, 0}};
+};
+
+/// Every row of `t` that belongs to run `from` in `src`, inserted into `out`
+/// by `insert` (an insert_sql of t) as rows of run `to`; `fix` may change a
+/// row on its way.
+template <typename Row, typename Fix>
+void copy_rows(const Database& src, Database& out, const Table<Row>& t, int64_t from, int64_t to,
+               const std::string& insert, Fix fix) {
+    Statement read = src.prepare("SELECT " + select_list(t) + " FROM " + t.name +
+                                 " WHERE run_id = ?1");
+    Statement write = out.prepare(insert);
+    read.bind(1, from);
+    while (read.step()) {
+        Row row = read_row(read, t);
+        fix(row);
+        insert_row(write, t, to, row);
+    }
 }
 
-/// Maps the source store's stack ids to the output's, interning as it goes.
-std::map<int64_t, int64_t> remap_stacks(Database& out, const std::string& in) {
-    const std::string frame_cols = column_list(tables::frames());
-    out.exec("INSERT OR IGNORE INTO main.frames (" + frame_cols + ") SELECT " + frame_cols +
-             " FROM src.frames");
-    Statement src = out.prepare(
-        "SELECT s.id, s.parent, m.id FROM src.stacks s JOIN src.frames f ON f.id = s.frame "
-        "JOIN main.frames m ON m.symbol = f.symbol AND m.module = f.module ORDER BY s.id");
-    Statement ins = out.prepare(insert_sql("INSERT OR IGNORE", tables::stacks()));
-    Statement sel = out.prepare("SELECT id FROM main.stacks WHERE parent = ?1 AND frame = ?2");
-    std::map<int64_t, int64_t> map{{0, 0}};
-    // Interning adds a parent before its children, so ids ascend root to leaf.
-    while (src.step()) {
-        const auto p = map.find(src.i64(1));
-        if (p == map.end())  // a damaged store (or one not written by pathscope)
-            throw DbError(in + ": stack " + std::to_string(src.i64(0)) + " has parent " +
-                          std::to_string(src.i64(1)) +
-                          ", which is not a stack before it; the store is damaged, so it "
-                          "cannot be merged (sqlite3 FILE 'PRAGMA integrity_check' checks it)");
-        const int64_t parent = p->second;
-        insert_row(ins, tables::stacks(), 0, StackNodeRow{0, parent, src.i64(2)});
-        sel.bind(1, parent).bind(2, src.i64(2));
-        sel.step();
-        map[src.i64(0)] = sel.i64(0);
-        sel.reset();
-    }
-    return map;
+template <typename Row>
+void copy_rows(const Database& src, Database& out, const Table<Row>& t, int64_t from, int64_t to) {
+    copy_rows(src, out, t, from, to, insert_sql(t), [](Row&) {});
 }
 
 }  // namespace
+
+MergeResult copy_runs(const Database& src, Database& out, const CopyProgress& progress) {
+    MergeResult result;
+    // What the output has, by uuid; the source's runs oldest first.
+    std::map<std::string, bool> have;
+    {
+        Statement s = out.prepare("SELECT uuid FROM runs");
+        while (s.step()) have[s.text(0)] = true;
+    }
+    std::vector<RunInfo> todo;
+    {
+        Statement s = src.prepare("SELECT " + select_list(tables::runs()) + " FROM runs ORDER BY id");
+        while (s.step()) {
+            RunInfo r = read_row(s, tables::runs());
+            if (have.count(r.uuid))
+                result.skipped++;
+            else
+                todo.push_back(std::move(r));
+        }
+    }
+    if (todo.empty()) return result;
+    // Interned stacks first, in a transaction of their own: later runs need them.
+    std::unique_ptr<StackMap> stacks;
+    {
+        Transaction tx(out);
+        stacks = std::make_unique<StackMap>(src, out, src.path());
+        tx.commit();
+    }
+    Statement insert_run = out.prepare(insert_sql(tables::runs()) + " RETURNING id");
+    const std::string sample_sql = sample_insert_sql();
+    for (const RunInfo& run : todo) {
+        // One transaction a run: an interrupted copy leaves whole runs only,
+        // and copying again adds the rest.
+        Transaction tx(out);
+        bind_row(insert_run, tables::runs(), 0, run);
+        insert_run.step();
+        const int64_t id = insert_run.i64(0);
+        insert_run.reset();
+        copy_rows(src, out, tables::trials(), run.id, id);
+        copy_rows(src, out, tables::intervals(), run.id, id);
+        copy_rows(src, out, tables::stage_counters(), run.id, id);
+        copy_rows(src, out, tables::queue_counters(), run.id, id);
+        copy_rows(src, out, tables::drops(), run.id, id);
+        copy_rows(src, out, tables::histograms(), run.id, id);
+        copy_rows(src, out, tables::histogram_buckets(), run.id, id);
+        copy_rows(src, out, tables::perf_counters(), run.id, id);
+        copy_rows(src, out, tables::packet_traces(), run.id, id);
+        copy_rows(src, out, tables::facts(), run.id, id);
+        copy_rows(src, out, tables::trial_events(), run.id, id);
+        copy_rows(src, out, tables::edge_counters(), run.id, id);
+        copy_rows(src, out, tables::worker_trials(), run.id, id);
+        // Stacks are re-interned: each sample's stack id is the output's.
+        copy_rows(src, out, tables::stack_samples(), run.id, id, sample_sql, [&](SampleRow& row) {
+            const int64_t mapped = (*stacks)[row.stack];
+            if (mapped < 0)
+                throw DbError(src.path() + ": a sample of run " + std::to_string(run.id) +
+                              " has stack " + std::to_string(row.stack) +
+                              ", which is not in the store; the store is damaged, so it cannot "
+                              "be copied");
+            row.stack = mapped;
+        });
+        tx.commit();
+        result.copied++;
+        if (progress) progress(result.copied, static_cast<int>(todo.size()), run);
+    }
+    return result;
+}
 
 MergeResult merge_stores(const std::vector<std::string>& inputs, const std::string& output) {
     auto out = open_store(output, Database::Mode::read_write);
     MergeResult result;
     for (const auto& in : inputs) {
-        open_store(in, Database::Mode::read_only);  // refuses foreign or newer files clearly
-        Statement attach = out->prepare("ATTACH DATABASE ?1 AS src");
-        attach.bind(1, in).run();
-        try {
-            Transaction tx(*out);
-            const auto stack_map = remap_stacks(*out, in);
-            Statement runs = out->prepare(
-                "SELECT id, uuid FROM src.runs WHERE uuid NOT IN (SELECT uuid FROM main.runs) "
-                "ORDER BY id");
-            std::vector<int64_t> new_runs;
-            while (runs.step()) new_runs.push_back(runs.i64(0));
-            result.skipped +=
-                static_cast<int>(out->scalar("SELECT count(*) FROM src.runs WHERE uuid IN "
-                                             "(SELECT uuid FROM main.runs)"));
-            const std::string run_cols = column_list(tables::runs());
-            Statement copy_run = out->prepare("INSERT INTO main.runs (" + run_cols + ") SELECT " +
-                                              run_cols + " FROM src.runs WHERE id = ?1");
-            Statement sample = out->prepare(insert_sql("INSERT", tables::stack_samples()) +
-                                            " ON CONFLICT DO UPDATE SET weight = weight + "
-                                            "excluded.weight");
-            for (int64_t old_id : new_runs) {
-                copy_run.bind(1, old_id).run();
-                const int64_t new_id = out->last_insert_id();
-                // Rows keyed by run copy as they are, with the run id swapped.
-                auto copy = [&](const auto& t) {
-                    Statement s = out->prepare("INSERT INTO main." + std::string(t.name) + " (" +
-                                               column_list(t) + ") SELECT " +
-                                               column_list(t, "?1") + " FROM src." + t.name +
-                                               " WHERE run_id = ?2");
-                    s.bind(1, new_id).bind(2, old_id).run();
-                };
-                copy(tables::trials());
-                copy(tables::intervals());
-                copy(tables::stage_counters());
-                copy(tables::queue_counters());
-                copy(tables::drops());
-                copy(tables::histograms());
-                copy(tables::histogram_buckets());
-                copy(tables::perf_counters());
-                copy(tables::packet_traces());
-                copy(tables::facts());
-                copy(tables::trial_events());
-                copy(tables::edge_counters());
-                copy(tables::worker_trials());
-                // Stacks are re-interned: each sample's stack id is the output's.
-                Statement src = out->prepare("SELECT " + select_list(tables::stack_samples()) +
-                                             " FROM src.stack_samples WHERE run_id = ?1");
-                src.bind(1, old_id);
-                while (src.step()) {
-                    SampleRow row = read_row(src, tables::stack_samples());
-                    const auto st = stack_map.find(row.stack);
-                    if (st == stack_map.end())
-                        throw DbError(in + ": a sample of run " + std::to_string(old_id) +
-                                      " has stack " + std::to_string(row.stack) +
-                                      ", which is not in the store; the store is damaged, so "
-                                      "it cannot be merged");
-                    row.stack = st->second;
-                    insert_row(sample, tables::stack_samples(), new_id, row);
-                }
-                result.copied++;
-            }
-            tx.commit();
-        } catch (...) {
-            out->exec("DETACH DATABASE src");
-            throw;
-        }
-        out->exec("DETACH DATABASE src");
+        const auto src = open_store(in, Database::Mode::read_only);  // refuses foreign or newer stores
+        const MergeResult one = copy_runs(*src, *out);
+        result.copied += one.copied;
+        result.skipped += one.skipped;
     }
     return result;
 }

@@ -315,7 +315,10 @@ std::vector<RunInfo> experiment_runs(const Database& db, const std::string& ref)
     return runs_of(run.experiment);
 }
 
-int64_t data_version(const Database& db) { return db.scalar("PRAGMA data_version"); }
+int64_t data_version(const Database& db) {
+    return db.scalar(db.backend() == Backend::postgres ? "SELECT last_value FROM pathscope_changes"
+                                                       : "PRAGMA data_version");
+}
 
 RunData load_run(const Database& db, int64_t id, const LoadOptions& opt) {
     RunCursor fresh;
@@ -383,7 +386,7 @@ RunDelta load_run_since(const Database& db, int64_t id, RunCursor& c, const Load
          "(trial > " + std::to_string(c.trace_trial) + " OR (trial = " +
              std::to_string(c.trace_trial) + " AND seq > " + std::to_string(c.trace_seq) + "))",
          "trial, seq", b.traces);
-    rows(tables::facts(), "1", "key", b.facts);
+    rows(tables::facts(), "TRUE", "key", b.facts);
     rows(tables::trial_events(), trial_rows, "trial, name", b.events);
     rows(tables::worker_trials(), trial_rows, "trial, worker", b.worker_trials);
     gather_worker_rows(b);

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "db/records.h"
-#include "db/sqlite.h"
+#include "db/connection.h"
 
 namespace pathscope::db {
 

@@ -1,4 +1,5 @@
 #include "db/schema.h"
+#include "db/server_store.h"
 
 #include <unistd.h>
 
@@ -406,6 +407,7 @@ StoreHeader read_header(const Database& db, const std::string& path) {
 }  // namespace
 
 void check_store(const std::string& path) {
+    if (is_server_store(path)) return check_server_store(path);
     std::error_code ec;
     if (!std::filesystem::exists(path, ec) || std::filesystem::file_size(path, ec) == 0) return;
     refuse_truncated(path);
@@ -415,6 +417,7 @@ void check_store(const std::string& path) {
 
 std::unique_ptr<Database> open_store(const std::string& path, Database::Mode mode,
                                      Create create) {
+    if (is_server_store(path)) return open_server_store(path, mode, create);
     const bool may_create = mode == Database::Mode::read_write && create == Create::if_new;
     if (!may_create && !std::filesystem::exists(path))
         throw DbError(path + ": no such store (pathscope run --db " + path +

@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "db/sqlite.h"
+#include "db/connection.h"
 
 namespace pathscope::db {
 

@@ -10,6 +10,7 @@
 #include <variant>
 #include <vector>
 
+#include "db/backend.h"
 #include "db/records.h"
 
 namespace pathscope::db {
@@ -146,7 +147,11 @@ const Table<WorkerTrialRow>& worker_trials();
 }  // namespace tables
 
 /// CREATE TABLE and CREATE INDEX statements of every table, as a fresh store
-/// at this build's schema version has them.
-std::string create_schema_sql();
+/// at this build's schema version has them, in the back end's dialect.
+std::string create_schema_sql(Backend b = Backend::sqlite);
+
+/// The columns of a table's primary key (or of its one UNIQUE constraint,
+/// for the interned tables), from its constraints: "run_id, trial".
+std::string key_columns(const char* constraints);
 
 }  // namespace pathscope::db

@@ -74,27 +74,26 @@ struct BatchWriter::Impl {
 
     explicit Impl(Database& d)
         : db(d),
-          run(d.prepare(insert_sql("INSERT", tables::runs()))),
+          run(d.prepare(insert_sql(tables::runs()) + " RETURNING id")),
           status(d.prepare("UPDATE runs SET status = ?2, ended_at = ?3, note = ?4 WHERE id = ?1")),
-          trial(d.prepare(insert_sql("INSERT OR REPLACE", tables::trials()))),
-          interval(d.prepare(insert_sql("INSERT OR REPLACE", tables::intervals()))),
-          stage(d.prepare(insert_sql("INSERT OR REPLACE", tables::stage_counters()))),
-          edge(d.prepare(insert_sql("INSERT OR REPLACE", tables::edge_counters()))),
-          queue(d.prepare(insert_sql("INSERT OR REPLACE", tables::queue_counters()))),
-          drop(d.prepare(insert_sql("INSERT OR REPLACE", tables::drops()))),
-          hist(d.prepare(insert_sql("INSERT OR REPLACE", tables::histograms()))),
-          bucket(d.prepare(insert_sql("INSERT OR REPLACE", tables::histogram_buckets()))),
-          perf(d.prepare(insert_sql("INSERT OR REPLACE", tables::perf_counters()))),
-          frame_ins(d.prepare(insert_sql("INSERT OR IGNORE", tables::frames()))),
+          trial(d.prepare(insert_sql(tables::trials(), OnConflict::replace, d.backend()))),
+          interval(d.prepare(insert_sql(tables::intervals(), OnConflict::replace, d.backend()))),
+          stage(d.prepare(insert_sql(tables::stage_counters(), OnConflict::replace, d.backend()))),
+          edge(d.prepare(insert_sql(tables::edge_counters(), OnConflict::replace, d.backend()))),
+          queue(d.prepare(insert_sql(tables::queue_counters(), OnConflict::replace, d.backend()))),
+          drop(d.prepare(insert_sql(tables::drops(), OnConflict::replace, d.backend()))),
+          hist(d.prepare(insert_sql(tables::histograms(), OnConflict::replace, d.backend()))),
+          bucket(d.prepare(insert_sql(tables::histogram_buckets(), OnConflict::replace, d.backend()))),
+          perf(d.prepare(insert_sql(tables::perf_counters(), OnConflict::replace, d.backend()))),
+          frame_ins(d.prepare(insert_sql(tables::frames(), OnConflict::ignore, d.backend()))),
           frame_sel(d.prepare("SELECT id FROM frames WHERE symbol = ?1 AND module = ?2")),
-          stack_ins(d.prepare(insert_sql("INSERT OR IGNORE", tables::stacks()))),
+          stack_ins(d.prepare(insert_sql(tables::stacks(), OnConflict::ignore, d.backend()))),
           stack_sel(d.prepare("SELECT id FROM stacks WHERE parent = ?1 AND frame = ?2")),
-          sample(d.prepare(insert_sql("INSERT", tables::stack_samples()) +
-                           " ON CONFLICT DO UPDATE SET weight = weight + excluded.weight")),
-          trace(d.prepare(insert_sql("INSERT OR REPLACE", tables::packet_traces()))),
-          fact(d.prepare(insert_sql("INSERT OR REPLACE", tables::facts()))),
-          event(d.prepare(insert_sql("INSERT OR REPLACE", tables::trial_events()))),
-          worker_trial(d.prepare(insert_sql("INSERT OR REPLACE", tables::worker_trials()))) {}
+          sample(d.prepare(sample_insert_sql())),
+          trace(d.prepare(insert_sql(tables::packet_traces(), OnConflict::replace, d.backend()))),
+          fact(d.prepare(insert_sql(tables::facts(), OnConflict::replace, d.backend()))),
+          event(d.prepare(insert_sql(tables::trial_events(), OnConflict::replace, d.backend()))),
+          worker_trial(d.prepare(insert_sql(tables::worker_trials(), OnConflict::replace, d.backend()))) {}
 
     int64_t intern_frame(const Frame& f) {
         const auto key = std::make_pair(f.symbol, f.module);
@@ -132,8 +131,11 @@ int64_t BatchWriter::insert_run(RunInfo& r) {
     if (r.uuid.empty()) r.uuid = new_uuid();
     if (r.started_at.empty()) r.started_at = utc_now();
     Transaction tx(impl_->db);
-    insert_row(impl_->run, tables::runs(), 0, r);
-    r.id = impl_->db.last_insert_id();
+    impl_->run.reset();
+    bind_row(impl_->run, tables::runs(), 0, r);
+    impl_->run.step();
+    r.id = impl_->run.i64(0);
+    impl_->run.reset();
     tx.commit();
     return r.id;
 }

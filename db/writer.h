@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "db/records.h"
-#include "db/sqlite.h"
+#include "db/connection.h"
 
 namespace pathscope::db {
 

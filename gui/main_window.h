@@ -10,7 +10,7 @@
 #include <memory>
 #include <optional>
 
-#include "db/sqlite.h"
+#include "db/connection.h"
 #include "gui/pages/stacks_page.h"  // stacks_page() is used as its FlamePage was (graph())
 #include "gui/run_loader.h"
 

@@ -150,7 +150,7 @@ void StoreReader::want(unsigned generation) {
     wanted_.store(generation);
     // A query under way stops now, not at its end.
     const std::lock_guard lock(db_mutex_);
-    if (db_) sqlite3_interrupt(db_->handle());
+    if (db_) db_->interrupt();
 }
 
 StoreListing StoreReader::open(const QString& path) {

@@ -89,7 +89,7 @@ LoadedRun compute_pages(std::shared_ptr<const db::RunData> run,
 /// slots run there one at a time, so at most one load is in flight; a load
 /// asked for while another runs waits as one queued event, and a newer ask
 /// makes every older one stale (skipped, or stopped between and inside its
-/// queries with sqlite3_interrupt).
+/// queries with Database::interrupt).
 class StoreReader : public QObject {
     Q_OBJECT
   public:

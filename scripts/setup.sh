@@ -16,6 +16,7 @@ PACKAGES=(
   libtomlplusplus-dev             # scenario files
   libpcap-dev                     # capture files
   libsqlite3-dev                  # the store
+  libpq-dev postgresql-15         # a team's server store, and its tests' throwaway cluster
   libpfm4-dev libdw-dev           # perf_event encoding; stack symbolization
   libfmt-dev nlohmann-json3-dev libcli11-dev  # text, JSON and the command line
   qt6-base-dev qt6-charts-dev qt6-svg-dev     # pathscope-gui (Qt 6.4)

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "db/schema.h"
-#include "db/sqlite.h"
+#include "db/connection.h"
 
 namespace pathscope::test {
 

@@ -1,0 +1,59 @@
+#include "db/connection.h"
+
+#include <regex>
+
+namespace pathscope::db {
+
+bool is_server_store(std::string_view name) {
+    return name.rfind("postgresql://", 0) == 0 || name.rfind("postgres://", 0) == 0;
+}
+
+std::string redacted(std::string_view name) {
+    if (!is_server_store(name)) return std::string(name);
+    std::string s(name);
+    // scheme://user:PASSWORD@host... (the user info ends at the last '@'
+    // before the path).
+    const size_t from = s.find("://") + 3;
+    const size_t path = s.find_first_of("/?", from);
+    const size_t at = s.rfind('@', path == std::string::npos ? s.size() : path);
+    if (at != std::string::npos && at > from) {
+        const size_t colon = s.find(':', from);
+        if (colon != std::string::npos && colon < at) s.replace(colon + 1, at - colon - 1, "***");
+    }
+    // ...?password=SECRET&... (libpq reads any connection parameter there).
+    static const std::regex param("([?&]password=)[^&]*", std::regex::icase);
+    return std::regex_replace(s, param, "$1***");
+}
+
+Database::Database(const std::string& name, Mode mode)
+    : path_(redacted(name)),
+      impl_(is_server_store(name) ? open_postgres(name, mode) : open_sqlite(name, mode)) {}
+
+Database::~Database() = default;
+
+int64_t Database::scalar(std::string_view sql) const {
+    Statement s = prepare(sql);
+    return s.step() ? s.i64(0) : 0;
+}
+
+Transaction::Transaction(Database& db) : db_(db) { db_.connection().begin_write(); }
+
+Transaction::~Transaction() {
+    if (!done_) db_.connection().rollback();
+}
+
+void Transaction::commit() {
+    db_.connection().commit();
+    done_ = true;
+}
+
+ReadSnapshot::ReadSnapshot(const Database& db) : db_(db) { db_.connection().begin_read(); }
+
+ReadSnapshot::~ReadSnapshot() {
+    try {
+        db_.connection().commit();
+    } catch (const DbError&) {  // a read has nothing to lose; the next statement says what broke
+    }
+}
+
+}  // namespace pathscope::db

@@ -1,0 +1,94 @@
+// A store on a PostgreSQL server: the same tables as a file store (made
+// from db/tables.h in the server's dialect), with the file header's two
+// numbers in a table of their own (pathscope_store: application id and
+// schema version) and a sequence that every committed write advances
+// (pathscope_changes: what PRAGMA data_version is to a file store).
+#include "db/server_store.h"
+
+#include "db/schema.h"
+#include "db/tables.h"
+
+namespace pathscope::db {
+
+namespace {
+
+struct ServerHeader {
+    bool made = false;  ///< pathscope_store exists
+    int64_t app = 0, version = 0, tables = 0;
+};
+
+ServerHeader read_server_header(const Database& db) {
+    ServerHeader h;
+    h.tables = db.scalar(
+        "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()");
+    h.made = db.scalar("SELECT count(*) FROM information_schema.tables WHERE table_schema = "
+                       "current_schema() AND table_name = 'pathscope_store'") > 0;
+    if (!h.made) return h;
+    Statement s = db.prepare("SELECT application_id, schema_version FROM pathscope_store");
+    if (s.step()) h.app = s.i64(0), h.version = s.i64(1);
+    return h;
+}
+
+void check_header(const ServerHeader& h, const std::string& name) {
+    if (!h.made && h.tables > 0)
+        throw DbError(name + ": not a pathscope store (the database holds " +
+                      std::to_string(h.tables) +
+                      " tables of another application); give --db an empty database or a "
+                      "pathscope store");
+    if (!h.made) return;
+    if (h.app != kApplicationId)
+        throw DbError(name + ": not a pathscope store (pathscope_store says application " +
+                      std::to_string(h.app) + ", pathscope's is " +
+                      std::to_string(kApplicationId) + ")");
+    if (h.version > kSchemaVersion)
+        throw DbError(name + ": written by a newer pathscope (schema version " +
+                      std::to_string(h.version) + ", this build reads up to " +
+                      std::to_string(kSchemaVersion) + "); upgrade pathscope to read it");
+    if (h.version < kSchemaVersion)
+        throw DbError(name + ": schema version " + std::to_string(h.version) +
+                      " of a server store; this build has no migration for server stores from "
+                      "it (every server store so far is made at version " +
+                      std::to_string(kSchemaVersion) + ")");
+}
+
+}  // namespace
+
+std::string server_schema_sql() {
+    return create_schema_sql(Backend::postgres) +
+           "CREATE TABLE pathscope_store (application_id BIGINT NOT NULL, schema_version BIGINT "
+           "NOT NULL);\n"
+           "INSERT INTO pathscope_store VALUES (" +
+           std::to_string(kApplicationId) + ", " + std::to_string(kSchemaVersion) +
+           ");\n"
+           "CREATE SEQUENCE pathscope_changes;\n";
+}
+
+void check_server_store(const std::string& url) {
+    const Database db(url, Database::Mode::read_only);
+    check_header(read_server_header(db), db.path());
+}
+
+std::unique_ptr<Database> open_server_store(const std::string& url, Database::Mode mode,
+                                            Create create) {
+    auto db = std::make_unique<Database>(url, mode);
+    ServerHeader h = read_server_header(*db);
+    check_header(h, db->path());
+    const bool may_create = mode == Database::Mode::read_write && create == Create::if_new;
+    if (!h.made && !may_create)
+        throw DbError(db->path() +
+                      ": empty database, not a pathscope store yet (capture into it first, or "
+                      "pathscope push a file store to it)");
+    if (!h.made) {
+        // Two hosts may make the store at once: one does, under a lock.
+        Transaction tx(*db);
+        db->exec("SELECT pg_advisory_xact_lock(" + std::to_string(kApplicationId) + ")");
+        h = read_server_header(*db);
+        if (!h.made) db->exec(server_schema_sql());
+        tx.commit();
+        check_header(read_server_header(*db), db->path());
+    }
+    if (mode == Database::Mode::read_write) recover_stale_runs(*db);
+    return db;
+}
+
+}  // namespace pathscope::db
