@@ -8,7 +8,12 @@ bool is_server_store(std::string_view name) {
     return name.rfind("postgresql://", 0) == 0 || name.rfind("postgres://", 0) == 0;
 }
 
-std::string redacted(std::string_view name) {
+namespace {
+
+// A server URL with its password (in the user info, or a password=
+// parameter, which libpq also reads) replaced by `with`, or taken out
+// altogether when `with` is empty.
+std::string replace_password(std::string_view name, const std::string& with) {
     if (!is_server_store(name)) return std::string(name);
     std::string s(name);
     // scheme://user:PASSWORD@host... (the user info ends at the last '@'
@@ -18,12 +23,21 @@ std::string redacted(std::string_view name) {
     const size_t at = s.rfind('@', path == std::string::npos ? s.size() : path);
     if (at != std::string::npos && at > from) {
         const size_t colon = s.find(':', from);
-        if (colon != std::string::npos && colon < at) s.replace(colon + 1, at - colon - 1, "***");
+        if (colon != std::string::npos && colon < at)
+            s.replace(with.empty() ? colon : colon + 1, at - colon - (with.empty() ? 0 : 1), with);
     }
-    // ...?password=SECRET&... (libpq reads any connection parameter there).
-    static const std::regex param("([?&]password=)[^&]*", std::regex::icase);
-    return std::regex_replace(s, param, "$1***");
+    static const std::regex param("([?&])password=[^&]*(&?)", std::regex::icase);
+    if (!with.empty()) return std::regex_replace(s, param, "$1password=" + with + "$2");
+    s = std::regex_replace(s, param, "$1");
+    if (!s.empty() && (s.back() == '&' || s.back() == '?')) s.pop_back();
+    return s;
 }
+
+}  // namespace
+
+std::string redacted(std::string_view name) { return replace_password(name, "***"); }
+
+std::string without_password(std::string_view name) { return replace_password(name, ""); }
 
 Database::Database(const std::string& name, Mode mode)
     : path_(redacted(name)),

@@ -68,6 +68,9 @@ bool is_server_store(std::string_view name);
 /// URL with its password (in the user info or a password= parameter)
 /// replaced by "***"; a file name as it is.
 std::string redacted(std::string_view name);
+/// `name` with any password taken out (not masked): what may be kept to
+/// reconnect later, the password then coming from ~/.pgpass or PGPASSWORD.
+std::string without_password(std::string_view name);
 
 /// One back end's prepared statement (see Statement).
 class StatementBackend {

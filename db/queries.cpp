@@ -196,7 +196,7 @@ std::vector<RunInfo> list_runs_brief(const Database& db, int64_t after,
                                      const std::vector<int64_t>& also) {
     static const std::string cols = [] {
         std::string c = run_columns();
-        const std::string text = "scenario_text";
+        const std::string text = sql_name("scenario_text");
         if (const auto at = c.find(text); at != std::string::npos) c.replace(at, text.size(), "''");
         return c;
     }();

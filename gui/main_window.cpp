@@ -3,6 +3,7 @@
 
 #include <QApplication>
 #include <QFileDialog>
+#include <QInputDialog>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
@@ -272,6 +273,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open store..."), QKeySequence::Open, this, &MainWindow::choose_store);
+    file->addAction(tr("Open &server store..."), this, [this] {
+        bool ok = false;
+        const QString url = QInputDialog::getText(
+            this, tr("Open a server store"),
+            tr("A team's PostgreSQL store, e.g. postgresql://reader@lab-db/pathscope\n"
+               "(a password is best kept in ~/.pgpass; it is never shown or remembered)"),
+            QLineEdit::Normal, QStringLiteral("postgresql://"), &ok);
+        if (ok && !url.trimmed().isEmpty()) open_store(url.trimmed(), true);
+    });
     QMenu* recent = file->addMenu(tr("Open &recent"));
     connect(recent, &QMenu::aboutToShow, this, [this, recent] {
         recent->clear();
@@ -343,12 +353,15 @@ QString MainWindow::open_store(const QString& path, bool interactive) {
     runs_->set_runs(std::move(listing.runs), std::move(listing.trials_recorded));
     fit_run_columns(run_view_);
     experiments_->set_store(path_);
-    setWindowTitle(QStringLiteral("pathscope - %1").arg(path));
-    statusBar()->showMessage(tr("%1: %2 runs").arg(path).arg(runs_->rowCount()));
+    // A server URL's password is shown nowhere and kept nowhere.
+    const QString shown = QString::fromStdString(db::redacted(path_));
+    setWindowTitle(QStringLiteral("pathscope - %1").arg(shown));
+    statusBar()->showMessage(tr("%1: %2 runs").arg(shown).arg(runs_->rowCount()));
+    const QString kept = QString::fromStdString(db::without_password(path_));
     QSettings settings;
     QStringList recent = settings.value("recent").toStringList();
-    recent.removeAll(path);
-    recent.prepend(path);
+    recent.removeAll(kept);
+    recent.prepend(kept);
     settings.setValue("recent", recent.mid(0, 10));
     return {};
 }

@@ -268,6 +268,13 @@ TEST(ServerStore, APasswordNeverShowsInAMessage) {
               "postgresql://writer:***@lab/pathscope");
     EXPECT_EQ(redacted("postgres:///p?host=/tmp&password=" + secret + "&user=x"),
               "postgres:///p?host=/tmp&password=***&user=x");
+    // What the GUI keeps to reconnect: no password at all (~/.pgpass has it).
+    EXPECT_EQ(without_password("postgresql://writer:" + secret + "@lab/pathscope"),
+              "postgresql://writer@lab/pathscope");
+    EXPECT_EQ(without_password("postgres:///p?password=" + secret + "&host=/tmp"),
+              "postgres:///p?host=/tmp");
+    EXPECT_EQ(without_password("postgres:///p?host=/tmp&password=" + secret),
+              "postgres:///p?host=/tmp");
     // A wrong database and a refused connection: the message names the
     // store, never the password.
     const std::string bad = "postgresql://nobody:" + secret + "@/nosuchdb?host=" + pg.socket_dir();
