@@ -43,8 +43,11 @@ CLI::Option* add_db_option(CLI::App* verb, std::string& path) {
         ->type_name("FILE");
 }
 
-std::string db_argument(const std::string& path) {
-    if (path == kDefaultStore) return "";
+std::string db_argument(const std::string& name) {
+    if (name == kDefaultStore) return "";
+    // A command to run later: a server's URL without its password (libpq
+    // finds it in ~/.pgpass or PGPASSWORD).
+    const std::string path = db::without_password(name);
     if (!path.empty() &&
         path.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
                                "_./:=@%+-") == std::string::npos)

@@ -43,7 +43,8 @@ int gate(GateArgs a) {
     opt.metrics = a.metrics;
     opt.max_regression_percent = a.max_regression;
     opt.confidence = std::stod(a.confidence);
-    const analysis::GateResult g = analysis::judge_gate(base, cand, opt, base_store, a.db);
+    const analysis::GateResult g =
+        analysis::judge_gate(base, cand, opt, db::redacted(base_store), db::redacted(a.db));
     const std::string text =
         a.format == "json" ? analysis::render_gate_json(g) : analysis::render_gate_markdown(g);
     write_output(a.out, text);

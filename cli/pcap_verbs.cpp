@@ -69,7 +69,7 @@ int import(const ImportArgs& a) {
     analysis::RunViewOptions view;
     view.histograms = false;
     std::cout << analysis::render_run(run, view) << "\nstored as run " << run.info.id << " in "
-              << a.db << "\n";
+              << db::redacted(a.db) << "\n";
     return 0;
 }
 

@@ -65,7 +65,7 @@ int run_matrix(const RunArgs& a, const std::string& scenario_path,
                  "pathscope run: %s, a matrix of %zu cells x %u trial(s) of %.1f s, trials "
                  "interleaved, into %s (Ctrl-C stops early)\n",
                  analysis::printable(scenario_path).c_str(), cells.size(), sc.capture.trials, sc.engine.duration_s,
-                 opt.db_path.c_str());
+                 db::redacted(opt.db_path).c_str());
     say_telemetry(sc);
     opt.progress = [&](const capture::RecordProgress& p) {
         if (tty)
@@ -108,7 +108,7 @@ int run_matrix(const RunArgs& a, const std::string& scenario_path,
     }
     const std::string& experiment = results.front().run.info.experiment;
     std::printf("\nstored as experiment %s in %s: runs %lld-%lld, one per cell\n",
-                experiment.c_str(), opt.db_path.c_str(),
+                experiment.c_str(), db::redacted(opt.db_path).c_str(),
                 static_cast<long long>(results.front().run.info.id),
                 static_cast<long long>(results.back().run.info.id));
     if (stop_signal)
@@ -145,7 +145,7 @@ int run(const RunArgs& a) {
     const bool tty = isatty(STDERR_FILENO);
     std::fprintf(stderr, "pathscope run: %s, %u trial(s) of %.1f s into %s (Ctrl-C stops early)\n",
                  analysis::printable(scenario_path).c_str(), sc.capture.trials, sc.engine.duration_s,
-                 opt.db_path.c_str());
+                 db::redacted(opt.db_path).c_str());
     say_telemetry(sc);
     unsigned last_trial = 0;
     opt.progress = [&](const capture::RecordProgress& p) {
@@ -172,14 +172,14 @@ int run(const RunArgs& a) {
     std::cout << analysis::render_run(summary, view);
     if (!r.error.empty()) {
         std::cout << "\nrun " << r.run.info.id << " (\"" << analysis::printable(r.run.info.label) << "\") in "
-                  << opt.db_path << " keeps only what was committed before the store failed\n";
+                  << db::redacted(opt.db_path) << " keeps only what was committed before the store failed\n";
         std::cerr << "pathscope run: the store failed during the run: " << r.error
                   << "\n  nothing more was stored; every batch committed before it is kept, and "
                      "the run shows as aborted\n";
         return 1;
     }
     std::cout << "\nstored as run " << r.run.info.id << " (\"" << analysis::printable(r.run.info.label) << "\") in "
-              << opt.db_path
+              << db::redacted(opt.db_path)
               << (r.stop_signal ? ", marked aborted (" + capture::stop_name(r.stop_signal) + ")"
                                 : (r.setup_error.empty() ? "" : ", marked aborted"))
               << "\n";

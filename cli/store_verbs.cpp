@@ -23,7 +23,8 @@ int list(const std::string& path) {
     auto db = open_existing_store(path, db::Database::Mode::read_write);
     const auto runs = db::list_runs(*db);
     if (runs.empty()) {
-        std::cout << path << ": no runs yet (pathscope run --db " << path << ")\n";
+        std::cout << db::redacted(path) << ": no runs yet (pathscope run" << db_argument(path)
+                  << ")\n";
         return 0;
     }
     // Runs outside any experiment first, then each experiment's cells together.

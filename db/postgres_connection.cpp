@@ -236,6 +236,9 @@ class PgConnection final : public ConnectionBackend {
                           SQLITE_CANTOPEN);
         }
         cancel_ = PQgetCancel(conn_);
+        // The server's notices and its last words before a shutdown are not
+        // printed: what matters comes back as the failed statement's error.
+        PQsetNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);
         // Quiet notices (CREATE ... IF NOT EXISTS), a writer that waits for
         // another's lock as an SQLite store does, and every statement bounded.
         exec("SET client_min_messages = warning; SET lock_timeout = '" +
