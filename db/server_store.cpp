@@ -87,7 +87,13 @@ std::unique_ptr<Database> open_server_store(const std::string& url, Database::Mo
         tx.commit();
         check_header(read_server_header(*db), db->path());
     }
-    if (mode == Database::Mode::read_write) recover_stale_runs(*db);
+    // Marking dead captures is a writer's job: a reader's role may not, and
+    // the next writer's open does it.
+    if (mode == Database::Mode::read_write) try {
+            recover_stale_runs(*db);
+        } catch (const DbError& e) {
+            if (e.code() != SQLITE_READONLY) throw;
+        }
     return db;
 }
 

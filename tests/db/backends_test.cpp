@@ -56,6 +56,10 @@ Batch sample_batch(int trial) {
     return b;
 }
 
+std::unique_ptr<Database> open_existing_or_throw(const std::string& store) {
+    return open_store(store, Database::Mode::read_write, Create::never);
+}
+
 int64_t write_run(const std::string& store, const std::string& label, int trials = 2) {
     RunWriter w(store, sample_run(label));
     for (int t = 0; t < trials; ++t) w.submit(sample_batch(t));
@@ -287,5 +291,39 @@ TEST(ServerStore, APasswordNeverShowsInAMessage) {
             EXPECT_EQ(m.find(secret), std::string::npos) << m;
             EXPECT_NE(m.find("postgresql://nobody:***@/nosuchdb"), std::string::npos) << m;
         }
+    }
+}
+
+// The README's roles, made by scripts/team_store.sql: the writer captures
+// and makes the tables; the reader lists and loads, and cannot write.
+TEST(ServerStore, TheWriterWritesAndTheReaderOnlyReads) {
+    auto& pg = PgCluster::shared();
+    if (!pg.why_not().empty()) PATHSCOPE_SKIP("no PostgreSQL test cluster: " + pg.why_not());
+    const std::string db = "team_" + std::to_string(getpid());
+    const std::string script = std::string(PATHSCOPE_SOURCE_DIR) + "/scripts/team_store.sql";
+    ASSERT_EQ(std::system(("psql -X -q -v ON_ERROR_STOP=1 -h " + pg.socket_dir() +
+                           " -U postgres -d postgres -v db=" + db +
+                           " -v writer_password=\"'w-secret'\" -v reader_password=\"'r-secret'\""
+                           " -f " + script + " >/dev/null")
+                              .c_str()),
+              0);
+    auto url = [&](const std::string& role) {
+        return "postgresql://" + role + "@/" + db + "?host=" + pg.socket_dir();
+    };
+    const int64_t id = write_run(url("pathscope_writer"), "by-writer");
+    {
+        // A reader's read-write open (list's) neither fails nor writes.
+        auto r = open_existing_or_throw(url("pathscope_reader"));
+        EXPECT_EQ(load_run(*r, id).info.label, "by-writer");
+        EXPECT_NE(data_version(*r), 0);
+    }
+    try {
+        write_run(url("pathscope_reader"), "by-reader");
+        FAIL() << "the reader wrote a run";
+    } catch (const DbError& e) {
+        EXPECT_EQ(e.code(), SQLITE_READONLY) << e.what();
+        EXPECT_NE(std::string(e.what()).find("capture with the store's writer role"),
+                  std::string::npos)
+            << e.what();
     }
 }
