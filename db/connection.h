@@ -147,6 +147,13 @@ class ConnectionBackend {
     virtual void interrupt() noexcept = 0;
     virtual void set_query_budget(uint64_t steps) = 0;
     virtual void fresh_budget() = 0;
+    /// A server store: LISTENs for committed writes and returns the socket
+    /// that becomes readable when one is announced; -1 for a file (whose
+    /// readers poll data_version instead).
+    virtual int listen_for_changes() { return -1; }
+    /// How many announcements arrived since the last call (reads what the
+    /// socket holds; never blocks).
+    virtual int take_changes() { return 0; }
 };
 
 class Database {
@@ -181,6 +188,9 @@ class Database {
     /// Stops what this connection is running (the GUI's loader, cancelled).
     void interrupt() const noexcept { impl_->interrupt(); }
     ConnectionBackend& connection() const { return *impl_; }
+    /// See ConnectionBackend::listen_for_changes and take_changes.
+    int listen_for_changes() const { return impl_->listen_for_changes(); }
+    int take_changes() const { return impl_->take_changes(); }
 
   private:
     std::string path_;

@@ -293,6 +293,20 @@ class PgConnection final : public ConnectionBackend {
     }
     void fresh_budget() override {}
 
+    int listen_for_changes() override {
+        exec("LISTEN pathscope_changes");
+        return PQsocket(conn_);
+    }
+    int take_changes() override {
+        PQconsumeInput(conn_);
+        int n = 0;
+        while (PGnotify* note = PQnotifies(conn_)) {
+            ++n;
+            PQfreemem(note);
+        }
+        return n;
+    }
+
   private:
     std::string where_;
     PGconn* conn_ = nullptr;

@@ -169,8 +169,17 @@ StoreListing StoreReader::open(const QString& path) {
             if (r.status == "running") running_[r.id] = r.status;
             last_id_ = std::max(last_id_, r.id);
         }
+        delete changes_;
+        changes_ = nullptr;
+        if (const int fd = db->listen_for_changes(); fd >= 0) {
+            changes_ = new QSocketNotifier(fd, QSocketNotifier::Read, this);
+            connect(changes_, &QSocketNotifier::activated, this, [this] {
+                if (db_ && db_->take_changes() > 0) poll();
+            });
+        }
         const std::lock_guard lock(db_mutex_);
         db_ = std::move(db);
+        set_poll(live_ ? (timer_ ? timer_->interval() : 0) : 0);
     } catch (const std::exception& e) {
         listing.error = display_lines(e.what());
         listing.runs.clear();
@@ -214,8 +223,12 @@ void StoreReader::set_poll(int ms) {
         timer_ = new QTimer(this);  // on this object's thread
         connect(timer_, &QTimer::timeout, this, &StoreReader::poll);
     }
-    if (ms > 0)
-        timer_->start(ms);
+    live_ = ms > 0;
+    if (ms > 0) timer_->setInterval(ms);
+    // A server store announces its commits: no timer there.
+    if (changes_) changes_->setEnabled(live_);
+    if (live_ && !changes_)
+        timer_->start();
     else
         timer_->stop();
 }
@@ -231,6 +244,10 @@ bool StoreReader::poll() {
     } catch (const std::exception&) {
         return false;  // busy or interrupted: the next poll tries again
     }
+    // Announcements that came in while this poll's queries ran wait in the
+    // connection, not on the socket: take them, and look again.
+    if (changes_ && db_->take_changes() > 0)
+        QMetaObject::invokeMethod(this, &StoreReader::poll, Qt::QueuedConnection);
     return true;
 }
 

@@ -6,6 +6,7 @@
 
 #include <QObject>
 #include <QString>
+#include <QSocketNotifier>
 #include <QTimer>
 #include <atomic>
 #include <map>
@@ -133,6 +134,10 @@ class StoreReader : public QObject {
     std::string path_;
     int64_t data_version_ = -1;
     QTimer* timer_ = nullptr;
+    /// A server store's announcements of commits (LISTEN/NOTIFY), which
+    /// drive the live view there instead of the timer.
+    QSocketNotifier* changes_ = nullptr;
+    bool live_ = false;
     std::map<int64_t, std::string> running_;  ///< runs listed as running, by id, and their status
     int64_t last_id_ = 0;
     /// The run followed by polls: its rows so far and where they end.

@@ -4,6 +4,7 @@
 // between any two stores, many writers at once, refusals, and a server
 // URL's password kept out of every message.
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -326,4 +327,31 @@ TEST(ServerStore, TheWriterWritesAndTheReaderOnlyReads) {
                   std::string::npos)
             << e.what();
     }
+}
+
+// A server store announces every committed write (LISTEN/NOTIFY): a reader
+// waiting on the socket wakes without polling, and a file store has none.
+TEST(ServerStore, AReaderIsToldOfEachCommit) {
+    auto& pg = PgCluster::shared();
+    if (!pg.why_not().empty()) PATHSCOPE_SKIP("no PostgreSQL test cluster: " + pg.why_not());
+    const std::string url = pg.new_database("listen");
+    write_run(url, "first");
+    auto reader = open_store(url, Database::Mode::read_only, Create::never);
+    const int fd = reader->listen_for_changes();
+    ASSERT_GE(fd, 0);
+    EXPECT_EQ(reader->take_changes(), 0);
+    RunWriter w(url, sample_run("live"));  // its run row: a commit
+    w.submit(sample_batch(0));
+    w.flush();  // and a batch: another
+    int told = 0;
+    for (int waited = 0; told < 2 && waited < 30'000; waited += 100) {
+        pollfd p{fd, POLLIN, 0};
+        ::poll(&p, 1, 100);  // the socket wakes the reader; nothing is polled
+        told += reader->take_changes();
+    }
+    EXPECT_GE(told, 2);
+    w.finish("complete");
+    pathscope::test::TempDir files{"listen"};
+    auto file = open_store(files.file("f.db"), Database::Mode::read_write);
+    EXPECT_EQ(file->listen_for_changes(), -1);
 }
