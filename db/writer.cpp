@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "db/schema.h"
+#include "db/bulk_rows.h"
 #include "db/table_sql.h"
 
 namespace pathscope::db {
@@ -66,34 +67,55 @@ std::string new_uuid() {
 
 struct BatchWriter::Impl {
     Database& db;
-    Statement run, status, trial, interval, stage, edge, queue, drop, hist, bucket, perf, frame_ins,
-        frame_sel, stack_ins, stack_sel, sample, trace, fact, event, worker_trial;
+    Statement run, status, frame_ins, frame_sel, stack_ins, stack_sel;
+    // Each table's rows, a batch at a time (one statement a table a batch
+    // on a server store; see db/bulk_rows.h).
+    BulkRows<TrialRow> trial;
+    BulkRows<IntervalRow> interval;
+    BulkRows<StageRow> stage;
+    BulkRows<EdgeRow> edge;
+    BulkRows<QueueRow> queue;
+    BulkRows<DropRow> drop;
+    BulkRows<HistogramRow> hist;
+    BulkRows<BucketRow> bucket;
+    BulkRows<PerfCounterRow> perf;
+    BulkRows<SampleRow> sample;
+    BulkRows<PacketTraceRow> trace;
+    BulkRows<FactRow> fact;
+    BulkRows<EventRow> event;
+    BulkRows<WorkerTrialRow> worker_trial;
     // Interned ids seen in committed transactions, and in the open one.
     std::map<std::pair<std::string, std::string>, int64_t> frames, fresh_frames;
     std::map<std::pair<int64_t, int64_t>, int64_t> stacks, fresh_stacks;
+
+    template <typename Row>
+    static BulkRows<Row> replacing(Database& d, const Table<Row>& t) {
+        return BulkRows<Row>(d, t, insert_sql(t, OnConflict::replace, d.backend()));
+    }
 
     explicit Impl(Database& d)
         : db(d),
           run(d.prepare(insert_sql(tables::runs()) + " RETURNING id")),
           status(d.prepare("UPDATE runs SET status = ?2, ended_at = ?3, note = ?4 WHERE id = ?1")),
-          trial(d.prepare(insert_sql(tables::trials(), OnConflict::replace, d.backend()))),
-          interval(d.prepare(insert_sql(tables::intervals(), OnConflict::replace, d.backend()))),
-          stage(d.prepare(insert_sql(tables::stage_counters(), OnConflict::replace, d.backend()))),
-          edge(d.prepare(insert_sql(tables::edge_counters(), OnConflict::replace, d.backend()))),
-          queue(d.prepare(insert_sql(tables::queue_counters(), OnConflict::replace, d.backend()))),
-          drop(d.prepare(insert_sql(tables::drops(), OnConflict::replace, d.backend()))),
-          hist(d.prepare(insert_sql(tables::histograms(), OnConflict::replace, d.backend()))),
-          bucket(d.prepare(insert_sql(tables::histogram_buckets(), OnConflict::replace, d.backend()))),
-          perf(d.prepare(insert_sql(tables::perf_counters(), OnConflict::replace, d.backend()))),
           frame_ins(d.prepare(insert_sql(tables::frames(), OnConflict::ignore, d.backend()))),
           frame_sel(d.prepare("SELECT id FROM frames WHERE symbol = ?1 AND module = ?2")),
           stack_ins(d.prepare(insert_sql(tables::stacks(), OnConflict::ignore, d.backend()))),
           stack_sel(d.prepare("SELECT id FROM stacks WHERE parent = ?1 AND frame = ?2")),
-          sample(d.prepare(sample_insert_sql())),
-          trace(d.prepare(insert_sql(tables::packet_traces(), OnConflict::replace, d.backend()))),
-          fact(d.prepare(insert_sql(tables::facts(), OnConflict::replace, d.backend()))),
-          event(d.prepare(insert_sql(tables::trial_events(), OnConflict::replace, d.backend()))),
-          worker_trial(d.prepare(insert_sql(tables::worker_trials(), OnConflict::replace, d.backend()))) {}
+          trial(replacing(d, tables::trials())),
+          interval(replacing(d, tables::intervals())),
+          stage(replacing(d, tables::stage_counters())),
+          edge(replacing(d, tables::edge_counters())),
+          queue(replacing(d, tables::queue_counters())),
+          drop(replacing(d, tables::drops())),
+          hist(replacing(d, tables::histograms())),
+          bucket(replacing(d, tables::histogram_buckets())),
+          perf(replacing(d, tables::perf_counters())),
+          sample(d, tables::stack_samples(), sample_insert_sql(),
+                 [](SampleRow& into, const SampleRow& more) { into.weight += more.weight; }),
+          trace(replacing(d, tables::packet_traces())),
+          fact(replacing(d, tables::facts())),
+          event(replacing(d, tables::trial_events())),
+          worker_trial(replacing(d, tables::worker_trials())) {}
 
     int64_t intern_frame(const Frame& f) {
         const auto key = std::make_pair(f.symbol, f.module);
@@ -122,6 +144,8 @@ struct BatchWriter::Impl {
     }
 
     void write_rows(int64_t id, const Batch& b);
+    /// Sends the rows gathered by write_rows (a statement a table).
+    void flush_rows();
 };
 
 BatchWriter::BatchWriter(Database& db) : impl_(std::make_unique<Impl>(db)) {}
@@ -155,43 +179,46 @@ void BatchWriter::write(int64_t id, const std::vector<const Batch*>& batches) {
     m.fresh_stacks.clear();
     Transaction tx(m.db);
     for (const Batch* b : batches) m.write_rows(id, *b);
+    m.flush_rows();
     tx.commit();
     m.frames.merge(m.fresh_frames);
     m.stacks.merge(m.fresh_stacks);
 }
 
 void BatchWriter::Impl::write_rows(int64_t id, const Batch& b) {
-    for (const auto& t : b.trials) insert_row(trial, tables::trials(), id, t);
-    for (const auto& v : b.intervals) insert_row(interval, tables::intervals(), id, v);
+    for (const auto& t : b.trials) trial.add(id, t);
+    for (const auto& v : b.intervals) interval.add(id, v);
     // A run of several workers is stored per worker; readers sum the
     // workers (db/worker_rows.h), so the sums themselves are not stored.
-    for (const auto& s : b.worker_stages.empty() ? b.stages : b.worker_stages)
-        insert_row(stage, tables::stage_counters(), id, s);
-    for (const auto& e : b.worker_stages.empty() ? b.edges : b.worker_edges)
-        insert_row(edge, tables::edge_counters(), id, e);
-    for (const auto& w : b.worker_trials) insert_row(worker_trial, tables::worker_trials(), id, w);
-    for (const auto& q : b.queues) insert_row(queue, tables::queue_counters(), id, q);
-    for (const auto& d : b.drops) insert_row(drop, tables::drops(), id, d);
+    for (const auto& s : b.worker_stages.empty() ? b.stages : b.worker_stages) stage.add(id, s);
+    for (const auto& e : b.worker_stages.empty() ? b.edges : b.worker_edges) edge.add(id, e);
+    for (const auto& w : b.worker_trials) worker_trial.add(id, w);
+    for (const auto& q : b.queues) queue.add(id, q);
+    for (const auto& d : b.drops) drop.add(id, d);
     const auto write_histogram = [&](const HistogramRow& h) {
-        insert_row(hist, tables::histograms(), id, h);
+        hist.add(id, h);
         for (const auto& [index, count] : h.buckets)
-            insert_row(bucket, tables::histogram_buckets(), id,
-                       BucketRow{h.trial, h.kind, h.subject, index, count, h.worker});
+            bucket.add(id, BucketRow{h.trial, h.kind, h.subject, index, count, h.worker});
     };
     for (const auto& h : b.histograms)
         if (b.worker_histograms.empty() || h.kind != kStageCallCycles) write_histogram(h);
     for (const auto& h : b.worker_histograms) write_histogram(h);
-    for (const auto& p : b.perf) insert_row(perf, tables::perf_counters(), id, p);
+    for (const auto& p : b.perf) perf.add(id, p);
     for (const auto& st : b.stacks) {
         int64_t parent = 0;
         for (const auto& f : st.frames) parent = intern_stack(parent, intern_frame(f));
         if (parent == 0) continue;  // no frames: nothing to attribute the weight to
-        insert_row(sample, tables::stack_samples(), id,
-                   SampleRow{st.trial, st.seq, st.event, parent, st.weight});
+        sample.add(id, SampleRow{st.trial, st.seq, st.event, parent, st.weight});
     }
-    for (const auto& t : b.traces) insert_row(trace, tables::packet_traces(), id, t);
-    for (const auto& f : b.facts) insert_row(fact, tables::facts(), id, f);
-    for (const auto& e : b.events) insert_row(event, tables::trial_events(), id, e);
+    for (const auto& t : b.traces) trace.add(id, t);
+    for (const auto& f : b.facts) fact.add(id, f);
+    for (const auto& e : b.events) event.add(id, e);
+}
+
+void BatchWriter::Impl::flush_rows() {
+    trial.flush(), interval.flush(), stage.flush(), edge.flush(), worker_trial.flush();
+    queue.flush(), drop.flush(), hist.flush(), bucket.flush(), perf.flush(), sample.flush();
+    trace.flush(), fact.flush(), event.flush();
 }
 
 RunWriter::RunWriter(const std::string& path, RunInfo run) : path_(path), run_(std::move(run)) {
