@@ -9,8 +9,6 @@
 // not touch a row twice.
 #pragma once
 
-#include <cmath>
-#include <cstdio>
 #include <functional>
 #include <map>
 #include <string>
@@ -121,14 +119,7 @@ class BulkRows {
                     for (uint8_t b : x) out += hex[b >> 4], out += hex[b & 15];
                     out += '"';
                 } else if constexpr (std::is_same_v<T, double>) {
-                    char buf[32];
-                    if (std::isnan(x))
-                        std::snprintf(buf, sizeof buf, "NaN");
-                    else if (std::isinf(x))
-                        std::snprintf(buf, sizeof buf, x > 0 ? "Infinity" : "-Infinity");
-                    else
-                        std::snprintf(buf, sizeof buf, "%.17g", x);
-                    out += buf;
+                    out += server_double_text(x);
                 } else if constexpr (std::is_same_v<T, bool>) {
                     out += x ? '1' : '0';
                 } else {

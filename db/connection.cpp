@@ -1,5 +1,7 @@
 #include "db/connection.h"
 
+#include <cmath>
+#include <cstdio>
 #include <regex>
 
 namespace pathscope::db {
@@ -38,6 +40,14 @@ std::string replace_password(std::string_view name, const std::string& with) {
 std::string redacted(std::string_view name) { return replace_password(name, "***"); }
 
 std::string without_password(std::string_view name) { return replace_password(name, ""); }
+
+std::string server_double_text(double v) {
+    if (std::isnan(v)) return "NaN";
+    if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+}
 
 Database::Database(const std::string& name, Mode mode)
     : path_(redacted(name)),

@@ -72,6 +72,9 @@ std::string redacted(std::string_view name);
 /// reconnect later, the password then coming from ~/.pgpass or PGPASSWORD.
 std::string without_password(std::string_view name);
 
+/// A double as a server reads it back bit for bit: %.17g, NaN, Infinity.
+std::string server_double_text(double v);
+
 /// One back end's prepared statement (see Statement).
 class StatementBackend {
   public:

@@ -113,16 +113,7 @@ class PgStatement final : public StatementBackend {
     }
 
     void bind_int(int i, int64_t v) override { set(i, std::to_string(v), 0); }
-    void bind_double(int i, double v) override {
-        char buf[32];
-        if (std::isnan(v))
-            std::snprintf(buf, sizeof buf, "NaN");
-        else if (std::isinf(v))
-            std::snprintf(buf, sizeof buf, v > 0 ? "Infinity" : "-Infinity");
-        else
-            std::snprintf(buf, sizeof buf, "%.17g", v);
-        set(i, buf, 0);
-    }
+    void bind_double(int i, double v) override { set(i, server_double_text(v), 0); }
     void bind_text(int i, std::string_view v) override {
         // A server's text cannot hold NUL: it is kept as the symbol for it.
         std::string t(v);

@@ -11,6 +11,7 @@
 # under load is printed, not asserted.
 set -eu
 P=$1
+. "$(cd "$(dirname "$0")/../support" && pwd)/forward_scenario.sh"
 D=$(mktemp -d /tmp/pathscope_gate.XXXXXX)
 trap 'rm -rf "$D"' EXIT
 DB=$D/g.db
@@ -18,38 +19,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 status() { set +e; "$@"; s=$?; set -e; echo "$s"; }
 
 # Forwarded traffic replayed forever from a pcap: the worker never starves.
-"$P" frames --to '[2001:db8:5::1]:9' --to '[2001:db8:6::1]:9' --count 1024 -o "$D/fwd.pcap" >/dev/null
-cat > "$D/fwd.toml" <<EOF
-[eal]
-args = ["--no-huge", "-m", "1024", "--no-pci", "--no-shconf", "-l", "0-1",
-        "--log-level", "lib.*:error", "--log-level", "pmd.*:error"]
-[engine]
-duration = 0.3
-[capture]
-interval = 0.1
-[[port]]
-name = "wire"
-mac = "02:00:00:00:00:01"
-addresses = ["2001:db8:1::1/64"]
-[[port]]
-name = "uplink"
-device = "net_null0,no-rx=1"
-poll = false
-mac = "02:00:00:00:00:02"
-addresses = ["2001:db8:2::1/64"]
-[[nexthop]]
-id = 1
-port = "uplink"
-mac = "02:00:00:00:00:fe"
-[[route]]
-prefix = "2001:db8::/32"
-nexthop = 1
-[workload]
-kind = "pcap"
-port = "wire"
-file = "$D/fwd.pcap"
-infinite = true
-EOF
+forward_scenario "$D"
 
 # A first baseline, to measure the path and its noise.
 "$P" run "$D/fwd.toml" --trials 5 --label probe --db "$DB" 2>"$D/runs.err" >/dev/null

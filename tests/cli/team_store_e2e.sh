@@ -12,6 +12,7 @@ P=$1
 HERE=$(cd "$(dirname "$0")/../support" && pwd)
 . "$HERE/skip.sh"
 . "$HERE/pg_cluster.sh"
+. "$HERE/forward_scenario.sh"
 D=$(mktemp -d /tmp/pathscope_team.XXXXXX)
 chmod 755 "$D"
 trap 'pg_cluster_stop "$D/pg"; [ -n "${KEEP:-}" ] || rm -rf "$D"' EXIT
@@ -25,38 +26,7 @@ URL="postgresql://postgres:$SECRET@/team?host=$D/pg"
 SHOWN="postgresql://postgres:***@/team?host=$D/pg"
 sql() { psql -X -q -t -A -h "$D/pg" -U postgres -d team -c "$1"; }
 
-"$P" frames --to '[2001:db8:5::1]:9' --count 256 -o "$D/fwd.pcap" >/dev/null
-cat > "$D/fwd.toml" <<EOF
-[eal]
-args = ["--no-huge", "-m", "1024", "--no-pci", "--no-shconf", "-l", "0-1",
-        "--log-level", "lib.*:error", "--log-level", "pmd.*:error"]
-[engine]
-duration = 0.3
-[capture]
-interval = 0.1
-[[port]]
-name = "wire"
-mac = "02:00:00:00:00:01"
-addresses = ["2001:db8:1::1/64"]
-[[port]]
-name = "uplink"
-device = "net_null0,no-rx=1"
-poll = false
-mac = "02:00:00:00:00:02"
-addresses = ["2001:db8:2::1/64"]
-[[nexthop]]
-id = 1
-port = "uplink"
-mac = "02:00:00:00:00:fe"
-[[route]]
-prefix = "2001:db8::/32"
-nexthop = 1
-[workload]
-kind = "pcap"
-port = "wire"
-file = "$D/fwd.pcap"
-infinite = true
-EOF
+forward_scenario "$D"
 
 # Four captures at once, and a fifth that is killed once it has stored a trial.
 for i in 1 2 3 4; do
