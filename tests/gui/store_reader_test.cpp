@@ -1,8 +1,9 @@
 // The GUI's store reader: a load asked for is skipped once a newer one is
 // wanted, a load under way stops inside its queries when Cancel (or a newer
-// ask) comes, and the reader is free again at once; a real SQLite file with
-// half a million sample rows, so that a whole load takes long enough to be
-// stopped half way.
+// ask) comes, and the reader is free again at once; the same bodies on a
+// real SQLite file and on a real PostgreSQL server store, each with half a
+// million sample rows, so that a whole load takes long enough to be stopped
+// half way (a server's query is cancelled on the server).
 #include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTest>
@@ -12,6 +13,7 @@
 #include "db/queries.h"
 #include "db/schema.h"
 #include "gui/run_loader.h"
+#include "tests/support/pg_cluster.h"
 #include "tests/support/profile_store.h"
 
 using namespace pathscope;
@@ -21,8 +23,18 @@ namespace fs = std::filesystem;
 class StoreReaderTest : public QObject {
     Q_OBJECT
     fs::path dir_;
-    std::string path_;
-    int64_t id_ = 0;
+    std::string path_, server_;
+    int64_t id_ = 0, server_id_ = 0;
+
+    // The server store, or a skip (a failure under CI=true) without one.
+    bool have_server() {
+        auto& pg = test::PgCluster::shared();
+        if (server_.empty() && pg.why_not().empty()) {
+            server_ = pg.new_database("reader");
+            server_id_ = test::write_profile_store(server_, "big", 50'000, 10);
+        }
+        return !server_.empty();
+    }
 
   private slots:
     void initTestCase() {
@@ -34,9 +46,28 @@ class StoreReaderTest : public QObject {
     }
     void cleanupTestCase() { fs::remove_all(dir_); }
 
-    void aStaleAskIsSkipped() {
+    void aStaleAskIsSkipped() { stale_ask(path_, id_); }
+    void cancelStopsALoadHalfWay() { cancel(path_, id_); }
+    void aStaleAskIsSkippedOnAServerStore() {
+        if (!have_server()) skip_without_server();
+        stale_ask(server_, server_id_);
+    }
+    void cancelStopsALoadHalfWayOnAServerStore() {
+        if (!have_server()) skip_without_server();
+        cancel(server_, server_id_);
+    }
+
+  private:
+    void skip_without_server() {
+        const QByteArray why = QByteArray::fromStdString("no PostgreSQL test cluster: " +
+                                                         test::PgCluster::shared().why_not());
+        if (qgetenv("CI") == "true") QFAIL(why + " (CI=true: a skip is a failure)");
+        QSKIP(why);
+    }
+
+    void stale_ask(const std::string& path, int64_t id_) {
         gui::StoreReader reader;
-        QVERIFY(reader.open(QString::fromStdString(path_)).error.isEmpty());
+        QVERIFY(reader.open(QString::fromStdString(path)).error.isEmpty());
         QSignalSpy loaded(&reader, &gui::StoreReader::loaded);
         reader.want(2);
         reader.load(1, 0, id_);  // asked for before 2 was: nothing is read
@@ -49,7 +80,7 @@ class StoreReaderTest : public QObject {
         QCOMPARE(run.data->rows.stacks.size(), size_t(500'000));
     }
 
-    void cancelStopsALoadHalfWay() {
+    void cancel(const std::string& path, int64_t id_) {
         QThread thread;
         auto* reader = new gui::StoreReader;
         reader->moveToThread(&thread);
@@ -57,7 +88,7 @@ class StoreReaderTest : public QObject {
         thread.start();
         gui::StoreListing listing;
         QMetaObject::invokeMethod(
-            reader, [&] { listing = reader->open(QString::fromStdString(path_)); },
+            reader, [&] { listing = reader->open(QString::fromStdString(path)); },
             Qt::BlockingQueuedConnection);
         QVERIFY(listing.error.isEmpty());
         QSignalSpy loaded(reader, &gui::StoreReader::loaded);

@@ -18,7 +18,8 @@ namespace pathscope::test {
 inline int64_t write_profile_store(const std::string& path, const std::string& label,
                                    size_t stacks, int intervals) {
     auto db = db::open_store(path, db::Database::Mode::read_write);
-    db->exec("PRAGMA synchronous = OFF");  // a fixture, not a capture
+    if (db->backend() == db::Backend::sqlite)
+        db->exec("PRAGMA synchronous = OFF");  // a fixture, not a capture
     db::BatchWriter w(*db);
     db::RunInfo info;
     info.label = label;
