@@ -14,9 +14,12 @@ class TempDir {
     /// /tmp/pathscope_TAG_PID_TESTNAME, emptied first.
     explicit TempDir(const std::string& tag) {
         const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+        // A parameterised test's name holds '/' ("Case/sqlite"): one folder, not two.
+        std::string name = info ? info->name() : "main";
+        for (char& c : name)
+            if (c == '/') c = '_';
         path_ = std::filesystem::temp_directory_path() /
-                ("pathscope_" + tag + "_" + std::to_string(getpid()) + "_" +
-                 (info ? info->name() : "main"));
+                ("pathscope_" + tag + "_" + std::to_string(getpid()) + "_" + name);
         std::filesystem::remove_all(path_);
         std::filesystem::create_directories(path_);
     }
