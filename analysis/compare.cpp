@@ -1,5 +1,7 @@
 #include "analysis/compare.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -118,6 +120,11 @@ std::string format_change(const Verdict& v) {
                              1);
     std::snprintf(buf, sizeof buf, "%+.1f%%", v.percent);
     return buf;
+}
+
+std::string format_mean(const Summary& s) {
+    if (s.n == 0) return "-";
+    return fmt::format("{:.4g} ±{:.2g}", s.mean, s.stddev);
 }
 
 std::string format_difference(const Verdict& v) {

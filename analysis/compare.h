@@ -43,6 +43,9 @@ std::string format_change(const Verdict& v);
 /// The same interval in the data's unit: "+0.123 +/-0.045", or "" when the
 /// verdict has none.
 std::string format_difference(const Verdict& v);
+/// A side's mean and spread as the comparison tables print them:
+/// "4.306 ±0.66", or "-" for a side without values.
+std::string format_mean(const Summary& s);
 /// The verdict table for a terminal or a mailing list: fits in 80 columns.
 std::string render_verdicts_text(const std::vector<Verdict>& verdicts, double confidence);
 

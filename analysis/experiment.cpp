@@ -22,9 +22,7 @@ namespace pathscope::analysis {
 namespace {
 
 std::string mean_text(const Verdict& v, bool cand) {
-    const Summary& s = cand ? v.cand_summary : v.base_summary;
-    if (s.n == 0) return "-";
-    return fmt::format("{:.4g} ±{:.2g}", s.mean, s.stddev);
+    return format_mean(cand ? v.cand_summary : v.base_summary);
 }
 
 Table experiment_table(const ExperimentComparison& e) {

@@ -23,11 +23,6 @@ std::string run_name(const GateRun& r) {
 // How much worse the candidate is, in % of the base (positive: worse).
 double worse_by(const Verdict& v) { return v.base.higher_is_better ? -v.percent : v.percent; }
 
-std::string mean_text(const Summary& s) {
-    if (s.n == 0) return "-";
-    return fmt::format("{:.4g} ±{:.2g}", s.mean, s.stddev);
-}
-
 }  // namespace
 
 int GateResult::exit_status() const {
@@ -66,12 +61,12 @@ GateResult judge_gate(const db::RunData& base, const db::RunData& cand, const Ga
         if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
 
     const std::vector<Metric> bm = run_metrics(base), cm = run_metrics(cand);
-    const bool starved[2] = {worker_load(base).starved(), worker_load(cand).starved()};
+    const WorkerLoad load[2] = {worker_load(base), worker_load(cand)};
+    const bool starved[2] = {load[0].starved(), load[1].starved()};
     const bool same = base.info.uuid == cand.info.uuid;
     for (int side = 0; side < (same ? 1 : 2); ++side)
         if (starved[side])
-            g.warnings.push_back(starved_warning(run_name(side ? g.cand : g.base),
-                                                 worker_load(side ? cand : base)));
+            g.warnings.push_back(starved_warning(run_name(side ? g.cand : g.base), load[side]));
 
     bool any_regression = false, all_judged = true;
     for (const auto& name : names) {
@@ -155,8 +150,8 @@ std::string render_gate_markdown(const GateResult& g) {
             out += fmt::format("- **{}** ({}) regressed: {} ({:g}% confidence interval of the "
                                "change), {} → {}\n",
                                markdown_text(l.name), markdown_text(l.unit), format_change(l.verdict),
-                               g.options.confidence, mean_text(l.verdict.base_summary),
-                               mean_text(l.verdict.cand_summary));
+                               g.options.confidence, format_mean(l.verdict.base_summary),
+                               format_mean(l.verdict.cand_summary));
     for (const auto& l : g.lines)
         if (!l.judged)
             out += "- cannot judge **" + markdown_text(l.name) + "**: " + markdown_text(l.why_not) +
@@ -167,8 +162,8 @@ std::string render_gate_markdown(const GateResult& g) {
     for (const auto& l : g.lines) {
         const bool compared = l.verdict.base_summary.n || l.verdict.cand_summary.n;
         out += "| " + markdown_text(l.name + " (" + l.unit + ")") + " | " +
-               (compared ? mean_text(l.verdict.base_summary) : "-") + " | " +
-               (compared ? mean_text(l.verdict.cand_summary) : "-") + " | " +
+               format_mean(l.verdict.base_summary) + " | " +
+               format_mean(l.verdict.cand_summary) + " | " +
                (compared ? format_change(l.verdict) : "-") + " | " +
                line_verdict(l, limit) + " |\n";
     }

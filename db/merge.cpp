@@ -107,7 +107,7 @@ MergeResult copy_runs(const Database& src, Database& out, const CopyProgress& pr
         Statement s = out.prepare("SELECT uuid FROM runs");
         while (s.step()) have[s.text(0)] = true;
     }
-    std::vector<RunInfo> todo;
+    std::vector<RunInfo> to_copy;  // the source's runs the output lacks
     {
         Statement s = src.prepare("SELECT " + select_list(tables::runs()) + " FROM runs ORDER BY id");
         while (s.step()) {
@@ -115,10 +115,10 @@ MergeResult copy_runs(const Database& src, Database& out, const CopyProgress& pr
             if (have.count(r.uuid))
                 result.skipped++;
             else
-                todo.push_back(std::move(r));
+                to_copy.push_back(std::move(r));
         }
     }
-    if (todo.empty()) return result;
+    if (to_copy.empty()) return result;
     // Interned stacks first, in a transaction of their own: later runs need them.
     std::unique_ptr<StackMap> stacks;
     {
@@ -128,7 +128,7 @@ MergeResult copy_runs(const Database& src, Database& out, const CopyProgress& pr
     }
     Statement insert_run = out.prepare(insert_sql(tables::runs()) + " RETURNING id");
     const std::string sample_sql = sample_insert_sql();
-    for (const RunInfo& run : todo) {
+    for (const RunInfo& run : to_copy) {
         // One transaction a run: an interrupted copy leaves whole runs only,
         // and copying again adds the rest.
         Transaction tx(out);
@@ -161,7 +161,7 @@ MergeResult copy_runs(const Database& src, Database& out, const CopyProgress& pr
         });
         tx.commit();
         result.copied++;
-        if (progress) progress(result.copied, static_cast<int>(todo.size()), run);
+        if (progress) progress(result.copied, static_cast<int>(to_copy.size()), run);
     }
     return result;
 }
