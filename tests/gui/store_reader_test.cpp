@@ -55,10 +55,6 @@ class StoreReaderTest : public QObject {
         if (!have_server()) skip_without_server();
         stale_ask(server_, server_id_);
     }
-    void cancelStopsALoadHalfWayOnAServerStore() {
-        if (!have_server()) skip_without_server();
-        cancel(server_, server_id_);
-    }
 
   private:
     void skip_without_server() {
