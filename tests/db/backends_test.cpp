@@ -17,6 +17,7 @@
 #include "db/writer.h"
 #include "tests/support/pg_cluster.h"
 #include "tests/support/setup_skip.h"
+#include "tests/support/store_backends.h"
 #include "tests/support/temp_dir.h"
 
 using namespace pathscope::db;
@@ -68,28 +69,11 @@ int64_t write_run(const std::string& store, const std::string& label, int trials
     return w.run_id();
 }
 
-class Backends : public ::testing::TestWithParam<Backend> {
-  protected:
-    void SetUp() override {
-        if (GetParam() == Backend::postgres && !PgCluster::shared().why_not().empty())
-            PATHSCOPE_SKIP("no PostgreSQL test cluster: " + PgCluster::shared().why_not());
-    }
-    /// A new, empty store of the back end under test.
-    std::string new_store() {
-        if (GetParam() == Backend::sqlite) return dir_.file("s" + std::to_string(++n_) + ".db");
-        return PgCluster::shared().new_database();
-    }
-    pathscope::test::TempDir dir_{"backends"};
-    int n_ = 0;
-};
-
-std::string name(const ::testing::TestParamInfo<Backend>& p) {
-    return p.param == Backend::sqlite ? "sqlite" : "postgres";
-}
+class Backends : public pathscope::test::StoreBackends {};
 
 }  // namespace
 
-INSTANTIATE_TEST_SUITE_P(Store, Backends, ::testing::Values(Backend::sqlite, Backend::postgres), name);
+PATHSCOPE_ON_BOTH_BACKENDS(Backends);
 
 TEST_P(Backends, ARunReadsBackAsItWasWritten) {
     const std::string store = new_store();
