@@ -1,7 +1,9 @@
 // Capture runs as users start them: the real pathscope binary, a real store.
 // A killed capture keeps every committed batch; Ctrl-C ends a run as
 // aborted; a full disk gives a clear error and an intact store; traces come
-// out as pcapng that tshark reads, comments included.
+// out as pcapng that tshark reads, comments included. The captures that only
+// need a store run twice: with --db an SQLite file and a PostgreSQL server
+// store (tests/support/store_backends.h).
 #include <gtest/gtest.h>
 #include <spawn.h>
 #include <sys/mount.h>
@@ -19,6 +21,7 @@
 #include "db/queries.h"
 #include "db/schema.h"
 #include "tests/support/setup_skip.h"
+#include "tests/support/store_backends.h"
 #include "tests/support/telemetry_client.h"
 #include "tests/support/temp_dir.h"
 
@@ -29,11 +32,9 @@ using namespace std::chrono_literals;
 
 namespace {
 
-class CaptureTest : public ::testing::Test {
+// Starting captures and watching their store, for both fixtures below.
+class Captures {
   protected:
-    void TearDown() override {
-        if (mounted_) umount2(mount_point_.c_str(), MNT_DETACH);
-    }
 
     /// Starts `pathscope ARGS` with its output in files; returns the pid.
     pid_t spawn(std::vector<std::string> args) {
@@ -95,14 +96,39 @@ class CaptureTest : public ::testing::Test {
 
     pathscope::test::TempDir tmp_{"capture"};
     const fs::path& dir_ = tmp_.path();
+};
+
+// What only a file store can show (a full disk, no file made).
+class CaptureTest : public ::testing::Test, public Captures {
+  protected:
+    void TearDown() override {
+        if (mounted_) umount2(mount_point_.c_str(), MNT_DETACH);
+    }
     fs::path mount_point_;
     bool mounted_ = false;
 };
 
+// The rest: the same bodies with --db an SQLite file and a server store.
+class CaptureAnyStore : public pathscope::test::StoreBackends, public Captures {
+  protected:
+    /// The store's own consistency check: PRAGMA integrity_check on a file;
+    /// a server checks its own pages, so there every run's rows are read.
+    void expect_intact(Database& store) {
+        if (server()) {
+            for (const auto& r : list_runs(store)) load_run(store, r.id);
+            return;
+        }
+        auto check = store.prepare("PRAGMA integrity_check");
+        ASSERT_TRUE(check.step());
+        EXPECT_EQ(check.text(0), "ok");
+    }
+};
+PATHSCOPE_ON_BOTH_BACKENDS(CaptureAnyStore);
+
 }  // namespace
 
-TEST_F(CaptureTest, KillNineKeepsEveryCommittedBatch) {
-    const std::string db = (dir_ / "killed.db").string();
+TEST_P(CaptureAnyStore, KillNineKeepsEveryCommittedBatch) {
+    const std::string db = new_store("killed.db");
     const pid_t pid =
         spawn({"run", "--db", db, "--label", "victim", "--duration", "60", "--interval", "0.05"});
     const int64_t before = wait_for_intervals(db, 6);
@@ -113,9 +139,7 @@ TEST_F(CaptureTest, KillNineKeepsEveryCommittedBatch) {
     EXPECT_EQ(wait_for(pid), 128 + SIGKILL);
 
     auto store = open_store(db, Database::Mode::read_write);  // reopens cleanly
-    auto check = store->prepare("PRAGMA integrity_check");
-    ASSERT_TRUE(check.step());
-    EXPECT_EQ(check.text(0), "ok");
+    expect_intact(*store);
     const RunInfo run = find_run(*store, "victim");
     EXPECT_EQ(run.status, "aborted");
     EXPECT_NE(run.note.find("killed"), std::string::npos) << run.note;
@@ -131,8 +155,8 @@ TEST_F(CaptureTest, KillNineKeepsEveryCommittedBatch) {
     EXPECT_GT(received, 0u);
 }
 
-TEST_F(CaptureTest, CtrlCEndsTheRunAsAbortedWithItsTotals) {
-    const std::string db = (dir_ / "ctrlc.db").string();
+TEST_P(CaptureAnyStore, CtrlCEndsTheRunAsAbortedWithItsTotals) {
+    const std::string db = new_store("ctrlc.db");
     const pid_t pid = spawn({"run", "--db", db, "--label", "stopped", "--duration", "60"});
     ASSERT_GE(wait_for_intervals(db, 3), 3) << output("stderr");
     ASSERT_EQ(kill(pid, SIGINT), 0);
@@ -151,8 +175,8 @@ TEST_F(CaptureTest, CtrlCEndsTheRunAsAbortedWithItsTotals) {
 }
 
 // SIGTERM (timeout, systemd, CI runners) stops a run as Ctrl-C does.
-TEST_F(CaptureTest, SigtermEndsTheRunLikeCtrlC) {
-    const std::string db = (dir_ / "sigterm.db").string();
+TEST_P(CaptureAnyStore, SigtermEndsTheRunLikeCtrlC) {
+    const std::string db = new_store("sigterm.db");
     const pid_t pid = spawn({"run", "--db", db, "--label", "termed", "--duration", "60"});
     ASSERT_GE(wait_for_intervals(db, 3), 3) << output("stderr");
     ASSERT_EQ(kill(pid, SIGTERM), 0);
@@ -171,8 +195,8 @@ TEST_F(CaptureTest, SigtermEndsTheRunLikeCtrlC) {
 
 // Ctrl-C while the next cell of a matrix is being set up: the cells that
 // ran are printed, kept and marked aborted, and none is left half made.
-TEST_F(CaptureTest, CtrlCDuringAMatrixPrintsTheCellsThatRan) {
-    const std::string db = (dir_ / "matrix.db").string();
+TEST_P(CaptureAnyStore, CtrlCDuringAMatrixPrintsTheCellsThatRan) {
+    const std::string db = new_store("matrix.db");
     const pid_t pid = spawn({"run", "--db", db, "--label", "mx", "--duration", "0.3", "--set",
                              "matrix.engine.burst=[16, 32, 64]"});
     // Run 1's trial row is committed once its engine stopped: the next
@@ -211,8 +235,8 @@ TEST_F(CaptureTest, CtrlCDuringAMatrixPrintsTheCellsThatRan) {
 }
 
 // `run` says how many packet traces it stored: the store's own count.
-TEST_F(CaptureTest, RunPrintsTheCountOfTracesItStored) {
-    const std::string db = (dir_ / "count.db").string();
+TEST_P(CaptureAnyStore, RunPrintsTheCountOfTracesItStored) {
+    const std::string db = new_store("count.db");
     ASSERT_EQ(wait_for(spawn({"run", "--db", db, "--label", "counted", "--duration", "1", "--set",
                               "capture.traces_per_s=200"})),
               0)
@@ -239,8 +263,8 @@ TEST_F(CaptureTest, SetupFailureStopsBeforeARunIsCreated) {
 
 // A matrix cell that cannot start stops the experiment: the cells that ran
 // are aborted with its reason (not "killed?"), and it leaves no run.
-TEST_F(CaptureTest, MatrixCellThatCannotStartAbortsTheExperimentWithItsReason) {
-    const std::string db = (dir_ / "cell.db").string();
+TEST_P(CaptureAnyStore, MatrixCellThatCannotStartAbortsTheExperimentWithItsReason) {
+    const std::string db = new_store("cell.db");
     EXPECT_EQ(wait_for(spawn({"run", "--db", db, "--duration", "0.3", "--set",
                               "matrix.port.wire.rx_queues=[1, 1000]"})),
               1);
