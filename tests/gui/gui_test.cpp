@@ -4,6 +4,8 @@
 // search highlights exactly the matching frames and reports their share;
 // sorting reorders the stage table; clicking a stage opens it in the flame
 // graph; foreign, newer, truncated and random files are refused clearly.
+// The model and page tests run on a file and on a server store (CMake's
+// SERVER_STORE list, tests/support/qt_store_backends.h).
 #include <QAbstractItemModelTester>
 #include <QHeaderView>
 #include <QSet>
@@ -36,6 +38,7 @@
 #include "gui/widgets/flame_graph_widget.h"
 #include "gui/widgets/experiment_filter.h"
 #include "gui/widgets/histogram_widget.h"
+#include "tests/support/qt_store_backends.h"
 
 using namespace pathscope;
 using namespace pathscope::gui;
@@ -123,10 +126,7 @@ void add_run(const std::string& path, const std::string& label, uint64_t lookup 
 }
 
 std::string sample_store(const fs::path& dir) {
-    const std::string path = (dir / "gui.db").string();
-    fs::remove(path);
-    fs::remove(path + "-wal");
-    fs::remove(path + "-shm");
+    const std::string path = test::new_test_store(dir, "gui.db");
     add_run(path, "gui-run");
     return path;
 }
@@ -151,6 +151,7 @@ class GuiTest : public QObject {
         fs::create_directories(dir_);
     }
     void cleanupTestCase() { fs::remove_all(dir_); }
+    void init() { PATHSCOPE_QT_NEED_STORE(); }
 
     void modelsPassTheModelTester() {
         MainWindow w;
@@ -298,7 +299,7 @@ class GuiTest : public QObject {
     }
 
     void comparisonShowsVerdictsAndADifferentialFlameGraph() {
-        const std::string path = (dir_ / "pair.db").string();
+        const std::string path = test::new_test_store(dir_, "pair.db");
         add_run(path, "before", 64000, 3);
         add_run(path, "after", 32000, 3);  // ip6_lookup half as costly
         MainWindow w;
@@ -341,7 +342,7 @@ class GuiTest : public QObject {
     }
 
     void experimentCellsAreFoundByTheirIdAndCompared() {
-        const std::string path = (dir_ / "experiment.db").string();
+        const std::string path = test::new_test_store(dir_, "experiment.db");
         add_run(path, "plain", 64000, 3);
         add_run(path, "m [engine.route_cache=on]", 64000, 3, "e1f00d", "engine.route_cache=on");
         add_run(path, "m [engine.route_cache=off]", 32000, 3, "e1f00d", "engine.route_cache=off");
@@ -361,7 +362,7 @@ class GuiTest : public QObject {
 
     void theRunBrowserTellsAMatrixsCellsApart() {
         // A 2 x 2 x 2 matrix whose eight runs share a label, beside two plain runs.
-        const std::string path = (dir_ / "matrix.db").string();
+        const std::string path = test::new_test_store(dir_, "matrix.db");
         add_run(path, "before", 64000, 2);
         const char* bools[] = {"false", "true"};
         const char* cache[] = {"on", "off"};

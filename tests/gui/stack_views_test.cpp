@@ -22,6 +22,7 @@
 #include "gui/models/caller_callee_model.h"
 #include "gui/models/name_filter_proxy.h"
 #include "gui/pages/stacks_page.h"
+#include "tests/support/qt_store_backends.h"
 
 using namespace pathscope;
 using namespace pathscope::gui;
@@ -100,7 +101,8 @@ class StackViewsTest : public QObject {
     void initTestCase() {
         dir_ = fs::temp_directory_path() / ("pathscope_stack_views_" + std::to_string(getpid()));
         fs::create_directories(dir_);
-        const std::string db = (dir_ / "stacks.db").string();
+        PATHSCOPE_QT_NEED_STORE();
+        const std::string db = test::new_test_store(dir_, "stacks.db");
         write_perf_script(dir_ / "base.txt", kBase);
         write_perf_script(dir_ / "cand.txt", kCand);
         capture::import_profile((dir_ / "base.txt").string(), "perf", db, "base");

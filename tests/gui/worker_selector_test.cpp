@@ -1,8 +1,9 @@
 // The worker selector (engine.workers >= 2) under the offscreen platform, on
-// real store files: shown on the Stages, Flame graph and Histograms pages
-// for a run of two workers, hidden for a run of one; choosing worker 1 puts
-// worker 1's figures in the stage table (made off the GUI thread), and the
-// check box adds a row per worker under each stage.
+// real stores (a file, and a server store in the "/postgres" runs): shown on
+// the Stages, Flame graph and Histograms pages for a run of two workers,
+// hidden for a run of one; choosing worker 1 puts worker 1's figures in the
+// stage table (made off the GUI thread), and the check box adds a row per
+// worker under each stage.
 #include <QCheckBox>
 #include <QComboBox>
 #include <QTest>
@@ -13,6 +14,7 @@
 #include "gui/main_window.h"
 #include "gui/models/stage_table_model.h"
 #include "gui/widgets/worker_selector.h"
+#include "tests/support/qt_store_backends.h"
 
 using namespace pathscope;
 using namespace pathscope::gui;
@@ -73,11 +75,7 @@ class WorkerSelectorTest : public QObject {
     Q_OBJECT
     fs::path dir_;
 
-    std::string fresh(const std::string& name) {
-        const fs::path p = dir_ / name;
-        fs::remove(p);
-        return p.string();
-    }
+    std::string fresh(const std::string& name) { return test::new_test_store(dir_, name); }
     bool open(MainWindow& w, const std::string& path, const QString& run) {
         if (!w.open_store(QString::fromStdString(path)).isEmpty()) return false;
         if (!w.select_run(run)) return false;
@@ -91,6 +89,7 @@ class WorkerSelectorTest : public QObject {
         fs::create_directories(dir_);
     }
     void cleanupTestCase() { fs::remove_all(dir_); }
+    void init() { PATHSCOPE_QT_NEED_STORE(); }
 
     void aRunOfTwoWorkersShowsEitherWorkerOnTheStagesPage() {
         const std::string path = fresh("two.db");
