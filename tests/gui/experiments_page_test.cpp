@@ -4,6 +4,7 @@
 // SETTING --format json`; the page's grid must hold the same rows, the same
 // change, interval and verdict in every cell, coloured by the verdict, and
 // a click on a cell must open exactly that pair of runs on the Compare page.
+// The grid test runs on a file store and, as "/postgres", on a server store.
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QHeaderView>
@@ -22,6 +23,7 @@
 #include "gui/models/experiment_grid_model.h"
 #include "gui/pages/compare_page.h"
 #include "gui/pages/experiments_page.h"
+#include "tests/support/qt_store_backends.h"
 
 using namespace pathscope;
 using namespace pathscope::gui;
@@ -51,7 +53,8 @@ class ExperimentsPageTest : public QObject {
         dir_ = fs::temp_directory_path() / ("pathscope_experiments_" + std::to_string(getpid()));
         fs::remove_all(dir_);
         fs::create_directories(dir_);
-        db_ = QString::fromStdString((dir_ / "matrix.db").string());
+        PATHSCOPE_QT_NEED_STORE();
+        db_ = QString::fromStdString(test::new_test_store(dir_, "matrix.db"));
         int status = -1;
         const QString out =
             cli_output({"run", "samples/udp6-tx-bind-connect.toml", "--db", db_, "--trials", "3",

@@ -5,10 +5,10 @@
 // the CSV trials and stages exports, the folded export and the desktop
 // program's Stages and Flame graph models. All must give the same
 // "all stages" cycles per received packet, the same per-stage figures and
-// shares, and the same hottest-function shares.
+// shares, and the same hottest-function shares. On a file store and, as
+// "/postgres", on a server store.
 #include <QProcess>
 #include <QTest>
-#include <sqlite3.h>
 
 #include <cmath>
 #include <filesystem>
@@ -18,8 +18,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "db/connection.h"
 #include "gui/models/stage_table_model.h"
 #include "gui/run_loader.h"
+#include "tests/support/qt_store_backends.h"
 
 using namespace pathscope;
 using namespace pathscope::gui;
@@ -69,7 +71,8 @@ class FiguresE2eTest : public QObject {
         const fs::path dir = fs::temp_directory_path() / ("pathscope_figures_" + std::to_string(getpid()));
         fs::remove_all(dir);
         fs::create_directories(dir);
-        const std::string db = (dir / "figures.db").string();
+        PATHSCOPE_QT_NEED_STORE();
+        const std::string db = test::new_test_store(dir, "figures.db");
         const QString qdb = QString::fromStdString(db);
         int status = -1;
         cli_output({"run", "--db", qdb, "--label", "figures", "--trials", "3", "--duration", "0.6",
@@ -80,15 +83,11 @@ class FiguresE2eTest : public QObject {
         // Stall the trial that received least: ten times its busy cycles, at
         // every stage (a pooled ratio weighs it by its few packets, the mean
         // of the trials' ratios as one trial in three).
-        sqlite3* h = nullptr;
-        QCOMPARE(sqlite3_open(db.c_str(), &h), SQLITE_OK);
-        QCOMPARE(sqlite3_exec(h,
-                              "UPDATE stage_counters SET cycles = idle_cycles + "
-                              "(cycles - idle_cycles) * 10 WHERE trial = "
-                              "(SELECT trial FROM trials ORDER BY received LIMIT 1)",
-                              nullptr, nullptr, nullptr),
-                 SQLITE_OK);
-        sqlite3_close(h);
+        {
+            db::Database raw(db, db::Database::Mode::read_write);
+            raw.exec("UPDATE stage_counters SET cycles = idle_cycles + (cycles - idle_cycles) * 10 "
+                     "WHERE trial = (SELECT trial FROM trials ORDER BY received LIMIT 1)");
+        }
 
         // show: each stage's cyc/rx pkt (the 7th column) and "all stages".
         const std::string show =

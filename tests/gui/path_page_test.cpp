@@ -2,7 +2,8 @@
 // scenario) loaded as the desktop program loads it (run_loader), drawn by the
 // real widget. The edges it draws balance at every stage (in = out + drops),
 // every stage it draws sits right of what feeds it, and clicking a stage's
-// box emits that stage and opens it in the flame graph.
+// box emits that stage and opens it in the flame graph. On a file store and,
+// as "/postgres", on a server store.
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -17,6 +18,7 @@
 #include "gui/run_loader.h"
 #include "gui/widgets/flame_graph_widget.h"
 #include "gui/widgets/path_graph_widget.h"
+#include "tests/support/qt_store_backends.h"
 
 using namespace pathscope;
 using namespace pathscope::gui;
@@ -33,7 +35,8 @@ class PathPageTest : public QObject {
         dir_ = fs::temp_directory_path() / ("pathscope_path_page_" + std::to_string(getpid()));
         fs::remove_all(dir_);
         fs::create_directories(dir_);
-        db_ = (dir_ / "path.db").string();
+        PATHSCOPE_QT_NEED_STORE();
+        db_ = test::new_test_store(dir_, "path.db");
         QProcess p;
         p.start(QStringLiteral(PATHSCOPE_CLI),
                 {"run", "--db", QString::fromStdString(db_), "--label", "path", "--trials", "2",

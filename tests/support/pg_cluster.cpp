@@ -59,7 +59,8 @@ PgCluster::PgCluster() {
         return;
     }
     const std::string log = dir_ + "/server.log";
-    const std::string init = bin_ + "/initdb -D " + dir_ + "/data -A trust -U postgres -E " +
+    // -N: no fsync of a cluster that lives for one test process (6 s -> 2 s).
+    const std::string init = bin_ + "/initdb -N -D " + dir_ + "/data -A trust -U postgres -E " +
                              "SQL_ASCII --locale=C >" + dir_ + "/initdb.log 2>&1";
     // Only the socket in the folder; no TCP port, nothing else on the machine.
     const std::string start_cmd = bin_ + "/pg_ctl -D " + dir_ + "/data -o \"-k " + dir_ +

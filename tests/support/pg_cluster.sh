@@ -16,7 +16,7 @@ pg_cluster_start() {
   [ -x "$PG_BIN/initdb" ] || { echo "no PostgreSQL server binaries (scripts/setup.sh installs postgresql-15)" >&2; return 1; }
   mkdir -p "$1"
   [ "$(id -u)" -eq 0 ] && chown postgres: "$1"
-  pg_as_owner "$PG_BIN/initdb -D $1/data -A trust -U postgres -E SQL_ASCII --locale=C >$1/initdb.log 2>&1" \
+  pg_as_owner "$PG_BIN/initdb -N -D $1/data -A trust -U postgres -E SQL_ASCII --locale=C >$1/initdb.log 2>&1" \
     || { echo "initdb failed: see $1/initdb.log" >&2; return 1; }
   PG_SOCKET=$1
   pg_cluster_restart "$1"
