@@ -85,6 +85,13 @@ class StatementBackend {
     virtual void bind_blob(int i, const void* data, size_t n) = 0;
     virtual void bind_null(int i) = 0;
     virtual bool step() = 0;
+    /// Runs a statement whose rows are not wanted, then resets it. A back
+    /// end may defer it to its transaction's end (PostgreSQL's pipeline).
+    virtual void run() {
+        while (step()) {
+        }
+        reset();
+    }
     virtual void reset() = 0;
     virtual int64_t i64(int col) const = 0;
     virtual double f64(int col) const = 0;
@@ -113,12 +120,9 @@ class Statement {
 
     /// Steps once: true while a row is available.
     bool step() { return impl_->step(); }
-    /// Steps to the end (for statements that return no rows) and resets.
-    void run() {
-        while (step()) {
-        }
-        reset();
-    }
+    /// Runs a statement that returns no rows, and resets it. Inside a write
+    /// transaction a server store may report its failure only at commit.
+    void run() { impl_->run(); }
     /// Back to before the first step, with no values bound.
     void reset() { impl_->reset(); }
 

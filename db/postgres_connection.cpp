@@ -11,7 +11,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "db/connection.h"
 
@@ -61,6 +63,67 @@ std::string trimmed(const char* m) {
     throw DbError(m + advice, code);
 }
 
+struct Result {
+    PGresult* r = nullptr;
+    ~Result() { PQclear(r); }
+};
+
+/// A write transaction's statements sent in libpq's pipeline mode and not
+/// read back yet: a batch of a capture (BEGIN, an INSERT a table, COMMIT,
+/// the change announcement) costs one round trip to the server, not one a
+/// statement. Whatever needs a result first ends the pipeline.
+struct Pipeline {
+    bool on = false;
+    std::vector<std::string> sent;  // each statement's SQL, for its error message
+};
+
+/// Sends a statement into the pipeline; false when libpq cannot queue it.
+bool send_piped(PGconn* conn, Pipeline& p, const std::string& sql, const char* prepared, int n,
+                const char* const* values, const int* lengths, const int* formats) {
+    p.sent.push_back(sql);
+    return prepared ? PQsendQueryPrepared(conn, prepared, n, values, lengths, formats, 0) == 1
+                    : PQsendQueryParams(conn, sql.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0) == 1;
+}
+
+/// Ends pipeline mode: syncs, reads every statement's result back, and
+/// throws the first failure (the server skips the rest after one).
+void end_pipeline(PGconn* conn, Pipeline& p, const std::string& where) {
+    if (!p.on) return;
+    p.on = false;
+    const std::vector<std::string> sent = std::move(p.sent);
+    p.sent.clear();
+    PGresult* failed = nullptr;
+    std::string failed_sql;
+    if (PQpipelineSync(conn) == 1) {
+        size_t i = 0;  // the statement whose results come now
+        for (;;) {
+            PGresult* r = PQgetResult(conn);
+            if (!r) {  // the end of one statement's results
+                if (PQstatus(conn) != CONNECTION_OK) break;  // no sync will come
+                ++i;
+                continue;
+            }
+            const auto st = PQresultStatus(r);
+            if (st == PGRES_PIPELINE_SYNC) {
+                PQclear(r);
+                break;
+            }
+            if (!failed && st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK &&
+                st != PGRES_PIPELINE_ABORTED) {
+                failed = r;
+                failed_sql = i < sent.size() ? sent[i] : "";
+                continue;
+            }
+            PQclear(r);
+        }
+    }
+    PQexitPipelineMode(conn);
+    if (failed || PQstatus(conn) != CONNECTION_OK) {
+        Result keep{failed};
+        fail(conn, failed, where, failed_sql);
+    }
+}
+
 /// The callers' SQL in PostgreSQL's dialect: ?N parameters become $N
 /// (outside quoted text).
 std::string dialect(std::string_view sql) {
@@ -90,15 +153,13 @@ int parameter_count(std::string_view sql) {
     return n;
 }
 
-struct Result {
-    PGresult* r = nullptr;
-    ~Result() { PQclear(r); }
-};
-
 class PgStatement final : public StatementBackend {
   public:
-    PgStatement(PGconn* conn, std::string_view sql, const std::string& where, int serial)
-        : conn_(conn), where_(where), sql_(dialect(sql)), name_("ps" + std::to_string(serial)) {
+    PgStatement(PGconn* conn, Pipeline& pipe, std::string_view sql, const std::string& where,
+                int serial)
+        : conn_(conn), pipe_(pipe), where_(where), sql_(dialect(sql)),
+          name_("ps" + std::to_string(serial)) {
+        end_pipeline(conn_, pipe_, where_);
         const int n = parameter_count(sql_);
         values_.resize(n);
         set_.assign(n, false);
@@ -108,7 +169,9 @@ class PgStatement final : public StatementBackend {
     }
     ~PgStatement() override {
         PQclear(res_);
-        if (PQstatus(conn_) == CONNECTION_OK && PQtransactionStatus(conn_) != PQTRANS_INERROR)
+        // (in a pipeline the statement stays prepared until the connection ends)
+        if (!pipe_.on && PQstatus(conn_) == CONNECTION_OK &&
+            PQtransactionStatus(conn_) != PQTRANS_INERROR)
             PQclear(PQexec(conn_, ("DEALLOCATE " + name_).c_str()));
     }
 
@@ -131,14 +194,10 @@ class PgStatement final : public StatementBackend {
 
     bool step() override {
         if (!res_) {
-            std::vector<const char*> ptrs(values_.size());
-            std::vector<int> lengths(values_.size());
-            for (size_t i = 0; i < values_.size(); ++i) {
-                ptrs[i] = set_[i] ? values_[i].data() : nullptr;
-                lengths[i] = static_cast<int>(values_[i].size());
-            }
+            end_pipeline(conn_, pipe_, where_);  // a result is wanted now
+            const Params p = params();
             res_ = PQexecPrepared(conn_, name_.c_str(), static_cast<int>(values_.size()),
-                                  ptrs.data(), lengths.data(), formats_.data(), 0);
+                                  p.values.data(), p.lengths.data(), formats_.data(), 0);
             const auto st = PQresultStatus(res_);
             if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
                 PGresult* r = res_;
@@ -150,6 +209,22 @@ class PgStatement final : public StatementBackend {
             row_ = -1;
         }
         return ++row_ < rows_;
+    }
+
+    /// In a write transaction's pipeline: sent, its result read at the
+    /// pipeline's end. Else run at once.
+    void run() override {
+        if (!pipe_.on) {
+            while (step()) {
+            }
+            reset();
+            return;
+        }
+        const Params p = params();
+        if (!send_piped(conn_, pipe_, sql_, name_.c_str(), static_cast<int>(values_.size()),
+                        p.values.data(), p.lengths.data(), formats_.data()))
+            end_pipeline(conn_, pipe_, where_);  // throws why it could not be sent
+        reset();
     }
 
     void reset() override {
@@ -186,6 +261,18 @@ class PgStatement final : public StatementBackend {
     }
 
   private:
+    struct Params {
+        std::vector<const char*> values;
+        std::vector<int> lengths;
+    };
+    Params params() const {
+        Params p{std::vector<const char*>(values_.size()), std::vector<int>(values_.size())};
+        for (size_t i = 0; i < values_.size(); ++i) {
+            p.values[i] = set_[i] ? values_[i].data() : nullptr;
+            p.lengths[i] = static_cast<int>(values_[i].size());
+        }
+        return p;
+    }
     void check_index(int i) const {
         if (i < 1 || i > static_cast<int>(values_.size()))
             throw DbError(where_ + ": bind: no parameter " + std::to_string(i) + " in \"" +
@@ -205,6 +292,7 @@ class PgStatement final : public StatementBackend {
     }
 
     PGconn* conn_;
+    Pipeline& pipe_;
     std::string where_, sql_, name_;
     std::vector<std::string> values_;
     std::vector<bool> set_;
@@ -245,18 +333,25 @@ class PgConnection final : public ConnectionBackend {
     Backend backend() const override { return Backend::postgres; }
 
     void exec(const std::string& sql) override {
+        end_pipeline(conn_, pipe_, where_);
         Result r{PQexec(conn_, sql.c_str())};
         const auto st = PQresultStatus(r.r);
         if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) fail(conn_, r.r, where_, sql);
     }
 
     std::unique_ptr<StatementBackend> prepare(std::string_view sql) override {
-        return std::make_unique<PgStatement>(conn_, sql, where_, ++serial_);
+        return std::make_unique<PgStatement>(conn_, pipe_, sql, where_, ++serial_);
     }
 
     void begin_write() override {
-        exec("BEGIN");
+        end_pipeline(conn_, pipe_, where_);
         writing_ = true;
+        if (PQenterPipelineMode(conn_) == 1) {
+            pipe_.on = true;
+            if (send_piped(conn_, pipe_, "BEGIN", nullptr, 0, nullptr, nullptr, nullptr)) return;
+            end_pipeline(conn_, pipe_, where_);  // throws why it could not be sent
+        }
+        exec("BEGIN");
     }
     void begin_read() override {
         exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
@@ -265,12 +360,26 @@ class PgConnection final : public ConnectionBackend {
     /// A write, once committed, advances pathscope_changes (the store's
     /// data_version) and wakes the live views that LISTEN for it.
     void commit() override {
-        exec("COMMIT");
-        if (std::exchange(writing_, false))
-            exec("SELECT nextval('pathscope_changes'); NOTIFY pathscope_changes");
+        const bool announce = std::exchange(writing_, false);
+        if (pipe_.on) {
+            // (one statement a message in a pipeline)
+            bool sent = send_piped(conn_, pipe_, "COMMIT", nullptr, 0, nullptr, nullptr, nullptr);
+            if (sent && announce)
+                sent = send_piped(conn_, pipe_, kAdvance, nullptr, 0, nullptr, nullptr, nullptr) &&
+                       send_piped(conn_, pipe_, kNotify, nullptr, 0, nullptr, nullptr, nullptr);
+            end_pipeline(conn_, pipe_, where_);
+            if (sent) return;
+            fail(conn_, nullptr, where_, "COMMIT");
+        }
+        exec(announce ? std::string("COMMIT; ") + kAdvance + "; " + kNotify : std::string("COMMIT"));
     }
     void rollback() noexcept override {
         writing_ = false;
+        try {
+            end_pipeline(conn_, pipe_, where_);
+        } catch (const DbError&) {
+            // the failure being rolled back, or a broken connection: said already
+        }
         if (PQstatus(conn_) == CONNECTION_OK) PQclear(PQexec(conn_, "ROLLBACK"));
     }
     void interrupt() noexcept override {
@@ -304,6 +413,9 @@ class PgConnection final : public ConnectionBackend {
     PGcancel* cancel_ = nullptr;
     int serial_ = 0;
     bool writing_ = false;
+    Pipeline pipe_;
+    static constexpr const char* kAdvance = "SELECT nextval('pathscope_changes')";
+    static constexpr const char* kNotify = "NOTIFY pathscope_changes";
 };
 
 }  // namespace
