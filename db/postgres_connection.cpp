@@ -362,16 +362,14 @@ class PgConnection final : public ConnectionBackend {
     void commit() override {
         const bool announce = std::exchange(writing_, false);
         if (pipe_.on) {
-            // (one statement a message in a pipeline)
             bool sent = send_piped(conn_, pipe_, "COMMIT", nullptr, 0, nullptr, nullptr, nullptr);
             if (sent && announce)
-                sent = send_piped(conn_, pipe_, kAdvance, nullptr, 0, nullptr, nullptr, nullptr) &&
-                       send_piped(conn_, pipe_, kNotify, nullptr, 0, nullptr, nullptr, nullptr);
+                sent = send_piped(conn_, pipe_, kAnnounce, nullptr, 0, nullptr, nullptr, nullptr);
             end_pipeline(conn_, pipe_, where_);
             if (sent) return;
             fail(conn_, nullptr, where_, "COMMIT");
         }
-        exec(announce ? std::string("COMMIT; ") + kAdvance + "; " + kNotify : std::string("COMMIT"));
+        exec(announce ? std::string("COMMIT; ") + kAnnounce : std::string("COMMIT"));
     }
     void rollback() noexcept override {
         writing_ = false;
@@ -414,8 +412,10 @@ class PgConnection final : public ConnectionBackend {
     int serial_ = 0;
     bool writing_ = false;
     Pipeline pipe_;
-    static constexpr const char* kAdvance = "SELECT nextval('pathscope_changes')";
-    static constexpr const char* kNotify = "NOTIFY pathscope_changes";
+    /// After the commit, so that a reader who sees the new data_version sees
+    /// the rows too; one statement (the version is the notice's payload).
+    static constexpr const char* kAnnounce =
+        "SELECT pg_notify('pathscope_changes', nextval('pathscope_changes')::text)";
 };
 
 }  // namespace

@@ -8,13 +8,13 @@
 //      `pathscope show` as a user runs them (a process each, wall time) and
 //      the library calls under them; goal: under 1 s each.
 // The same ingest into an SQLite file is printed beside, for scale.
-//   bench_team_store [--runs N] [--batches N]
+//   bench_team_store [--runs N] [--batches N] [--repeat N]
 #include <libpq-fe.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -150,39 +150,10 @@ Ingest ingest(const std::string& store, const std::vector<Batch>& batches, size_
     return out;
 }
 
-double run_cli(const std::string& args) {
-    const auto t = Clock::now();
-    const std::string cmd = std::string(PATHSCOPE_CLI) + " " + args + " > /dev/null";
-    if (std::system(cmd.c_str()) != 0) {
-        std::fprintf(stderr, "failed: %s\n", cmd.c_str());
-        std::exit(1);
-    }
-    return seconds_since(t);
-}
-
-}  // namespace
-
-int main(int argc, char** argv) {
-    int runs = 10000, nbatches = 300;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (std::string(argv[i]) == "--runs") runs = std::atoi(argv[i + 1]);
-        if (std::string(argv[i]) == "--batches") nbatches = std::atoi(argv[i + 1]);
-    }
-    auto& pg = pathscope::test::PgCluster::shared();
-    if (!pg.why_not().empty()) {
-        std::fprintf(stderr, "bench_team_store: %s\n", pg.why_not().c_str());
-        return 1;
-    }
-    std::vector<Batch> batches;
-    for (int i = 0; i < nbatches; ++i) batches.push_back(interval_batch(i / 10, i % 10));
-
-    // 1. Ingest: the writer, then COPY of the same rows, each into a fresh store.
-    const std::string a = pg.new_database("ingest");
-    const Ingest w = ingest(a, batches);
-    const Ingest g = ingest(pg.new_database("grouped"), batches, 10);
-    const std::string b = pg.new_database("copy");
-    ingest(b, {});  // the same empty store: tables, a run
-    PGconn* c = PQconnectdb(b.c_str());
+/// COPY of the batches' rows in one transaction, into the fresh store `url`.
+double copy_seconds(const std::string& url, const std::vector<Batch>& batches) {
+    ingest(url, {});  // the same empty store as the writer's: tables, a run
+    PGconn* c = PQconnectdb(url.c_str());
     std::string iv, st, ed, qu;
     for (const auto& x : batches) {
         copy_text(iv, tables::intervals(), 1, x.intervals);
@@ -197,18 +168,77 @@ int main(int argc, char** argv) {
     copy_table(c, tables::edge_counters(), ed);
     copy_table(c, tables::queue_counters(), qu);
     PQclear(PQexec(c, "COMMIT"));
-    const double copy_s = seconds_since(t);
+    const double s = seconds_since(t);
     PQfinish(c);
+    return s;
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+double run_cli(const std::string& args) {
+    const auto t = Clock::now();
+    const std::string cmd = std::string(PATHSCOPE_CLI) + " " + args + " > /dev/null";
+    if (std::system(cmd.c_str()) != 0) {
+        std::fprintf(stderr, "failed: %s\n", cmd.c_str());
+        std::exit(1);
+    }
+    return seconds_since(t);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    int runs = 10000, nbatches = 300, repeat = 5;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (std::string(argv[i]) == "--runs") runs = std::atoi(argv[i + 1]);
+        if (std::string(argv[i]) == "--batches") nbatches = std::atoi(argv[i + 1]);
+        if (std::string(argv[i]) == "--repeat") repeat = std::max(1, std::atoi(argv[i + 1]));
+    }
+    auto& pg = pathscope::test::PgCluster::shared();
+    if (!pg.why_not().empty()) {
+        std::fprintf(stderr, "bench_team_store: %s\n", pg.why_not().c_str());
+        return 1;
+    }
+    std::vector<Batch> batches;
+    for (int i = 0; i < nbatches; ++i) batches.push_back(interval_batch(i / 10, i % 10));
+
+    // 1. Ingest: the writer (a batch a commit, then 10), and COPY of the same
+    // rows, each into a fresh store, `repeat` times in turn: the median of
+    // each, and of the ratios (one COPY takes a tenth of a second, so a
+    // single pair is at the mercy of a busy machine).
+    std::vector<double> writer_s, grouped_s, copy_s, ratio, grouped_ratio;
+    size_t rows = 0;
+    for (int r = 0; r < repeat; ++r) {
+        const Ingest w = ingest(pg.new_database("ingest"), batches);
+        const Ingest g = ingest(pg.new_database("grouped"), batches, 10);
+        const double c = copy_seconds(pg.new_database("copy"), batches);
+        rows = w.rows;
+        writer_s.push_back(w.seconds);
+        grouped_s.push_back(g.seconds);
+        copy_s.push_back(c);
+        ratio.push_back(c / w.seconds);
+        grouped_ratio.push_back(c / g.seconds);
+    }
     char file[] = "/tmp/pathscope_bench_team.XXXXXX";
     if (!mkdtemp(file)) return 1;
     const Ingest f = ingest(std::string(file) + "/s.db", batches);
-    std::printf("ingest of %zu rows (%d interval batches: stages, edges, queues, intervals)\n",
-                w.rows, nbatches);
-    std::printf("  pathscope writer, server   %10.0f rows/s  (%.3f s)\n", w.rows / w.seconds, w.seconds);
-    std::printf("  COPY of the same rows      %10.0f rows/s  (%.3f s)\n", w.rows / copy_s, copy_s);
-    std::printf("  ratio writer / COPY        %10.2fx\n", copy_s / w.seconds);
-    std::printf("  writer, 10 batches a commit%10.0f rows/s  (%.3f s)\n", g.rows / g.seconds, g.seconds);
-    std::printf("  ratio grouped / COPY       %10.2fx  (goal: 0.5x or better)\n", copy_s / g.seconds);
+    const auto range = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.2f-%.2fx", v.front(), v.back());
+        return std::string(buf);
+    };
+    std::printf("ingest of %zu rows (%d interval batches: stages, edges, queues, intervals), "
+                "median of %d\n", rows, nbatches, repeat);
+    std::printf("  pathscope writer, server   %10.0f rows/s  (%.3f s)\n", rows / median(writer_s), median(writer_s));
+    std::printf("  COPY of the same rows      %10.0f rows/s  (%.3f s)\n", rows / median(copy_s), median(copy_s));
+    std::printf("  ratio writer / COPY        %10.2fx  (%s)\n", median(ratio), range(ratio).c_str());
+    std::printf("  writer, 10 batches a commit%10.0f rows/s  (%.3f s)\n", rows / median(grouped_s), median(grouped_s));
+    std::printf("  ratio grouped / COPY       %10.2fx  (%s; goal: 0.5x or better)\n", median(grouped_ratio),
+                range(grouped_ratio).c_str());
     std::printf("  pathscope writer, file     %10.0f rows/s  (%.3f s, for scale)\n", f.rows / f.seconds, f.seconds);
 
     // 2. A store of `runs` runs, made on the server side (each: a run row,
