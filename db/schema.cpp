@@ -300,10 +300,17 @@ std::string host_name() {
 }
 
 int recover_stale_runs(Database& db) {
-    Statement q = db.prepare("SELECT id, host, pid FROM runs WHERE status = 'running'");
+    // A capture is looked for by its pid on this host and, on a server, by
+    // its run's lock from any host (server_store.h); the pid answers first
+    // when the capture was just killed here (its server session ends a
+    // moment later).
+    const bool server = db.backend() == Backend::postgres;
+    Statement q = db.prepare(server ? running_runs_sql()
+                                    : "SELECT id, host, pid FROM runs WHERE status = 'running'");
     std::vector<int64_t> stale;
     while (q.step())
-        if (capture_process_gone(q.text(1), q.i64(2))) stale.push_back(q.i64(0));
+        if (capture_process_gone(q.text(1), q.i64(2)) || (server && q.i64(3) == 0))
+            stale.push_back(q.i64(0));
     if (stale.empty()) return 0;
     Statement u = db.prepare(
         "UPDATE runs SET status = 'aborted', note = CASE note WHEN '' THEN "

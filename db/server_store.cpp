@@ -97,4 +97,20 @@ std::unique_ptr<Database> open_server_store(const std::string& url, Database::Mo
     return db;
 }
 
+// Advisory locks of two int4 keys: "path" and the run id (a space apart
+// from the bigint key that guards the store's creation).
+constexpr int64_t kRunLockClass = 0x70617468;
+
+std::string hold_run_sql(int64_t id) {
+    return "SELECT pg_advisory_lock(" + std::to_string(kRunLockClass) + ", " + std::to_string(id) +
+           ")";
+}
+
+std::string running_runs_sql() {
+    return "SELECT id, host, pid, (EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = "
+           "'advisory' AND l.classid::bigint = " + std::to_string(kRunLockClass) +
+           " AND l.objid::bigint = r.id AND l.objsubid = 2))::int FROM runs r WHERE status = "
+           "'running'";
+}
+
 }  // namespace pathscope::db

@@ -23,4 +23,14 @@ std::unique_ptr<Database> open_server_store(const std::string& url, Database::Mo
 /// check_store for a server: connects, and refuses what open_server_store would.
 void check_server_store(const std::string& url);
 
+/// A capture on a server store holds a session lock on its run for as long
+/// as its connection lives, from whichever host: taken in the transaction
+/// that makes the run (so no one sees the run without it), gone when the
+/// process ends however it ends. The SQL that takes it for run `id`.
+std::string hold_run_sql(int64_t id);
+
+/// The runs marked running: id, host, pid, and whether their capture holds
+/// its lock (1) or is gone (0).
+std::string running_runs_sql();
+
 }  // namespace pathscope::db

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "db/schema.h"
+#include "db/server_store.h"
 #include "db/bulk_rows.h"
 #include "db/table_sql.h"
 
@@ -160,6 +161,8 @@ int64_t BatchWriter::insert_run(RunInfo& r) {
     impl_->run.step();
     r.id = impl_->run.i64(0);
     impl_->run.reset();
+    if (r.status == "running" && impl_->db.backend() == Backend::postgres)
+        impl_->db.exec(hold_run_sql(r.id));
     tx.commit();
     return r.id;
 }

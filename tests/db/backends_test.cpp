@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <fstream>
 #include <thread>
 
@@ -231,6 +232,36 @@ TEST_P(Backends, ReadingNeverMakesAStoreOfAnEmptyOne) {
 }
 
 // Server stores only: what a file cannot have.
+
+// A capture on another host cannot be looked for by its pid: its run's lock
+// says whether it lives. Alive while its connection is, aborted by the next
+// write once that connection ends, whatever host and pid it names.
+TEST(ServerStore, ACaptureOfAnotherHostLivesAsLongAsItsConnection) {
+    if (!PgCluster::shared().why_not().empty())
+        PATHSCOPE_SKIP("no PostgreSQL test cluster: " + PgCluster::shared().why_not());
+    const std::string store = PgCluster::shared().new_database();
+    write_run(store, "first");
+    auto capture = open_store(store, Database::Mode::read_write);
+    RunInfo r = sample_run("elsewhere");
+    r.host = "another-host";
+    r.pid = 1;
+    BatchWriter(*capture).insert_run(r);
+    const auto status = [&] {
+        auto db = open_store(store, Database::Mode::read_write);  // a write's open marks the dead
+        return find_run(*db, "elsewhere").status;
+    };
+    write_run(store, "next");
+    EXPECT_EQ(status(), "running");
+    capture.reset();  // the capture's process ends, and its server session with it
+    // (the server ends the session a moment after the client goes)
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    std::string now = status();
+    while (now == "running" && std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        now = status();
+    }
+    EXPECT_EQ(now, "aborted");
+}
 TEST(ServerStore, RefusesADatabaseOfAnotherApplication) {
     auto& pg = PgCluster::shared();
     if (!pg.why_not().empty()) PATHSCOPE_SKIP("no PostgreSQL test cluster: " + pg.why_not());
