@@ -23,6 +23,26 @@ using namespace pathscope;
 namespace fs = std::filesystem;
 
 
+// A store reader on a thread of its own, as the desktop program runs it,
+// with a store open (or the error that refused it).
+struct ReaderThread {
+    QThread thread;
+    gui::StoreReader* reader = new gui::StoreReader;
+    QString error;
+    explicit ReaderThread(const std::string& store) {
+        reader->moveToThread(&thread);
+        QObject::connect(&thread, &QThread::finished, reader, &QObject::deleteLater);
+        thread.start();
+        QMetaObject::invokeMethod(
+            reader, [&] { error = reader->open(QString::fromStdString(store)).error; },
+            Qt::BlockingQueuedConnection);
+    }
+    ~ReaderThread() {
+        thread.quit();
+        thread.wait();
+    }
+};
+
 class StoreReaderTest : public QObject {
     Q_OBJECT
     fs::path dir_;
@@ -71,16 +91,9 @@ class StoreReaderTest : public QObject {
         holder.exec("BEGIN");
         holder.exec("LOCK TABLE stack_samples IN ACCESS EXCLUSIVE MODE");
 
-        QThread thread;
-        auto* reader = new gui::StoreReader;
-        reader->moveToThread(&thread);
-        connect(&thread, &QThread::finished, reader, &QObject::deleteLater);
-        thread.start();
-        gui::StoreListing listing;
-        QMetaObject::invokeMethod(
-            reader, [&] { listing = reader->open(QString::fromStdString(url)); },
-            Qt::BlockingQueuedConnection);
-        QVERIFY(listing.error.isEmpty());
+        ReaderThread on(url);
+        QVERIFY2(on.error.isEmpty(), qPrintable(on.error));
+        gui::StoreReader* reader = on.reader;
         QSignalSpy loaded(reader, &gui::StoreReader::loaded);
         QSignalSpy cancelled(reader, &gui::StoreReader::cancelled);
         reader->want(1);
@@ -106,8 +119,6 @@ class StoreReaderTest : public QObject {
         const auto run = loaded.at(0).at(0).value<gui::LoadedRun>();
         QVERIFY2(run.error.isEmpty(), qPrintable(run.error));
         QCOMPARE(run.data->rows.stacks.size(), size_t(200));
-        thread.quit();
-        thread.wait();
     }
 
   private:
@@ -132,16 +143,9 @@ class StoreReaderTest : public QObject {
     }
 
     void cancel(const std::string& path, int64_t id_) {
-        QThread thread;
-        auto* reader = new gui::StoreReader;
-        reader->moveToThread(&thread);
-        connect(&thread, &QThread::finished, reader, &QObject::deleteLater);
-        thread.start();
-        gui::StoreListing listing;
-        QMetaObject::invokeMethod(
-            reader, [&] { listing = reader->open(QString::fromStdString(path)); },
-            Qt::BlockingQueuedConnection);
-        QVERIFY(listing.error.isEmpty());
+        ReaderThread on(path);
+        QVERIFY2(on.error.isEmpty(), qPrintable(on.error));
+        gui::StoreReader* reader = on.reader;
         QSignalSpy loaded(reader, &gui::StoreReader::loaded);
         QSignalSpy cancelled(reader, &gui::StoreReader::cancelled);
         // A whole load, for the time it takes: the second of two, as the
@@ -172,8 +176,6 @@ class StoreReaderTest : public QObject {
               whole_ms, stop_ms);
         // Stopped inside the load, whatever the machine's speed: it was
         // cancelled, and its result never came (loaded counted only the first two).
-        thread.quit();
-        thread.wait();
     }
 };
 
