@@ -80,9 +80,11 @@ struct Pipeline {
 /// Sends a statement into the pipeline; false when libpq cannot queue it.
 bool send_piped(PGconn* conn, Pipeline& p, const std::string& sql, const char* prepared, int n,
                 const char* const* values, const int* lengths, const int* formats) {
-    p.sent.push_back(sql);
-    return prepared ? PQsendQueryPrepared(conn, prepared, n, values, lengths, formats, 0) == 1
-                    : PQsendQueryParams(conn, sql.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0) == 1;
+    const bool sent =
+        prepared ? PQsendQueryPrepared(conn, prepared, n, values, lengths, formats, 0) == 1
+                 : PQsendQueryParams(conn, sql.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0) == 1;
+    if (sent) p.sent.push_back(sql);
+    return sent;
 }
 
 /// Ends pipeline mode: syncs, reads every statement's result back, and
@@ -222,8 +224,11 @@ class PgStatement final : public StatementBackend {
         }
         const Params p = params();
         if (!send_piped(conn_, pipe_, sql_, name_.c_str(), static_cast<int>(values_.size()),
-                        p.values.data(), p.lengths.data(), formats_.data()))
-            end_pipeline(conn_, pipe_, where_);  // throws why it could not be sent
+                        p.values.data(), p.lengths.data(), formats_.data())) {
+            end_pipeline(conn_, pipe_, where_);  // throws when the connection broke
+            while (step()) {  // else the plain way
+            }
+        }
         reset();
     }
 
