@@ -175,7 +175,7 @@ int run(const RunArgs& a) {
                   << db::redacted(opt.db_path) << " keeps only what was committed before the store failed\n";
         std::cerr << "pathscope run: the store failed during the run: " << r.error
                   << "\n  nothing more was stored; every batch committed before it is kept, and "
-                     "the run shows as aborted\n";
+                     "a run the failure cut short shows as aborted\n";
         return 1;
     }
     std::cout << "\nstored as run " << r.run.info.id << " (\"" << analysis::printable(r.run.info.label) << "\") in "

@@ -171,6 +171,20 @@ void BatchWriter::set_status(int64_t run_id, const std::string& status, const st
     Transaction tx(impl_->db);
     impl_->status.bind(1, run_id).bind(2, status).bind(3, utc_now()).bind(4, note).run();
     tx.commit();
+    // The run's last write. Copy the WAL into the store file now: SQLite
+    // ignores a checkpoint that fails when the connection closes, so a disk
+    // that fails here would go unreported; and, unless a reader holds it back,
+    // the file alone then holds the whole run. PASSIVE never waits for a
+    // reader (the GUI's live view).
+    if (impl_->db.backend() != Backend::sqlite) return;
+    try {
+        impl_->db.exec("PRAGMA wal_checkpoint(PASSIVE)");
+    } catch (const DbError& e) {
+        throw DbError(std::string(e.what()) +
+                          "; the run itself was committed whole, to the store's -wal file, "
+                          "which SQLite copies in when it next opens the store",
+                      e.code());
+    }
 }
 
 void BatchWriter::write(int64_t id, const Batch& b) { write(id, std::vector<const Batch*>{&b}); }

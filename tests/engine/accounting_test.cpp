@@ -439,9 +439,16 @@ TEST_F(Accounting, SnapshotsTakenWhileTheWorkerRunsAreConsistent) {
     eng.start();
     gen.start();
     EngineSnapshot prev = eng.snapshot(false);
+    const uint64_t first_received = prev.ledger.received;
+    // A count of snapshots, not a time, taken until the worker has moved
+    // traffic: a loaded machine takes fewer in a given time (57 in 1.5 s
+    // under ASan beside a fuzzer), and the check is about what each holds.
+    // The deadline only bounds a hung engine.
+    constexpr unsigned kSnapshots = 200;
     unsigned snapshots = 0, failures = 0;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(1500);
-    while (std::chrono::steady_clock::now() < deadline && failures < 5) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    const auto more = [&] { return snapshots < kSnapshots || prev.ledger.received == first_received; };
+    while (more() && std::chrono::steady_clock::now() < deadline && failures < 5) {
         const EngineSnapshot cur = eng.snapshot(false);
         ++snapshots;
         ASSERT_EQ(cur.stages.size(), prev.stages.size());
@@ -464,8 +471,9 @@ TEST_F(Accounting, SnapshotsTakenWhileTheWorkerRunsAreConsistent) {
     }
     gen.stop();
     eng.stop();
-    EXPECT_GT(snapshots, 100u);
-    EXPECT_GT(prev.ledger.received, 0u);
+    EXPECT_GE(snapshots, kSnapshots) << "the engine's snapshots stopped coming";
+    // The worker moved traffic while they were taken.
+    EXPECT_GT(prev.ledger.received, first_received);
 }
 
 }  // namespace
