@@ -264,6 +264,11 @@ void set_value(toml::table& t, const std::string& key, const std::string& value,
     parsed.get("v")->visit([&](auto&& v) { t.insert_or_assign(key, std::move(v)); });
 }
 
+/// How deep a setting's dotted key may go (--set and [matrix]): far deeper
+/// than any real setting, and shallow enough that walking it cannot exhaust
+/// the stack (the fuzzer made a [matrix] thousands of tables deep).
+constexpr size_t kMaxSettingDepth = 16;
+
 /// Applies one "a.b.c=value" to `root`, creating tables on the way.
 void apply_override(toml::table& root, const std::string& setting) {
     const auto eq = setting.find('=');
@@ -277,6 +282,10 @@ void apply_override(toml::table& root, const std::string& setting) {
         if (dot == std::string::npos) break;
         start = dot + 1;
     }
+    if (parts.size() > kMaxSettingDepth)
+        throw ScenarioError("--set " + key.substr(0, 60) + (key.size() > 60 ? "..." : "") +
+                            ": a setting names at most " + std::to_string(kMaxSettingDepth) +
+                            " nested keys, like engine.burst or port.wire.device");
     toml::table* t = &root;
     for (size_t i = 0; i + 1 < parts.size(); ++i) {
         toml::node* n = t->get(parts[i]);
@@ -313,11 +322,15 @@ void apply_override(toml::table& root, const std::string& setting) {
 /// Collects the [matrix] table's settings: dotted keys (nested tables, as
 /// `socket.bind = [..]` writes them) whose values are non-empty arrays.
 void read_matrix(const toml::table& t, const std::string& file, const std::string& prefix,
-                 std::vector<MatrixAxis>& out) {
+                 std::vector<MatrixAxis>& out, size_t depth = 1) {
     for (const auto& [k, v] : t) {
         const std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
         if (v.is_table()) {
-            read_matrix(*v.as_table(), file, key, out);
+            if (depth >= kMaxSettingDepth)
+                throw ScenarioError(where(v, file) + ": '[matrix] " + key.substr(0, 60) +
+                                    "...' nests deeper than " + std::to_string(kMaxSettingDepth) +
+                                    " keys; a matrix setting is a dotted key like socket.bind");
+            read_matrix(*v.as_table(), file, key, out, depth + 1);
             continue;
         }
         if (!v.is_array() || v.as_array()->empty())

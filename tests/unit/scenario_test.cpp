@@ -392,6 +392,27 @@ engine.route_cache = ["on", "off"]
               "[\"on\", \"off\"]");
 }
 
+// A setting's key is at most 16 keys deep, in --set and in [matrix]: the
+// fuzzer made a [matrix] 2,538 tables deep with one --set, whose reading
+// overflowed the stack (tests/fuzz/regressions/scenario_fuzz).
+TEST(Scenario, SettingsNestAtMostSixteenDeep) {
+    std::string deep = "matrix";
+    for (int i = 0; i < 20; ++i) deep += ".k";
+    EXPECT_EQ(override_error("", {deep + "=[1, 2]"}),
+              "--set matrix.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k.k: a setting names at most 16 "
+              "nested keys, like engine.burst or port.wire.device");
+    std::string header = "[matrix";
+    for (int i = 0; i < 20; ++i) header += ".k";
+    const std::string e = error_of(header + "]\nv = [1, 2]\n");
+    EXPECT_NE(e.find("nests deeper than 16 keys; a matrix setting is a dotted key like socket.bind"),
+              std::string::npos)
+        << e;
+    // 15 tables deep (a setting of 16 keys) is still read.
+    std::string ok = "[matrix";
+    for (int i = 0; i < 14; ++i) ok += ".k";
+    EXPECT_EQ(error_of(ok + "]\nv = [1, 2]\n"), "");
+}
+
 namespace {
 /// A ring port, a connected echo server on 7 and the rr workload's keys.
 const std::string kRr = R"([[port]]
