@@ -328,7 +328,7 @@ void read_matrix(const toml::table& t, const std::string& file, const std::strin
         if (v.is_table()) {
             if (depth >= kMaxSettingDepth)
                 throw ScenarioError(where(v, file) + ": '[matrix] " + key.substr(0, 60) +
-                                    "...' nests deeper than " + std::to_string(kMaxSettingDepth) +
+                                    (key.size() > 60 ? "..." : "") + "' nests deeper than " + std::to_string(kMaxSettingDepth) +
                                     " keys; a matrix setting is a dotted key like socket.bind");
             read_matrix(*v.as_table(), file, key, out, depth + 1);
             continue;
