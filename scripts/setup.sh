@@ -70,7 +70,9 @@ run_tests() {
   local log
   log=$(mktemp)
   set +e
-  # Two at a time: tests that share DPDK take the "dpdk" resource lock.
+  # Two at a time, DPDK tests too: each EAL runs with --no-shconf (no files
+  # shared between processes; DPDK numbers a second telemetry socket), and
+  # every test waits on events, not on time, so a neighbour only slows it.
   ctest --preset "$1" -j2 "${@:2}" 2>&1 | tee "$log"
   local rc=${PIPESTATUS[0]}
   set -e
