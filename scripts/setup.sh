@@ -72,7 +72,8 @@ run_tests() {
   set +e
   # Two at a time, DPDK tests too: each EAL runs with --no-shconf (no files
   # shared between processes; DPDK numbers a second telemetry socket), and
-  # every test waits on events, not on time, so a neighbour only slows it.
+  # the tests wait on events rather than fixed times, so a neighbour slows
+  # a test but does not fail it.
   ctest --preset "$1" -j2 "${@:2}" 2>&1 | tee "$log"
   local rc=${PIPESTATUS[0]}
   set -e
