@@ -22,21 +22,24 @@ passes 9: each check starts pathscope once, and a sanitized start costs
 tenfold; the dev build checks them all). An odd K samples both the plain
 and the flagged comparison of a level, which alternate.
 """
-import os, random, shutil, subprocess, sys, tempfile
+import argparse, os, random, shutil, subprocess, sys, tempfile
 
 SKIP = 77
 
 
+def positive(text):
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError("%r is not a whole number of 1 or more" % text)
+    return int(text)
+
+
 def main():
-    args = sys.argv[1:]
-    every = 1
-    if len(args) == 3 and args[0] == "--every" and args[1].isdigit() and int(args[1]) > 0:
-        every = int(args[1])
-        args = args[2:]
-    if len(args) != 1:
-        print("usage: ministat_peer.py [--every K] PATHSCOPE")
-        return 2
-    pathscope = args[0]
+    parser = argparse.ArgumentParser(description="pathscope stats against ministat")
+    parser.add_argument("--every", type=positive, default=1, metavar="K",
+                        help="check every K-th comparison (default: all)")
+    parser.add_argument("pathscope")
+    opts = parser.parse_args()
+    pathscope, every = opts.pathscope, opts.every
     ministat = shutil.which("ministat")
     if not ministat:
         why = "ministat is not installed (scripts/setup.sh installs it)"
