@@ -4,12 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <set>
 
 #include "analysis/metric_names.h"
+#include "analysis/multiple_tests.h"
+#include "analysis/number_text.h"
+#include "analysis/text_builder.h"
 
 namespace pathscope::analysis {
 
@@ -32,7 +33,7 @@ void per_packet_if_bursts_differ(Verdict& v) {
     for (Metric* m : {&v.base, &v.cand}) {
         for (size_t i = 0; i < m->values.size(); ++i) {
             const double ppc = i < m->packets_per_call.size() ? m->packets_per_call[i] : 0;
-            m->values[i] = ppc > 0 ? m->values[i] / ppc : 0;
+            m->values[i] = ppc > 0 ? m->values[i] / ppc : std::nan("");
         }
         m->unit = "cyc/pkt@call";
     }
@@ -41,7 +42,173 @@ void per_packet_if_bursts_differ(Verdict& v) {
         "(another burst size), so per-call percentiles are judged per packet";
 }
 
+/// The values of the blocks both metrics have, in block order.
+struct Pairs {
+    std::vector<double> base, cand;
+    std::vector<size_t> base_trial, cand_trial;
+};
+Pairs pairs_of(const Metric& b, const Metric& c) {
+    std::map<int, size_t> cand_at;
+    for (size_t i = 0; i < c.values.size(); ++i)
+        if (!std::isnan(c.values[i])) cand_at[i < c.blocks.size() ? c.blocks[i] : static_cast<int>(i)] = i;
+    std::map<int, size_t> base_at;
+    for (size_t i = 0; i < b.values.size(); ++i)
+        if (!std::isnan(b.values[i])) base_at[i < b.blocks.size() ? b.blocks[i] : static_cast<int>(i)] = i;
+    Pairs p;
+    for (const auto& [block, i] : base_at)
+        if (auto it = cand_at.find(block); it != cand_at.end()) {
+            p.base.push_back(b.values[i]);
+            p.cand.push_back(c.values[it->second]);
+            p.base_trial.push_back(i);
+            p.cand_trial.push_back(it->second);
+        }
+    return p;
+}
+
+/// Two runs of one experiment ran their trials in shared blocks.
+bool blocked(const Metric& b, const Metric& c) {
+    return !b.experiment.empty() && b.experiment == c.experiment;
+}
+
+/// The first disturbed trial among `trials` of `m`, named for a reader, or "".
+std::string first_disturbed(const Metric& m, const std::vector<size_t>& trials, const char* side) {
+    for (size_t t : trials)
+        if (t < m.disturbed.size() && !m.disturbed[t].empty())
+            return fmt::format("{} trial {}: {}", side, t + 1, m.disturbed[t]);
+    return "";
+}
+
+std::vector<size_t> present_trials(const Metric& m) {
+    std::vector<size_t> out;
+    for (size_t i = 0; i < m.values.size(); ++i)
+        if (!std::isnan(m.values[i])) out.push_back(i);
+    return out;
+}
+
+/// Sets the interval of a t test at `level` (percent) and its significance.
+void interval_at(Verdict& v, double level, double base_mean) {
+    v.confidence = level;
+    if (!v.possible || !v.t_family()) return;
+    v.half_width = v.se > 0 ? t_critical_any(level, v.df) * v.se : 0;
+    v.percent_half_width = base_mean != 0 ? v.half_width * 100 / std::fabs(base_mean) : 0;
+    v.significant = v.se > 0 ? std::fabs(v.difference) > v.half_width : v.difference != 0;
+}
+
+double base_mean_of(const Verdict& v) {
+    return v.test == kPairedT || v.test == kSignedRank ? v.paired.mean_base : v.base_summary.mean;
+}
+
 }  // namespace
+
+bool Verdict::t_family() const { return test == kStudentT || test == kPairedT; }
+
+Verdict judge_metric(const Metric& base, const Metric& cand, double confidence) {
+    Verdict v;
+    v.base = base;
+    v.cand = cand;
+    v.confidence = confidence;
+    per_packet_if_bursts_differ(v);
+    v.base_summary = summarize(v.base.values);
+    v.cand_summary = summarize(v.cand.values);
+    std::vector<size_t> used_base = present_trials(v.base), used_cand = present_trials(v.cand);
+    if (blocked(v.base, v.cand)) {
+        const Pairs p = pairs_of(v.base, v.cand);
+        used_base = p.base_trial;
+        used_cand = p.cand_trial;
+        v.pairs = p.base.size();
+        v.paired = paired_t(p.base, p.cand, confidence);
+        v.signed_rank = wilcoxon_signed_rank(p.base, p.cand);
+        const double mb = v.paired.mean_base;
+        v.percent = mb != 0 ? v.paired.difference * 100 / mb : 0;
+        if (base.skewed) {
+            v.test = kSignedRank;
+            v.possible = v.signed_rank.possible;
+            v.p = v.signed_rank.p;
+            v.warning = v.signed_rank.warning;
+        } else {
+            v.test = kPairedT;
+            v.possible = v.paired.possible;
+            v.p = v.paired.p;
+            v.difference = v.paired.difference;
+            v.se = v.paired.n ? v.paired.sd / std::sqrt(static_cast<double>(v.paired.n)) : 0;
+            v.df = static_cast<double>(v.paired.n) - 1;
+            v.no_variance = v.paired.possible && v.paired.sd == 0;
+            v.warning = v.paired.warning;
+        }
+        if (!v.possible && v.warning.empty())
+            v.warning = fmt::format("{} blocks have both runs' values", v.pairs);
+    } else {
+        const double mb = v.base_summary.mean, mc = v.cand_summary.mean;
+        v.percent = mb != 0 ? (mc - mb) * 100 / mb : 0;
+        if (base.skewed) {
+            v.test = kMannWhitneyU;
+            v.u = mann_whitney(present_values(v.base.values), present_values(v.cand.values),
+                               confidence);
+            v.possible = v.u.possible;
+            v.p = v.u.p;
+            v.warning = v.u.warning;
+        } else {
+            v.test = kStudentT;
+            v.t = student_t(v.base_summary, v.cand_summary, confidence);
+            v.possible = v.t.possible;
+            v.p = v.t.p;
+            v.difference = v.t.difference;
+            const double nb = static_cast<double>(v.base_summary.n),
+                         nc = static_cast<double>(v.cand_summary.n);
+            v.se = v.t.possible ? v.t.pooled_s * std::sqrt(1 / nb + 1 / nc) : 0;
+            v.df = nb + nc - 2;
+            v.no_variance = v.t.possible && v.t.pooled_s == 0;
+            v.warning = v.t.warning;
+        }
+    }
+    v.unreliable = first_disturbed(v.base, used_base, "base");
+    if (v.unreliable.empty()) v.unreliable = first_disturbed(v.cand, used_cand, "candidate");
+    v.q = v.p;
+    adjust_family({&v}, confidence);
+    return v;
+}
+
+void adjust_family(const std::vector<Verdict*>& family, double confidence) {
+    const double alpha = 1 - confidence / 100;
+    std::vector<double> p;
+    std::vector<Verdict*> tested;
+    for (Verdict* v : family)
+        if (v->possible) {
+            p.push_back(v->p);
+            tested.push_back(v);
+        }
+    const std::vector<double> q = bh_adjust(p);
+    size_t rejected = 0;
+    for (double x : q) rejected += x <= alpha;
+    const size_t m = std::max<size_t>(1, tested.size());
+    // The family's level: an interval at it excludes 0 exactly for the
+    // p-values Benjamini-Hochberg rejects (p <= alpha R / m); alone, the
+    // requested confidence itself.
+    const double level =
+        m == 1 ? confidence
+               : 100 * (1 - alpha * static_cast<double>(std::max<size_t>(1, rejected)) /
+                                static_cast<double>(m));
+    for (size_t i = 0; i < tested.size(); ++i) tested[i]->q = q[i];
+    for (Verdict* v : family) {
+        v->family = m;
+        interval_at(*v, level, base_mean_of(*v));
+        if (!v->t_family()) v->significant = v->possible && v->q <= alpha;
+        // A rank test that cannot reach the level even alone can prove nothing.
+        const double min_p = v->test == kMannWhitneyU ? v->u.min_p
+                             : v->test == kSignedRank ? v->signed_rank.min_p
+                                                      : 0;
+        const double mean_b = base_mean_of(*v);
+        const double mean_c = mean_b + (v->t_family() ? v->difference : mean_b * v->percent / 100);
+        if (!v->possible || min_p > alpha)
+            v->outcome = kTooFewTrials;
+        else if (!v->unreliable.empty())
+            v->outcome = kUnreliable;
+        else if (!v->significant)
+            v->outcome = kNoDifference;
+        else
+            v->outcome = (mean_c > mean_b) == v->base.higher_is_better ? kBetter : kWorse;
+    }
+}
 
 std::vector<Verdict> compare_metrics(const std::vector<Metric>& base,
                                      const std::vector<Metric>& cand, double confidence) {
@@ -51,41 +218,11 @@ std::vector<Verdict> compare_metrics(const std::vector<Metric>& base,
     for (const auto& b : base) {
         auto it = by_key.find({b.group, b.name});
         if (it == by_key.end()) continue;
-        Verdict v;
-        v.base = b;
-        v.cand = *it->second;
-        per_packet_if_bursts_differ(v);
-        v.base_summary = summarize(v.base.values);
-        v.cand_summary = summarize(v.cand.values);
-        const double mb = v.base_summary.mean, mc = v.cand_summary.mean;
-        v.percent = mb != 0 ? (mc - mb) * 100 / mb : 0;
-        if (b.skewed) {
-            v.test = kMannWhitneyU;
-            v.u = mann_whitney(v.base.values, v.cand.values, confidence);
-            v.possible = v.u.possible;
-            v.significant = v.u.significant;
-            v.warning = v.u.warning;
-        } else {
-            v.test = kStudentT;
-            v.t = student_t(v.base_summary, v.cand_summary, confidence);
-            v.possible = v.t.possible;
-            v.significant = v.t.significant;
-            v.difference = v.t.difference;
-            v.half_width = v.t.half_width;
-            // The verdict's own interval over the base mean: it holds 0
-            // exactly when the verdict finds no difference.
-            v.percent_half_width = mb != 0 ? v.t.half_width * 100 / std::fabs(mb) : 0;
-            v.no_variance = v.t.possible && v.t.pooled_s == 0;
-            v.warning = v.t.warning;
-        }
-        if (!v.possible)
-            v.outcome = "no test";
-        else if (!v.significant)
-            v.outcome = "no difference";
-        else
-            v.outcome = (mc > mb) == b.higher_is_better ? "better" : "worse";
-        out.push_back(std::move(v));
+        out.push_back(judge_metric(b, *it->second, confidence));
     }
+    std::vector<Verdict*> family;
+    for (auto& v : out) family.push_back(&v);
+    adjust_family(family, confidence);
     return out;
 }
 
@@ -94,32 +231,27 @@ namespace {
 // "center +/-half" with the fewest digits (from `digits` up) at which the
 // printed interval holds 0 exactly when `significant` says it does not:
 // rounding must never make a verdict and its interval disagree.
-std::string interval_text(double center, double half, bool significant, const char* fmt_center,
-                          const char* fmt_half, const char* suffix, int digits) {
-    char c[64], h[64];
+std::string interval_text(double center, double half, bool significant, char style,
+                          const char* suffix, int digits) {
+    std::string c, h;
     for (int d = digits; d < digits + 8; ++d) {
-        std::snprintf(c, sizeof c, fmt_center, d, center);
-        std::snprintf(h, sizeof h, fmt_half, d, half);
-        const bool excludes_zero = std::fabs(std::strtod(c, nullptr)) > std::strtod(h, nullptr);
+        c = style == 'f' ? fmt::format("{:+.{}f}", center, d) : fmt::format("{:+.{}g}", center, d);
+        h = style == 'f' ? fmt::format("{:.{}f}", half, d) : fmt::format("{:.{}g}", half, d);
+        const bool excludes_zero =
+            std::fabs(parse_number(c).value_or(0)) > parse_number(h).value_or(0);
         if (excludes_zero == significant) break;
     }
-    return std::string(c) + suffix + " +/-" + h + suffix;
+    return c + suffix + " +/-" + h + suffix;
 }
 
 }  // namespace
 
 std::string format_change(const Verdict& v) {
-    char buf[64];
-    if (v.base_summary.mean == 0) return "n/a";
-    if (v.test == kStudentT && v.no_variance) {
-        std::snprintf(buf, sizeof buf, "%+.1f%% no variance", v.percent);
-        return buf;
-    }
-    if (v.test == kStudentT && v.possible)
-        return interval_text(v.percent, v.percent_half_width, v.significant, "%+.*f", "%.*f", "%",
-                             1);
-    std::snprintf(buf, sizeof buf, "%+.1f%%", v.percent);
-    return buf;
+    if (base_mean_of(v) == 0) return "n/a";
+    if (v.t_family() && v.no_variance) return fmt::format("{:+.1f}% no variance", v.percent);
+    if (v.t_family() && v.possible)
+        return interval_text(v.percent, v.percent_half_width, v.significant, 'f', "%", 1);
+    return fmt::format("{:+.1f}%", v.percent);
 }
 
 std::string format_mean(const Summary& s) {
@@ -128,74 +260,109 @@ std::string format_mean(const Summary& s) {
 }
 
 std::string format_difference(const Verdict& v) {
-    if (v.test != kStudentT || !v.possible) return "";
-    if (v.no_variance) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%+.4g", v.difference);
-        return buf;
-    }
-    return interval_text(v.difference, v.half_width, v.significant, "%+.*g", "%.*g", "", 4);
+    if (!v.t_family() || !v.possible) return "";
+    if (v.no_variance) return fmt::format("{:+.4g}", v.difference);
+    return interval_text(v.difference, v.half_width, v.significant, 'g', "", 4);
+}
+
+std::string verdict_word(const Verdict& v) { return v.outcome.empty() ? kTooFewTrials : v.outcome; }
+
+std::string family_note(const std::vector<Verdict>& verdicts, double confidence) {
+    size_t m = 0;
+    double level = confidence;
+    for (const auto& v : verdicts)
+        if (v.possible) m = std::max(m, v.family), level = v.confidence;
+    if (m <= 1) return fmt::format("{:g}% confidence", confidence);
+    return fmt::format(
+        "{:g}% confidence, false discovery rate controlled over the {} verdicts "
+        "(Benjamini-Hochberg): intervals at {:.2f}%, significant where they exclude 0",
+        confidence, m, level);
 }
 
 namespace {
 
 std::string short_number(double v) {
-    char buf[32];
-    if (std::fabs(v) >= 1e6 || (std::fabs(v) < 0.01 && v != 0))
-        std::snprintf(buf, sizeof buf, "%.3g", v);
-    else if (std::fabs(v) >= 100)
-        std::snprintf(buf, sizeof buf, "%.0f", v);
-    else
-        std::snprintf(buf, sizeof buf, "%.3f", v);
-    return buf;
+    if (std::isnan(v)) return "-";
+    if (std::fabs(v) >= 1e6 || (std::fabs(v) < 0.01 && v != 0)) return fmt::format("{:.3g}", v);
+    if (std::fabs(v) >= 100) return fmt::format("{:.0f}", v);
+    return fmt::format("{:.3f}", v);
+}
+
+/// The test's mark in a verdict cell.
+const char* test_mark(const Verdict& v) {
+    if (v.test == kMannWhitneyU) return "U";
+    if (v.test == kPairedT) return "p";
+    if (v.test == kSignedRank) return "W";
+    return "t";
+}
+
+/// A verdict cell's short word: at most 8 characters, so that the table
+/// keeps to 80 columns with its test mark and '!'.
+std::string short_verdict(const Verdict& v) {
+    const std::string& o = v.outcome;
+    if (o == kNoDifference) return "no diff";
+    if (o == kTooFewTrials) return "too few";
+    if (o == kUnreliable) return "unrelia.";
+    return o;
 }
 
 }  // namespace
 
 std::string render_verdicts_text(const std::vector<Verdict>& verdicts, double confidence) {
+    if (verdicts.empty()) return "no metric is common to both runs\n";
     std::string out;
-    char line[512];
     std::string group;
-    std::set<std::string> warnings, notes;
-    // The name column fits the longest name (up to 32), so that names that
-    // differ only at their end ("rte_fib6_lookup p50", "... p99") stay apart.
-    int width = 18;
-    for (const auto& v : verdicts) width = std::max(width, static_cast<int>(v.base.name.size()));
-    width = std::min(width, 32);
+    std::set<std::string> warnings, notes, unreliable;
+    std::set<std::string> tests;
+    // The name column fits the longest name (up to 28), so that names that
+    // differ only at their end ("rte_fib6_lookup p50", "... p99") stay apart
+    // and a row keeps to 80 columns.
+    size_t width = 18;
+    for (const auto& v : verdicts) width = std::max(width, v.base.name.size());
+    width = std::min<size_t>(width, 28);
     for (const auto& v : verdicts) {
         if (v.base.group != group) {
             group = v.base.group;
-            std::snprintf(line, sizeof line, "%s%-*s %-10s %9s %9s %-17s %s\n",
-                          out.empty() ? "" : "\n", width, group.c_str(), "unit", "base", "cand",
-                          "change", "verdict");
-            out += line;
+            out += fmt::format("{}{:<{}} {:<10} {:>9} {:>9} {:<16} {}\n", out.empty() ? "" : "\n",
+                               group, width, "unit", "base", "cand", "change", "verdict");
         }
-        // Mark the test: t for Student's t, U for Mann-Whitney U.
-        std::string verdict = v.outcome == "no difference" ? "no diff" : v.outcome;
-        verdict += v.test == kMannWhitneyU ? " U" : " t";
-        if (!v.warning.empty()) verdict += "!";
-        const size_t w = static_cast<size_t>(width);
-        std::string name = v.base.name.size() > w ? v.base.name.substr(0, w - 1) + "~" : v.base.name;
-        std::snprintf(line, sizeof line, "%-*s %-10s %9s %9s %-17s %s\n", width, name.c_str(),
-                      v.base.unit.c_str(), short_number(v.base_summary.mean).c_str(),
-                      short_number(v.cand_summary.mean).c_str(), format_change(v).c_str(),
-                      verdict.c_str());
-        out += line;
+        std::string verdict = short_verdict(v) + " " + test_mark(v);
+        if (!v.warning.empty() || !v.unreliable.empty()) verdict += "!";
+        const std::string name =
+            v.base.name.size() > width ? v.base.name.substr(0, width - 1) + "~" : v.base.name;
+        out += fmt::format("{:<{}} {:<10} {:>9} {:>9} {:<16} {}\n", name, width, v.base.unit,
+                           short_number(v.base_summary.mean), short_number(v.cand_summary.mean),
+                           format_change(v), verdict);
+        tests.insert(v.test);
         if (!v.warning.empty()) warnings.insert(v.warning);
+        if (!v.unreliable.empty()) unreliable.insert(v.base.name + ": " + v.unreliable);
         if (!v.note.empty()) notes.insert(v.note);
     }
-    if (verdicts.empty()) return "no metric is common to both runs\n";
     const Verdict& first = verdicts.front();
-    std::snprintf(line, sizeof line,
-                  "\nN = %zu vs %zu trials; means shown; verdicts at %.1f%% confidence.\n"
-                  "change: cand - base over the base mean; t: Student's t with pooled\n"
-                  "variance, +/- the interval the verdict was made from (no difference\n"
-                  "when it holds 0); U: Mann-Whitney U, two-sided, for the skewed per-call\n"
-                  "cycle percentiles; no diff: no difference proven%s\n",
-                  first.base.values.size(), first.cand.values.size(), confidence,
-                  warnings.empty() ? "" : "; !: see the note below");
-    out += line;
+    const bool paired = tests.count(kPairedT) || tests.count(kSignedRank);
+    std::string legend;
+    if (paired)
+        legend += fmt::format(
+            "N = {} blocks both runs ran (interleaved cells of one experiment);", first.pairs);
+    else
+        legend += fmt::format("N = {} vs {} trials;", first.base_summary.n, first.cand_summary.n);
+    legend += " means shown; verdicts at " + family_note(verdicts, confidence) + ". ";
+    legend += "change: cand - base over the base mean, +/- the interval the verdict was made "
+              "from (no difference when it holds 0).";
+    if (tests.count(kStudentT)) legend += " t: Student's t with pooled variance.";
+    if (tests.count(kPairedT))
+        legend += " p: paired t on the blocks' differences (Wilcoxon signed-rank beside it).";
+    if (tests.count(kMannWhitneyU))
+        legend += " U: Mann-Whitney U, two-sided, for the skewed per-call cycle percentiles.";
+    if (tests.count(kSignedRank))
+        legend += " W: Wilcoxon signed-rank on the blocks' differences, for the skewed per-call "
+                  "cycle percentiles.";
+    legend += " no diff: no difference proven; too few: this N cannot prove one; unrelia.: "
+              "rests on a disturbed trial";
+    legend += warnings.empty() && unreliable.empty() ? "." : "; !: see the note below.";
+    out += "\n" + fold_lines(legend, 78);
     for (const auto& n : notes) out += n + "\n";
+    for (const auto& u : unreliable) out += "! unreliable: " + u + "\n";
     for (const auto& w : warnings) out += "! " + w + "\n";
     return out;
 }

@@ -1,11 +1,18 @@
-// A verdict per metric between two runs: Student's t for throughput, cycles
-// and counters, Mann-Whitney U for the skewed per-call percentiles. Each
-// verdict names its test, confidence and N, and says better or worse.
+// A verdict per metric between two runs. Two runs of one experiment (its
+// cells, interleaved) are judged on their blocks' differences: paired t, or
+// Wilcoxon signed-rank for the skewed per-call percentiles; two unrelated
+// runs as ministat does: Student's t, or Mann-Whitney U for the skewed ones.
+// The verdicts of one view (a comparison, a report, an experiment, a gate)
+// are one family: their p-values are adjusted together (Benjamini-Hochberg)
+// and every interval is printed at the family's level, so that a verdict and
+// its interval always agree. Each verdict names its test, confidence and N,
+// and says better, worse, no difference, too few trials or unreliable.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "analysis/paired.h"
 #include "analysis/run_metrics.h"
 #include "analysis/stats.h"
 
@@ -14,31 +21,53 @@ namespace pathscope::analysis {
 struct Verdict {
     Metric base, cand;
     Summary base_summary, cand_summary;
-    std::string test;  ///< "Student's t" or "Mann-Whitney U"
-    TTest t;           ///< when test is Student's t
-    UTest u;           ///< when test is Mann-Whitney U
+    std::string test;  ///< kStudentT, kPairedT, kMannWhitneyU or kSignedRank
+    TTest t;           ///< Student's t
+    UTest u;           ///< Mann-Whitney U
+    PairedTest paired;          ///< paired t (and beside a signed-rank verdict)
+    SignedRankTest signed_rank;  ///< Wilcoxon signed-rank (and beside a paired t)
+    size_t pairs = 0;  ///< paired tests: the blocks both runs have
     bool possible = false;
     bool significant = false;
-    double percent = 0;  ///< (cand - base) / base, in %
-    /// Student's t only: the interval the verdict was made from,
-    /// difference +/- half_width (the data's unit), and the same interval
-    /// as a percentage of the base mean (not ministat's relative interval,
-    /// which `stats` prints: that one can disagree with the verdict).
+    double p = 1;  ///< the test's two-sided p
+    /// Benjamini-Hochberg's adjusted p over the family (p itself when alone).
+    double q = 1;
+    size_t family = 1;       ///< verdicts adjusted together
+    double confidence = 95;  ///< the level of the printed interval (the family's)
+    double percent = 0;      ///< (cand - base) / base, in %
+    /// t tests: the interval the verdict was made from, difference +/-
+    /// half_width (the data's unit), and the same over the base mean (not
+    /// ministat's relative interval, which `stats` prints: that one can
+    /// disagree with the verdict). se and df make it at any level.
     double difference = 0, half_width = 0;
     double percent_half_width = 0;
+    double se = 0, df = 0;
     bool no_variance = false;  ///< every value of both sides the same: no interval
-    std::string outcome;            ///< "better", "worse", "no difference", "no test"
+    std::string outcome;       ///< kBetter, kWorse, kNoDifference, kTooFewTrials, kUnreliable
+    std::string unreliable;    ///< why, when unreliable: the disturbed trial and its figure
     std::string warning;
     std::string note;  ///< how the values were judged, when not as their unit says
+
+    bool t_family() const;  ///< Student's or paired t: an interval in the data's unit
 };
 
+/// One metric judged alone (a family of one) at `confidence`.
+Verdict judge_metric(const Metric& base, const Metric& cand, double confidence);
+
+/// Adjusts a family of verdicts together: Benjamini-Hochberg over their p,
+/// every interval at level 1 - alpha R / m (R: the verdicts it rejects, at
+/// least 1; m: the family), so that an interval excludes 0 exactly when its
+/// adjusted verdict is significant; then each outcome.
+void adjust_family(const std::vector<Verdict*>& family, double confidence);
+
+/// Every metric the two runs share, judged as one family.
 std::vector<Verdict> compare_metrics(const std::vector<Metric>& base,
                                      const std::vector<Metric>& cand, double confidence);
 
-/// The change as a percentage of the base mean: "+5.1% +/-1.2%" (Student's
-/// t: the verdict's interval, with as many decimals as it takes for the
+/// The change as a percentage of the base mean: "+5.1% +/-1.2%" (t tests:
+/// the verdict's interval, with as many decimals as it takes for the
 /// printed interval to hold 0 exactly when the verdict says no difference),
-/// "+5.0% no variance", "-0.3%" (Mann-Whitney U), "n/a".
+/// "+5.0% no variance", "-0.3%" (rank tests), "n/a".
 std::string format_change(const Verdict& v);
 /// The same interval in the data's unit: "+0.123 +/-0.045", or "" when the
 /// verdict has none.
@@ -46,6 +75,11 @@ std::string format_difference(const Verdict& v);
 /// A side's mean and spread as the comparison tables print them:
 /// "4.306 ±0.66", or "-" for a side without values.
 std::string format_mean(const Summary& s);
+/// "too few trials", "unreliable", "better", ...: the outcome as a table cell.
+std::string verdict_word(const Verdict& v);
+/// How a family's verdicts were judged, for a legend: "95% confidence;
+/// Benjamini-Hochberg over 37 verdicts: intervals at 99.2%".
+std::string family_note(const std::vector<Verdict>& verdicts, double confidence);
 /// The verdict table for a terminal or a mailing list: fits in 80 columns.
 std::string render_verdicts_text(const std::vector<Verdict>& verdicts, double confidence);
 

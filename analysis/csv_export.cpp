@@ -57,7 +57,7 @@ std::string csv(const db::Table<Row>& t, const std::vector<Row>& rows,
 
 const std::vector<std::string>& csv_tables() {
     static const std::vector<std::string> t = {"trials", "intervals", "stages", "queues",
-                                               "drops",  "perf",      "events"};
+                                               "drops",  "perf",      "events", "threads"};
     return t;
 }
 
@@ -71,6 +71,8 @@ std::string to_csv(const db::RunData& run, const std::string& table) {
     if (table == "drops") return csv(db::tables::drops(), b.drops);
     if (table == "perf") return csv(db::tables::perf_counters(), b.perf);
     if (table == "events") return csv(db::tables::trial_events(), b.events);
+    // Each measured thread's CPU time over each trial's window (disturbance).
+    if (table == "threads") return csv(db::tables::trial_threads(), b.threads);
     throw std::invalid_argument("no table '" + table + "'");
 }
 

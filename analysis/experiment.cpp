@@ -56,20 +56,29 @@ std::string title(const ExperimentComparison& e) {
 std::string method_note(const ExperimentComparison& e) {
     std::string values;
     for (size_t v = 1; v < e.values.size(); ++v) values += (v > 1 ? ", " : "") + e.values[v];
+    std::vector<Verdict> all;
+    std::set<std::string> tests;
+    for (const auto& row : e.rows)
+        for (const auto& per_metric : row.verdicts)
+            for (const auto& v : per_metric) {
+                all.push_back(v);
+                if (v.possible) tests.insert(v.test);
+            }
+    std::string test_names;
+    for (const auto& t : tests) test_names += (test_names.empty() ? "" : ", ") + t;
     return fmt::format(
         "{} runs. In each cell (the other settings fixed), {} = {} is compared with {} = {} "
-        "(the baseline), trial by trial: mean ± standard deviation over the trials, change "
-        "with its {}% confidence half-width, Student's t as ministat (pooled variance), "
-        "\"no difference\" when the interval holds 0.",
-        e.runs, e.by, values, e.by, e.values[0], e.confidence);
+        "(the baseline): mean ± standard deviation over the trials, change with the half-width "
+        "of its interval; the cells' trials ran interleaved in blocks, and the tests ({}) pair "
+        "them by block. Verdicts at {}; \"no difference\" when the interval holds 0, \"too few "
+        "trials\" when this N cannot prove one, \"unreliable\" when a trial was disturbed.",
+        e.runs, e.by, values, e.by, e.values[0], test_names.empty() ? "none" : test_names,
+        family_note(all, e.confidence));
 }
 
 }  // namespace
 
-std::string verdict_text(const Verdict& v) {
-    if (!v.possible) return "no test";
-    return v.outcome;
-}
+std::string verdict_text(const Verdict& v) { return verdict_word(v); }
 
 namespace {
 
@@ -226,17 +235,22 @@ ExperimentComparison compare_experiment(const std::vector<db::RunData>& runs, co
                 const Metric* base = find_metric(metrics[0], e.metrics[m]);
                 const Metric* cand = find_metric(metrics[v], e.metrics[m]);
                 Verdict vd;
-                if (base && cand) {
-                    auto one = compare_metrics({*base}, {*cand}, confidence);
-                    if (!one.empty()) vd = one[0];
-                }
+                if (base && cand) vd = judge_metric(*base, *cand, confidence);
                 if (base) vd.base_summary = summarize(base->values);
                 if (cand) vd.cand_summary = summarize(cand->values);
-                if (vd.outcome.empty()) vd.outcome = "no test";
+                if (vd.outcome.empty()) vd.outcome = kTooFewTrials;
                 row.verdicts[m].push_back(vd);
             }
         e.rows.push_back(std::move(row));
     }
+    // Every cell's verdicts are one family: many cells at 95% each would
+    // find a difference somewhere by chance.
+    std::vector<Verdict*> family;
+    for (auto& row : e.rows)
+        for (auto& per_metric : row.verdicts)
+            for (auto& v : per_metric)
+                if (v.possible) family.push_back(&v);
+    adjust_family(family, confidence);
     return e;
 }
 
@@ -284,7 +298,7 @@ std::string render_experiment_ministat(const ExperimentComparison& e) {
             std::vector<DataSet> sets;
             std::string missing;
             for (size_t v = 0; v < e.values.size() && sets.size() < kMaxDataSets; ++v) {
-                const auto& x = row.values[m][v];
+                const auto x = present_values(row.values[m][v]);
                 if (x.size() < 3)
                     missing += fmt::format("  {}: {}\n", printable(e.by + "=" + e.values[v]),
                                            row.run_ids[v] == 0
@@ -295,7 +309,7 @@ std::string render_experiment_ministat(const ExperimentComparison& e) {
                     sets.push_back({printable(row.labels[v]) + " (" + e.units[m] + ")", x});
             }
             // Verdicts are against the first set: without the baseline there is none to give.
-            const bool baseline = row.values[m][0].size() >= 3;
+            const bool baseline = present_values(row.values[m][0]).size() >= 3;
             if (baseline && sets.size() >= 2) out += render_ministat(sets, mo);
             if (!missing.empty())
                 out += (baseline && sets.size() >= 2 ? "left out:\n" : "no ministat block:\n") +
@@ -328,7 +342,7 @@ std::string render_experiment_json(const ExperimentComparison& e) {
     doc["values"] = e.values;
     doc["confidence"] = e.confidence;
     doc["runs"] = e.runs;
-    doc["test"] = kStudentT;
+    doc["fdr"] = "Benjamini-Hochberg over every cell's verdicts";
     auto& rows = doc["rows"] = nlohmann::ordered_json::array();
     for (const auto& row : e.rows) {
         nlohmann::ordered_json r;
@@ -353,8 +367,14 @@ std::string render_experiment_json(const ExperimentComparison& e) {
                                  {"stddev", vd.cand_summary.stddev},
                                  {"change_percent", vd.percent},
                                  {"half_width_percent", vd.percent_half_width},
+                                 {"interval_confidence", vd.confidence},
+                                 {"test", vd.test},
+                                 {"pairs", vd.pairs},
+                                 {"p", vd.p},
+                                 {"q", vd.q},
                                  {"significant", vd.significant},
-                                 {"verdict", verdict_text(vd)}});
+                                 {"verdict", verdict_text(vd)},
+                                 {"unreliable", vd.unreliable}});
             }
             ms.push_back(std::move(mj));
         }

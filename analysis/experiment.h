@@ -48,8 +48,8 @@ std::vector<std::pair<std::string, std::string>> cell_settings(const std::string
 /// all its settings, shortened alike.
 std::string cell_difference(const std::string& cell, const std::vector<std::string>& cells);
 
-/// A verdict as the comparison prints it: "better", "worse",
-/// "no difference", or "no test" when none could be made.
+/// A verdict as the comparison prints it: "better", "worse", "no
+/// difference", "too few trials" or "unreliable".
 std::string verdict_text(const Verdict& v);
 
 /// Judges `by` across `runs` (the experiment's cells). `metrics` names

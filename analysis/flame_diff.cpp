@@ -7,7 +7,10 @@
 #include <limits>
 #include <map>
 
+#include "analysis/multiple_tests.h"
 #include "analysis/stats.h"
+
+#include <fmt/format.h>
 
 namespace pathscope::analysis {
 
@@ -18,25 +21,35 @@ NoiseRule::NoiseRule(const FlameTree& base, const FlameTree& cand, const DiffOpt
       whole(std::max(base.mean_scaled_total(0), cand.mean_scaled_total(0))) {}
 
 std::string NoiseRule::method() const {
-    char text[200];
-    if (by_trials) {
-        std::snprintf(text, sizeof text,
-                      "within noise: Student's t on %d vs %d trials finds no difference at "
-                      "%.1f%% confidence",
-                      base_trials, cand_trials, opt.confidence);
-    } else {
-        std::snprintf(text, sizeof text,
-                      "within noise (no trials to compare): change under %g%% of the node or "
-                      "under %g%% of the whole",
-                      opt.threshold * 100, opt.min_share * 100);
-    }
-    return text;
+    if (by_trials)
+        return fmt::format(
+            "within noise: Student's t on {} vs {} trials finds no difference at {:.1f}% "
+            "confidence, the false discovery rate controlled over every frame compared "
+            "(Benjamini-Hochberg)",
+            base_trials, cand_trials, opt.confidence);
+    return fmt::format(
+        "within noise (no trials to compare): change under {:g}% of the node or under {:g}% of "
+        "the whole",
+        opt.threshold * 100, opt.min_share * 100);
 }
 
 bool NoiseRule::operator()(const Summary& b, const Summary& c) const {
     if (by_trials) return !student_t(b, c, opt.confidence).significant;
     const double delta = std::fabs(c.mean - b.mean);
     return delta < opt.threshold * std::fabs(b.mean) || delta < opt.min_share * whole;
+}
+
+double NoiseRule::p_value(const Summary& b, const Summary& c) const {
+    if (!by_trials) return 1;
+    const TTest t = student_t(b, c, opt.confidence);
+    return t.possible ? t.p : 1;
+}
+
+void NoiseRule::decide(const std::vector<double>& p, const std::vector<bool*>& noise) const {
+    if (!by_trials) return;
+    const std::vector<double> q = bh_adjust(p);
+    const double alpha = 1 - opt.confidence / 100;
+    for (size_t i = 0; i < q.size() && i < noise.size(); ++i) *noise[i] = !(q[i] <= alpha);
 }
 
 namespace {
@@ -66,6 +79,7 @@ struct Differ {
         n.delta = n.cand - n.base;
         n.relative = n.base != 0 ? n.delta / n.base : (n.delta != 0 ? INFINITY : 0);
         n.noise = noise(sb, sc);
+        n.p = noise.p_value(sb, sc);
         const int index = static_cast<int>(out.nodes.size());
         out.nodes.push_back(std::move(n));
         if (parent >= 0) out.nodes[parent].children.push_back(index);
@@ -101,6 +115,13 @@ FlameDiff diff_trees(const FlameTree& base, const FlameTree& cand, const DiffOpt
     d.out.method = d.noise.method();
     d.add("all", -1, 0, 0);
     d.walk(0, 0, 0);
+    std::vector<double> p;
+    std::vector<bool*> noise;
+    for (auto& n : d.out.nodes) {
+        p.push_back(n.p);
+        noise.push_back(&n.noise);
+    }
+    d.noise.decide(p, noise);
     return std::move(d.out);
 }
 
@@ -124,6 +145,7 @@ std::vector<SelfShare> hottest_functions(const FlameTree& base, const FlameTree&
     }
     const NoiseRule noise(base, cand, opt);
     std::vector<SelfShare> out;
+    std::vector<double> p;
     for (auto& [name, sides] : per_name) {
         for (int side = 0; side < 2; ++side)
             sides[side].resize(trees[side]->counted_trials().size(), 0.0);
@@ -131,8 +153,12 @@ std::vector<SelfShare> hottest_functions(const FlameTree& base, const FlameTree&
         SelfShare s{name, b.mean, c.mean, true};
         if (s.base == 0 && s.cand == 0) continue;
         s.noise = noise(b, c);
+        p.push_back(noise.p_value(b, c));
         out.push_back(std::move(s));
     }
+    std::vector<bool*> flags;
+    for (auto& s : out) flags.push_back(&s.noise);
+    noise.decide(p, flags);
     std::sort(out.begin(), out.end(), [](const SelfShare& a, const SelfShare& b) {
         return std::max(a.base, a.cand) > std::max(b.base, b.cand);
     });

@@ -22,11 +22,19 @@ struct DiffOptions {
 
 /// Whether the change between two sides' per-trial values is within noise:
 /// Student's t on the trials when both sides have two or more counted
-/// trials, else the stated thresholds. Every comparison of flame trees
-/// (nodes, functions, call trees) decides with this one rule.
+/// trials, with the false discovery rate controlled over every node of the
+/// comparison (Benjamini-Hochberg), else the stated thresholds. Every
+/// comparison of flame trees (nodes, functions, call trees) decides with
+/// this one rule.
 struct NoiseRule {
     NoiseRule(const FlameTree& base, const FlameTree& cand, const DiffOptions& opt);
     bool operator()(const Summary& b, const Summary& c) const;
+    /// By trials: Student's t's two-sided p of the change (1 without trials).
+    double p_value(const Summary& b, const Summary& c) const;
+    /// By trials: marks noise in a family of changes from their p-values
+    /// (Benjamini-Hochberg at the rule's confidence); `noise` is left as
+    /// the thresholds set it otherwise.
+    void decide(const std::vector<double>& p, const std::vector<bool*>& noise) const;
     /// The rule in words ("within noise: Student's t on 3 vs 3 trials ...").
     std::string method() const;
     DiffOptions opt;
@@ -42,6 +50,7 @@ struct DiffNode {
     double base = 0, cand = 0;  ///< mean over trials of the scaled totals
     double delta = 0;           ///< cand - base
     double relative = 0;        ///< delta / base; infinite when the node is new
+    double p = 1;               ///< Student's t's p on the trials (1 without trials)
     bool noise = true;
 };
 

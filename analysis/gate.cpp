@@ -23,6 +23,49 @@ std::string run_name(const GateRun& r) {
 // How much worse the candidate is, in % of the base (positive: worse).
 double worse_by(const Verdict& v) { return v.base.higher_is_better ? -v.percent : v.percent; }
 
+/// Whether the verdict shows the candidate worse by more than `limit` %:
+/// the whole interval of the change beyond it (t tests), or for a rank test,
+/// which has no interval, its significant change beyond it.
+bool proven_beyond(const Verdict& v, double limit) {
+    if (!v.t_family()) return worse_by(v) > limit;
+    return worse_by(v) - v.percent_half_width > limit;
+}
+
+/// "no metric 'x' in either run (run 1 has: rx rate, ...; and STAGE p50 or
+/// STAGE p99 of any stage: ip6_input p99, ...)".
+std::string unknown_metric(const std::string& name, const std::string& run,
+                           const std::vector<Metric>& metrics) {
+    std::string list, percentiles;
+    for (const auto& x : metrics)
+        (x.group == kCallLatency ? percentiles : list) +=
+            ((x.group == kCallLatency ? percentiles : list).empty() ? "" : ", ") + x.name;
+    return "no metric '" + name + "' in either run (" + run + " has: " + list +
+           (percentiles.empty() ? "" : "; and each stage's per-call cycle percentiles: " + percentiles) +
+           ")";
+}
+
+/// Why a metric cannot be judged ("" when it can): too few trials, a side
+/// that lost trials, disturbed trials, a starved worker's rate.
+std::string why_not_judged(const GateLine& line, const Metric* b, const Metric* c,
+                           const GateOptions& opt, const bool starved[2]) {
+    if (!b || !c) return "only the " + std::string(b ? "baseline" : "candidate") + " has it";
+    const Verdict& v = line.verdict;
+    for (const auto& [m, side] : {std::pair{b, "baseline"}, std::pair{c, "candidate"}})
+        if (m->present() < m->counted)
+            return fmt::format("the {} lost trials: {} of its {} have a value", side, m->present(),
+                               m->counted);
+    const size_t n = std::min(v.base_summary.n, v.cand_summary.n);
+    if (n < opt.min_trials)
+        return fmt::format("too few trials: {} vs {} (the gate needs {} a side)", v.base_summary.n,
+                           v.cand_summary.n, opt.min_trials);
+    if (v.outcome == kTooFewTrials)
+        return "too few trials: " + (v.warning.empty() ? v.test + " cannot reject at this N" : v.warning);
+    if (v.outcome == kUnreliable) return "unreliable: " + v.unreliable;
+    if (b->group == std::string(kThroughput) && (starved[0] || starved[1]))
+        return "a starved worker: the rate is the workload's, not the engine's";
+    return "";
+}
+
 }  // namespace
 
 int GateResult::exit_status() const {
@@ -68,38 +111,31 @@ GateResult judge_gate(const db::RunData& base, const db::RunData& cand, const Ga
         if (starved[side])
             g.warnings.push_back(starved_warning(run_name(side ? g.cand : g.base), load[side]));
 
-    bool any_regression = false, all_judged = true;
+    std::vector<GateLine> lines;
     for (const auto& name : names) {
         const Metric* b = find_metric(bm, name);
         const Metric* c = find_metric(cm, name);
-        if (!b && !c) {
-            std::string list;
-            for (const auto& x : bm)
-                if (x.group != kCallLatency) list += (list.empty() ? "" : ", ") + x.name;
-            throw std::runtime_error("no metric '" + name + "' in either run (" +
-                                     run_name(g.base) + " has: " + list + ")");
-        }
+        if (!b && !c) throw std::runtime_error(unknown_metric(name, run_name(g.base), bm));
         GateLine line;
         line.name = name;
         line.unit = (b ? b : c)->unit;
-        if (!b || !c) {
-            line.why_not = "only the " + std::string(b ? "baseline" : "candidate") + " has it";
-        } else {
-            line.verdict = compare_metrics({*b}, {*c}, opt.confidence).at(0);
-            const size_t n = std::min(b->values.size(), c->values.size());
-            if (n < opt.min_trials)
-                line.why_not = fmt::format("too few trials: {} vs {} (the gate needs {} a side)",
-                                           b->values.size(), c->values.size(), opt.min_trials);
-            else if (!line.verdict.possible)
-                line.why_not = "no test: " + line.verdict.warning;
-            else if (b->group == std::string(kThroughput) && (starved[0] || starved[1]))
-                line.why_not = "a starved worker: the rate is the workload's, not the engine's";
-            else
-                line.judged = true;
-        }
+        if (b && c) line.verdict = judge_metric(*b, *c, opt.confidence);
+        lines.push_back(std::move(line));
+    }
+    // The gate's verdicts are one family: adjusted together, intervals at its level.
+    std::vector<Verdict*> family;
+    for (auto& l : lines)
+        if (l.verdict.possible) family.push_back(&l.verdict);
+    adjust_family(family, opt.confidence);
+    bool any_regression = false, all_judged = true;
+    for (auto& line : lines) {
+        const Metric* b = find_metric(bm, line.name);
+        const Metric* c = find_metric(cm, line.name);
+        line.why_not = why_not_judged(line, b, c, opt, starved);
+        line.judged = line.why_not.empty();
         if (line.judged)
-            line.regression = line.verdict.outcome == "worse" &&
-                              worse_by(line.verdict) > opt.max_regression_percent;
+            line.regression = line.verdict.outcome == kWorse &&
+                              proven_beyond(line.verdict, opt.max_regression_percent);
         any_regression |= line.regression;
         all_judged &= line.judged;
         g.lines.push_back(std::move(line));
@@ -112,6 +148,12 @@ GateResult judge_gate(const db::RunData& base, const db::RunData& cand, const Ga
 
 namespace {
 
+std::vector<Verdict> gate_verdicts(const GateResult& g) {
+    std::vector<Verdict> v;
+    for (const auto& l : g.lines) v.push_back(l.verdict);
+    return v;
+}
+
 std::string run_markdown(const GateRun& r) {
     return fmt::format("**{}** (run {}, {} trial{}, {})",
                        markdown_text(r.label.empty() ? "(no label)" : r.label), r.id, r.trials,
@@ -121,8 +163,10 @@ std::string run_markdown(const GateRun& r) {
 // The verdict cell, Markdown already (the reason is outside text).
 std::string line_verdict(const GateLine& l, double limit) {
     if (!l.judged) return "cannot judge: " + markdown_text(l.why_not);
-    if (l.regression) return fmt::format("**regression** (worse by more than {:g}%)", limit);
-    if (l.verdict.outcome == "worse") return fmt::format("worse, within the {:g}% allowed", limit);
+    if (l.regression)
+        return fmt::format("**regression** (its whole interval is beyond the {:g}% allowed)", limit);
+    if (l.verdict.outcome == kWorse)
+        return fmt::format("worse, not proven beyond the {:g}% allowed", limit);
     return markdown_text(l.verdict.outcome);
 }
 
@@ -142,15 +186,16 @@ std::string render_gate_markdown(const GateResult& g) {
         case GateOutcome::cannot_judge: out += "cannot judge\n\n"; break;
     }
     out += "Candidate " + run_markdown(g.cand) + " against baseline " + run_markdown(g.base) +
-           fmt::format(", {:g}% confidence, a regression is worse with significance and by more "
-                       "than {:g}%.\n\n",
-                       g.options.confidence, limit);
+           fmt::format(", {}. A regression is a change whose whole interval is worse than the "
+                       "{:g}% allowed.\n\n",
+                       family_note(gate_verdicts(g), g.options.confidence), limit);
     for (const auto& l : g.lines)
         if (l.regression)
-            out += fmt::format("- **{}** ({}) regressed: {} ({:g}% confidence interval of the "
-                               "change), {} → {}\n",
+            out += fmt::format("- **{}** ({}) regressed: {} ({:.4g}% confidence interval of the "
+                               "change, {}), {} → {}\n",
                                markdown_text(l.name), markdown_text(l.unit), format_change(l.verdict),
-                               g.options.confidence, format_mean(l.verdict.base_summary),
+                               l.verdict.confidence, l.verdict.test,
+                               format_mean(l.verdict.base_summary),
                                format_mean(l.verdict.cand_summary));
     for (const auto& l : g.lines)
         if (!l.judged)
@@ -195,8 +240,12 @@ std::string render_gate_json(const GateResult& g) {
             m["candidate"] = {{"n", v.cand_summary.n}, {"mean", v.cand_summary.mean},
                               {"stddev", v.cand_summary.stddev}};
             m["change_percent"] = v.percent;
-            if (v.test == kStudentT && v.possible)
+            if (v.t_family() && v.possible) {
                 m["change_percent_half_width"] = v.percent_half_width;
+                m["interval_confidence"] = v.confidence;
+            }
+            m["p"] = v.p;
+            m["q"] = v.q;
             m["significant"] = v.significant;
             m["outcome"] = v.outcome;
         }

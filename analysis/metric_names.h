@@ -51,5 +51,18 @@ inline constexpr const char* kCyclesPerBusyCall = "cycles per busy call";
 // Statistical tests, as verdicts name them.
 inline constexpr const char* kStudentT = "Student's t";
 inline constexpr const char* kMannWhitneyU = "Mann-Whitney U";
+/// On the per-block differences of two interleaved runs (an experiment's cells).
+inline constexpr const char* kPairedT = "paired t";
+inline constexpr const char* kSignedRank = "Wilcoxon signed-rank";
+
+// Verdict outcomes, as every view names them.
+inline constexpr const char* kBetter = "better";
+inline constexpr const char* kWorse = "worse";
+inline constexpr const char* kNoDifference = "no difference";
+/// A test that cannot reject at this N (fewer than 2 values a side, or a
+/// rank test whose smallest reachable p is above the level).
+inline constexpr const char* kTooFewTrials = "too few trials";
+/// A verdict that rests on disturbed trials (the worker lost its CPU).
+inline constexpr const char* kUnreliable = "unreliable";
 
 }  // namespace pathscope::analysis

@@ -123,14 +123,14 @@ Report build_report(const db::RunData& base, const db::RunData* cand, const Repo
     for (const auto& [group, name, title] : headline) {
         const Metric* b = find_metric(r.base_metrics, group, name);
         const Metric* c = cand ? find_metric(r.cand_metrics, group, name) : nullptr;
-        if (!b || !c || b->values.size() < 3 || c->values.size() < 3) continue;
+        if (!b || !c || b->present() < 3 || c->present() < 3) continue;
         MinistatOptions mo;
         mo.confidence = opt.confidence;
         const std::string unit = " (" + b->unit + ")";
         r.ministat_plots.push_back(
             {std::string(title) + " (ministat, " + b->unit + ")",
-             render_ministat({{printable(base.info.label) + unit, b->values},
-                              {printable(cand->info.label) + unit, c->values}},
+             render_ministat({{printable(base.info.label) + unit, present_values(b->values)},
+                              {printable(cand->info.label) + unit, present_values(c->values)}},
                              mo)});
     }
 

@@ -57,20 +57,33 @@ ordered_json verdict(const Verdict& v) {
                       {"change_percent", v.percent},
                       {"outcome", v.outcome},
                       {"significant", v.significant},
+                      {"p", v.p},
+                      {"q", v.q},
+                      {"family", v.family},
+                      {"interval_confidence", v.confidence},
+                      {"unreliable", v.unreliable},
                       {"warning", v.warning},
                       {"note", v.note}};
-    if (v.test == kStudentT) {
-        o["difference"] = v.t.difference;
-        o["half_width"] = v.t.half_width;
+    if (v.t_family()) {
+        o["difference"] = v.difference;
+        o["half_width"] = v.half_width;
         o["change_percent_half_width"] = v.percent_half_width;
-        o["ministat_percent_half_width"] = v.t.percent_half_width;
         o["no_variance"] = v.no_variance;
+    }
+    if (v.test == kStudentT) {
+        o["ministat_percent_half_width"] = v.t.percent_half_width;
         o["pooled_s"] = v.t.pooled_s;
-    } else {
+    } else if (v.test == kMannWhitneyU) {
         o["u"] = v.u.u;
-        o["p"] = v.u.p;
         o["exact"] = v.u.exact;
         o["shift"] = v.u.shift;
+    } else {
+        o["pairs"] = v.pairs;
+        o["paired_t_p"] = v.paired.p;
+        o["signed_rank"] = {{"statistic", v.signed_rank.statistic},
+                            {"p", v.signed_rank.p},
+                            {"exact", v.signed_rank.exact},
+                            {"shift", v.signed_rank.shift}};
     }
     return o;
 }

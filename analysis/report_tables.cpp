@@ -58,23 +58,36 @@ Table verdict_table(const Report& r) {
     for (const auto& v : r.verdicts)
         t.rows.push_back({v.base.group, v.base.name, v.base.unit, value(v.base_summary.mean),
                           value(v.cand_summary.mean), format_difference(v), format_change(v),
-                          v.outcome + (v.warning.empty() ? "" : " (!)"), v.test});
+                          verdict_word(v) +
+                              (v.warning.empty() && v.unreliable.empty() ? "" : " (!)"),
+                          v.test});
     return t;
 }
 
 std::vector<std::string> verdict_notes(const Report& r) {
     std::vector<std::string> notes;
     if (!r.has_cand || r.verdicts.empty()) return notes;
+    const Verdict& first = r.verdicts.front();
+    const bool paired = first.test == kPairedT || first.test == kSignedRank;
     notes.push_back(fmt::format(
-        "N = {} vs {} trials; means shown; verdicts at {:.1f}% confidence. Student's t uses "
-        "pooled variance: difference is cand - base +/- the interval the verdict was made "
-        "from, and change is the same interval over the base mean (no difference when it "
-        "holds 0); Mann-Whitney U (two-sided) judges the skewed per-call percentiles.",
-        r.verdicts.front().base.values.size(), r.verdicts.front().cand.values.size(),
-        r.options.confidence));
+        "{}; means shown; verdicts at {}. Difference is cand - base +/- the interval the verdict "
+        "was made from, and change is the same interval over the base mean (no difference when "
+        "it holds 0). {} \"too few trials\": this N cannot prove a difference; \"unreliable\": "
+        "the verdict rests on a trial whose worker lost its CPU.",
+        paired ? fmt::format("N = {} blocks that both runs ran, interleaved", first.pairs)
+               : fmt::format("N = {} vs {} trials", first.base_summary.n, first.cand_summary.n),
+        family_note(r.verdicts, r.options.confidence),
+        paired ? "The runs are cells of one experiment, so their trials pair by block: paired t "
+                 "on the blocks' differences (Wilcoxon signed-rank for the skewed per-call "
+                 "percentiles)."
+               : "Student's t uses pooled variance; Mann-Whitney U (two-sided) judges the skewed "
+                 "per-call percentiles."));
     std::set<std::string> seen;
-    for (const auto& v : r.verdicts)
+    for (const auto& v : r.verdicts) {
+        if (!v.unreliable.empty() && seen.insert(v.unreliable).second)
+            notes.push_back("(!) unreliable: " + v.unreliable);
         if (!v.warning.empty() && seen.insert(v.warning).second) notes.push_back("(!) " + v.warning);
+    }
     return notes;
 }
 

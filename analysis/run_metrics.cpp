@@ -1,10 +1,13 @@
 #include "analysis/run_metrics.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 
 #include "analysis/run_summary.h"
 #include "analysis/stats.h"
+#include "analysis/trial_conditions.h"
 
 #include <fmt/format.h>
 
@@ -18,7 +21,10 @@ int trial_count(const db::RunData& run) {
     return n;
 }
 
-double ratio(double a, double b) { return b > 0 ? a / b : 0; }
+constexpr double kMissing = std::numeric_limits<double>::quiet_NaN();
+
+/// a over b; missing when there is nothing to divide by.
+double ratio(double a, double b) { return b > 0 ? a / b : kMissing; }
 
 // Adds `v` for `trial` to the metric keyed (group, name), creating it with
 // room for every trial.
@@ -30,9 +36,16 @@ struct MetricSet {
     Metric& get(const std::string& group, const std::string& name, const std::string& unit,
                 bool higher_is_better, bool skewed) {
         auto [it, fresh] = index.try_emplace({group, name}, list.size());
-        if (fresh)
-            list.push_back({group, name, unit, higher_is_better, skewed,
-                            std::vector<double>(static_cast<size_t>(trials), 0.0), {}});
+        if (fresh) {
+            Metric m;
+            m.group = group;
+            m.name = name;
+            m.unit = unit;
+            m.higher_is_better = higher_is_better;
+            m.skewed = skewed;
+            m.values.assign(static_cast<size_t>(trials), kMissing);
+            list.push_back(std::move(m));
+        }
         return list[it->second];
     }
 };
@@ -110,6 +123,39 @@ void path_event_metrics(const db::RunData& run, const std::vector<db::StageRow>&
     if (any(ila) || any(npt))
         per_trial(kPathEventsGroup, kTranslationsPerPacket, "per pkt", false,
                   [&](size_t t) { return ratio(ila[t] + npt[t], received[t]); });
+}
+
+/// Every metric's trials: blocks and disturbance from the trials' conditions;
+/// a trial a re-run replaced, and a dead trial (no path packet while the
+/// run's other trials moved some), have no values.
+void mark_trials(const db::RunData& run, const std::vector<double>& packets,
+                 std::vector<Metric>& metrics) {
+    const size_t trials = packets.size();
+    std::vector<int> blocks(trials);
+    for (size_t t = 0; t < trials; ++t) blocks[t] = static_cast<int>(t);
+    std::vector<std::string> disturbed(trials);
+    std::vector<bool> left_out(trials, false);
+    size_t counted = 0;
+    for (const auto& c : trial_conditions(run)) {
+        if (c.trial < 0 || static_cast<size_t>(c.trial) >= trials) continue;
+        blocks[static_cast<size_t>(c.trial)] = c.block;
+        disturbed[static_cast<size_t>(c.trial)] = c.why();
+        left_out[static_cast<size_t>(c.trial)] = c.replaced;
+        counted += !c.replaced;
+    }
+    const bool any_packets =
+        std::any_of(packets.begin(), packets.end(), [](double p) { return p > 0; });
+    const bool packet_run = run.info.kind != db::kBenchKind && run.info.kind != kPcapImportKind;
+    for (size_t t = 0; t < trials; ++t)
+        if (packet_run && any_packets && !(packets[t] > 0)) left_out[t] = true;
+    for (Metric& m : metrics) {
+        m.blocks = blocks;
+        m.disturbed = disturbed;
+        m.experiment = run.info.experiment;
+        m.counted = counted;
+        for (size_t t = 0; t < trials && t < m.values.size(); ++t)
+            if (left_out[t]) m.values[t] = kMissing;
+    }
 }
 
 }  // namespace
@@ -194,7 +240,21 @@ std::vector<Metric> run_metrics(const db::RunData& run) {
         m.get(kPerfGroup, name, ns ? "ns/pkt" : "per pkt", false, false).values[p.trial] =
             ratio(static_cast<double>(p.value), received[p.trial]);
     }
+    mark_trials(run, received, m.list);
     return m.list;
+}
+
+size_t Metric::present() const {
+    return static_cast<size_t>(
+        std::count_if(values.begin(), values.end(), [](double v) { return !std::isnan(v); }));
+}
+
+std::vector<double> present_values(const std::vector<double>& values) {
+    std::vector<double> out;
+    out.reserve(values.size());
+    for (double v : values)
+        if (!std::isnan(v)) out.push_back(v);
+    return out;
 }
 
 std::string perf_metric_name(const std::string& event) {

@@ -20,10 +20,27 @@ struct Metric {
     std::string unit;   ///< "Mpps", "cycles/pkt", "cycles/call", "ns/pkt", ...
     bool higher_is_better = false;
     bool skewed = false;         ///< compared with Mann-Whitney U, not Student's t
-    std::vector<double> values;  ///< one per trial
+    /// One per trial. NaN: the trial has no value (a trial a re-run
+    /// replaced, a trial that moved no packet, a counter the PMU lacks):
+    /// missing is left out of every statistic, never counted as 0.
+    std::vector<double> values;
     /// Call latency only: the stage's packets per busy call, per trial.
-    std::vector<double> packets_per_call;
+    std::vector<double> packets_per_call = {};
+    /// Per trial: its time block (trials of an experiment's runs with the
+    /// same block ran side by side, and pair), and why it was disturbed
+    /// ("" when it was not, or was not measured).
+    std::vector<int> blocks = {};
+    std::vector<std::string> disturbed = {};
+    /// The run's experiment id ("" outside one): runs of one experiment pair by block.
+    std::string experiment = {};
+    /// The run's trials that count (not replaced by a re-run).
+    size_t counted = 0;
+    /// How many values are there (not NaN).
+    size_t present() const;
 };
+
+/// `values` without the missing ones (NaN), in order.
+std::vector<double> present_values(const std::vector<double>& values);
 
 std::vector<Metric> run_metrics(const db::RunData& run);
 

@@ -1,6 +1,7 @@
 #include "analysis/run_summary.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -18,6 +19,12 @@ namespace {
 
 double ratio(uint64_t a, uint64_t b) {
     return b ? static_cast<double>(a) / static_cast<double>(b) : 0.0;
+}
+
+/// A per-trial ratio: missing (left out of the run's figure) when there is
+/// nothing to divide by.
+double trial_ratio(uint64_t a, uint64_t b) {
+    return b ? static_cast<double>(a) / static_cast<double>(b) : std::nan("");
 }
 
 template <typename Row, typename Same, typename Add>
@@ -41,6 +48,39 @@ std::optional<IntervalRates> interval_rates(const db::RunData& run) {
 }
 
 }  // namespace
+
+TimingCost timing_cost(const db::RunData& run, double all_stages_per_packet) {
+    TimingCost t;
+    const PacketBasis basis = packet_basis(run.rows.trials);
+    std::map<int, uint64_t> busy_calls;
+    for (const auto& st : trial_stage_totals(run)) busy_calls[st.trial] += analysis::busy_calls(st);
+    std::vector<double> cost, per_packet;
+    for (const auto& tr : run.rows.trials) {
+        if (tr.replaced || tr.timer_cycles <= 0) continue;
+        cost.push_back(tr.timer_cycles);
+        per_packet.push_back(trial_ratio(busy_calls[tr.trial], basis.packets(tr)) * tr.timer_cycles);
+        t.period = std::max(t.period, tr.timing_period);
+    }
+    if (cost.empty()) return t;
+    t.measured = true;
+    t.timestamp_cycles = run_figure(cost).mean;
+    t.per_packet = run_figure(per_packet).mean;
+    t.share = all_stages_per_packet > 0 ? t.per_packet / all_stages_per_packet : 0;
+    return t;
+}
+
+std::string timing_cost_line(const TimingCost& t, const char* unit, double all_stages) {
+    if (!t.measured) return "";
+    std::string line = fmt::format(
+        "pathscope's own timing: {:.1f} of the {:.1f} {} of all stages ({:.1f}%): a timestamp "
+        "at each stage boundary costs {:.1f} TSC cycles here, and its cost is not subtracted",
+        t.per_packet, all_stages, unit, 100 * t.share, t.timestamp_cycles);
+    if (t.period > 1)
+        line += fmt::format("; one walk in {} was timed (engine.timing = \"1/{}\"), so the worker "
+                            "paid about {:.1f} {} of it",
+                            t.period, t.period, t.per_packet / t.period, unit);
+    return line;
+}
 
 double WorkerLoad::idle_walk_share() const { return ratio(idle_walks, walks); }
 double WorkerLoad::idle_cycle_share() const {
@@ -175,6 +215,11 @@ RunSummary summarize_run(const db::RunData& run, const SummaryOptions& opt) {
             all_per_trial[r.trial].add_counts(line);
         }
     }
+    s.conditions = trial_conditions(run);
+    s.disturbance = summarize_disturbance(s.conditions);
+    std::vector<bool> counted_trial(trials, true);
+    for (const auto& c : s.conditions)
+        if (c.replaced && static_cast<size_t>(c.trial) < trials) counted_trial[c.trial] = false;
     s.all.name = kAllStages;
     // Cycles per path packet: the run's figure of the per-trial metric that
     // `compare` tests (one definition, run_metrics), never a pooled ratio.
@@ -186,11 +231,13 @@ RunSummary summarize_run(const db::RunData& run, const SummaryOptions& opt) {
             line.cycles_per_path_packet_sd = f.stddev;
         }
         std::vector<double> ppc, cpc, cpp, idle;
-        for (const StageLine& t : trial_lines) {
-            ppc.push_back(ratio(t.packets, t.busy_calls()));
-            cpc.push_back(ratio(t.busy_cycles(), t.busy_calls()));
-            cpp.push_back(ratio(t.busy_cycles(), t.packets));
-            idle.push_back(ratio(t.idle_cycles, t.cycles));
+        for (size_t k = 0; k < trial_lines.size(); ++k) {
+            if (counted_trial.size() > k && !counted_trial[k]) continue;  // replaced by a re-run
+            const StageLine& t = trial_lines[k];
+            ppc.push_back(trial_ratio(t.packets, t.busy_calls()));
+            cpc.push_back(trial_ratio(t.busy_cycles(), t.busy_calls()));
+            cpp.push_back(trial_ratio(t.busy_cycles(), t.packets));
+            idle.push_back(trial_ratio(t.idle_cycles, t.cycles));
         }
         line.packets_per_call = run_figure(ppc).mean;
         line.cycles_per_call = run_figure(cpc).mean;
@@ -204,6 +251,7 @@ RunSummary summarize_run(const db::RunData& run, const SummaryOptions& opt) {
     }
     figures(s.all, all_per_trial);
     s.all.packets = s.basis.packets(s.total);  // the path's packets
+    s.timing = timing_cost(run, s.all.cycles_per_path_packet);
 
     // Each receive queue's eth_rx instance, per trial as the stages.
     std::map<std::string, std::vector<StageLine>> queue_trials;
@@ -222,8 +270,9 @@ RunSummary summarize_run(const db::RunData& run, const SummaryOptions& opt) {
             figures(line, lines);
             std::vector<double> per_path;
             for (const auto& tr : rows.trials)
-                if (static_cast<size_t>(tr.trial) < trials)
-                    per_path.push_back(ratio(lines[tr.trial].busy_cycles(), s.basis.packets(tr)));
+                if (static_cast<size_t>(tr.trial) < trials && !tr.replaced)
+                    per_path.push_back(
+                        trial_ratio(lines[tr.trial].busy_cycles(), s.basis.packets(tr)));
             const RunFigure f = run_figure(per_path);
             line.cycles_per_path_packet = f.mean;
             line.cycles_per_path_packet_sd = f.stddev;

@@ -13,6 +13,7 @@
 #include "common/histogram.h"
 #include "analysis/metric_names.h"
 #include "analysis/run_metrics.h"
+#include "analysis/trial_conditions.h"
 #include "analysis/workers.h"
 #include "db/records.h"
 
@@ -149,10 +150,28 @@ struct WorkerStageLines {
     std::vector<StageLine> stages;
 };
 
+/// What pathscope's own stage timing costs inside the run's cycles: one
+/// timestamp at each stage boundary of a timed walk, so about one per busy
+/// stage call is inside "all stages" (not subtracted from any figure).
+struct TimingCost {
+    bool measured = false;          ///< the trials stored the timestamp's cost
+    double timestamp_cycles = 0;    ///< one timestamp, TSC cycles (the trials' mean)
+    double per_packet = 0;          ///< timestamps' cycles per path packet (the run's figure)
+    double share = 0;               ///< of "all stages" (0..1)
+    uint32_t period = 1;            ///< engine.timing: one walk in N timed
+};
+TimingCost timing_cost(const db::RunData& run, double all_stages_per_packet);
+/// "pathscope's own timing: 12.3 of the 130.5 cyc/rx pkt of all stages (9.4%) ...".
+std::string timing_cost_line(const TimingCost& t, const char* unit, double all_stages);
+
 struct RunSummary {
     db::RunInfo info;
     PacketBasis basis;
     std::vector<db::TrialRow> trials;
+    /// Each trial's condition (disturbed, replaced, block), and over the run.
+    std::vector<TrialCondition> conditions;
+    DisturbanceSummary disturbance;
+    TimingCost timing;
     db::TrialRow total;  ///< the trials' ledgers summed
     bool balanced = true;
     bool send_balanced = true;  ///< sends = sent + send-path drops

@@ -19,6 +19,15 @@ double ratio(uint64_t a, uint64_t b) {
     return b ? static_cast<double>(a) / static_cast<double>(b) : 0.0;
 }
 
+/// A trial's "on CPU" cell: its workers' least share of the window on their
+/// CPUs, marked when disturbed or replaced by a re-run ("-": not measured).
+std::string on_cpu_cell(const RunSummary& sum, int trial) {
+    for (const auto& c : sum.conditions)
+        if (c.trial == trial)
+            return c.on_cpu_text() + (c.replaced ? " replaced" : c.disturbed ? " disturbed" : "");
+    return "-";
+}
+
 }  // namespace
 
 RateUnit rate_unit(double largest_pps) {
@@ -73,34 +82,45 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
 
     // Trials: rates over the steady window, with the packets they count.
     if (!sum.trials.empty() && !import && sum.total.sends) {
-        t.emit("\n%-6s %9s %14s %14s %16s %14s %14s\n", "trial", "window s", "tx in window",
-               "tx rate", "sends whole trial", "lookups/send", "src sel/send");
+        t.emit("\n%-6s %9s %14s %14s %16s %14s %14s  %s\n", "trial", "window s", "tx in window",
+               "tx rate", "sends whole trial", "lookups/send", "src sel/send", "on CPU");
         double top = 0;
         for (const auto& tr : sum.trials) top = std::max(top, tr.sent_pps);
         const RateUnit unit = rate_unit(top);
         for (const auto& tr : sum.trials)
-            t.emit("%-6d %9.2f %14llu %14s %16llu %14.3f %14.3f\n", tr.trial, tr.seconds,
+            t.emit("%-6d %9.2f %14llu %14s %16llu %14.3f %14.3f  %s\n", tr.trial, tr.seconds,
                    static_cast<ull>(tr.window_sent), format_rate(tr.sent_pps, unit),
                    static_cast<ull>(tr.sends), ratio(tr.route_lookups, tr.sends),
-                   ratio(tr.source_selections, tr.sends));
+                   ratio(tr.source_selections, tr.sends), on_cpu_cell(sum, tr.trial));
         t.emit(
             "tx rate = tx in window / window s (datagrams transmitted); lookups/send: FIB\n"
             "lookups per datagram sent, src sel/send: source address selections per datagram\n");
     }
     if (!sum.trials.empty() && !import && (sum.total.received || !sum.total.sends)) {
-        t.emit("\n%-6s %9s %14s %14s %14s %14s %16s\n", "trial", "window s", "rx in window",
-               "rx rate", "forwarded", "delivered", "rx whole trial");
+        t.emit("\n%-6s %9s %14s %14s %14s %14s %16s  %s\n", "trial", "window s", "rx in window",
+               "rx rate", "forwarded", "delivered", "rx whole trial", "on CPU");
         double top = 0;
         for (const auto& tr : sum.trials) top = std::max(top, tr.rx_pps);
         const RateUnit unit = rate_unit(top);  // forwarded and delivered are parts of rx
         for (const auto& tr : sum.trials)
-            t.emit("%-6d %9.2f %14llu %14s %14s %14s %16llu\n", tr.trial, tr.seconds,
+            t.emit("%-6d %9.2f %14llu %14s %14s %14s %16llu  %s\n", tr.trial, tr.seconds,
                    static_cast<ull>(tr.window_received), format_rate(tr.rx_pps, unit),
                    format_rate(tr.forwarded_pps, unit), format_rate(tr.delivered_pps, unit),
-                   static_cast<ull>(tr.received));
+                   static_cast<ull>(tr.received), on_cpu_cell(sum, tr.trial));
         t.emit(
             "rates are over each trial's steady window (from 20%% in to its end): rx rate = "
             "rx in window / window s\n");
+    }
+    if (!sum.trials.empty() && !import) {
+        t.text += fold_lines("on CPU: the workers' least share of the steady window on their "
+                             "CPUs; " + disturbance_line(sum.disturbance));
+        for (const auto& c : sum.conditions)
+            if (c.disturbed && !c.replaced)
+                t.text += fold_lines(fmt::format(
+                    "WARNING: trial {} was disturbed: {}; other processes used {:.2f} CPUs and "
+                    "the hypervisor stole {:.2f} over its window. A verdict resting on it is "
+                    "unreliable (--set capture.retry_disturbed=3 re-runs disturbed trials).",
+                    c.trial, c.why(), c.others_cpus, c.steal_cpus));
     }
     if (sum.rates && (sum.total.received || sum.basis.transmit)) {
         const RateUnit unit = rate_unit(sum.rates->max);
@@ -161,6 +181,10 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
                                : "received packets",
             sum.trials.size(), sum.trials.size() == 1 ? "" : "s",
             sum.all.cycles_per_path_packet_sd);
+        if (const std::string line =
+                timing_cost_line(sum.timing, sum.basis.unit, sum.all.cycles_per_path_packet);
+            !line.empty())
+            t.text += fold_lines(line);
         if (opt.worker_rows && !sum.worker_stages.empty())
             t.emit(
                 "worker N rows: the stage on that worker alone, its %s over the packets\n"

@@ -4,15 +4,27 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <numeric>
 #include <stdexcept>
 
 #include "analysis/t_table.h"
 
+#include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/students_t.hpp>
+#include <fmt/format.h>
+
 namespace pathscope::analysis {
 
-Summary summarize(const std::vector<double>& values) {
+Summary summarize(const std::vector<double>& all) {
+    // Missing values (NaN) are left out.
+    std::vector<double> kept;
+    const bool missing = std::any_of(all.begin(), all.end(), [](double v) { return std::isnan(v); });
+    if (missing)
+        std::copy_if(all.begin(), all.end(), std::back_inserter(kept),
+                     [](double v) { return !std::isnan(v); });
+    const std::vector<double>& values = missing ? kept : all;
     Summary s;
     s.n = values.size();
     if (values.empty()) return s;
@@ -66,6 +78,27 @@ double t_critical(double percent, int df) {
     return kMinistatT[row][static_cast<size_t>(it - levels.begin())];
 }
 
+double t_critical_any(double percent, double df) {
+    if (is_confidence_level(percent)) return t_critical(percent, static_cast<int>(df));
+    if (!(percent > 0 && percent < 100) || !(df > 0))
+        throw std::invalid_argument("no Student's t quantile at " + fmt::format("{}", percent) +
+                                    "% confidence with " + fmt::format("{}", df) +
+                                    " degrees of freedom");
+    const boost::math::students_t dist(df);
+    return boost::math::quantile(boost::math::complement(dist, (1 - percent / 100) / 2));
+}
+
+double t_two_sided_p(double t, double df) {
+    if (!(df > 0) || !std::isfinite(t)) return std::isinf(t) ? 0 : 1;
+    const boost::math::students_t dist(df);
+    return std::min(1.0, 2 * boost::math::cdf(boost::math::complement(dist, std::fabs(t))));
+}
+
+double normal_critical(double percent) {
+    const boost::math::normal dist;
+    return boost::math::quantile(boost::math::complement(dist, (1 - percent / 100) / 2));
+}
+
 TTest student_t(const Summary& b, const Summary& c, double confidence) {
     TTest r;
     r.confidence = confidence;
@@ -80,11 +113,13 @@ TTest student_t(const Summary& b, const Summary& c, double confidence) {
     const double nb = static_cast<double>(b.n), nc = static_cast<double>(c.n);
     const double vb = b.stddev * b.stddev, vc = c.stddev * c.stddev;
     const double df = nb + nc - 2;
-    const double t = t_critical(confidence, static_cast<int>(df));
+    const double t = t_critical_any(confidence, df);
     r.pooled_s = std::sqrt(((nb - 1) * vb + (nc - 1) * vc) / df);
     r.difference = c.mean - b.mean;
-    r.half_width = t * r.pooled_s * std::sqrt(1 / nb + 1 / nc);
+    const double se = r.pooled_s * std::sqrt(1 / nb + 1 / nc);
+    r.half_width = t * se;
     r.significant = std::fabs(r.difference) > r.half_width;
+    r.p = se > 0 ? t_two_sided_p(r.difference / se, df) : (r.difference != 0 ? 0 : 1);
     // ministat's relative interval: the baseline's variance is scaled by the
     // squared ratio of the means before pooling, so it is not simply the
     // absolute interval over the baseline mean.

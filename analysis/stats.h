@@ -9,7 +9,8 @@
 
 namespace pathscope::analysis {
 
-/// ministat's vital statistics of one data set (sample standard deviation).
+/// ministat's vital statistics of one data set (sample standard deviation);
+/// summarize() leaves missing values (NaN) out, and n counts the rest.
 struct Summary {
     size_t n = 0;
     double min = 0, max = 0, median = 0, mean = 0, stddev = 0;
@@ -27,6 +28,16 @@ bool is_confidence_level(double percent);
 /// normal limit beyond 100 degrees of freedom.
 double t_critical(double percent, int df);
 
+/// Two-sided critical value of Student's t at any confidence (percent, in
+/// (0, 100)): ministat's table at its own levels (so that every interval at
+/// 95% is ministat's to the digit), the exact quantile (Boost.Math) at any
+/// other level, such as a Benjamini-Hochberg or alpha-spending level.
+double t_critical_any(double percent, double df);
+/// Two-sided p of Student's t statistic `t` with `df` degrees of freedom.
+double t_two_sided_p(double t, double df);
+/// Two-sided critical value of the standard normal distribution.
+double normal_critical(double percent);
+
 /// Student's t with pooled variance, candidate minus baseline.
 struct TTest {
     double confidence = 95;
@@ -36,8 +47,11 @@ struct TTest {
     double pooled_s = 0;
     bool possible = false;    ///< false when a side has fewer than 2 values
     bool significant = false;
+    double p = 1;             ///< two-sided p (exact t distribution)
     std::string warning;      ///< set when N is too small to trust the verdict
 };
+/// At one of ministat's levels exactly as ministat computes it; at any
+/// other level with the exact quantile (t_critical_any).
 TTest student_t(const Summary& base, const Summary& cand, double confidence);
 
 /// ministat's verdict lines: "Difference at 95.0% confidence\n\t... +/- ...".

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "analysis/run_summary.h"
+#include "analysis/trial_conditions.h"
 #include "capture/perf_events.h"
 #include "capture/run.h"
 #include "capture/snapshot_rows.h"
@@ -120,13 +121,25 @@ class RunRecording {
           cell_(std::move(cell)) {}
 
     bool created() const { return writer_.has_value(); }
+    /// What it recorded so far (trial totals, facts).
+    const db::RunData& data() const { return result_.run; }
+    /// Stores a fact about the run (the experiment's decision).
+    void add_fact(const std::string& key, const std::string& value) {
+        if (!created()) return;
+        db::Batch b;
+        b.facts.emplace_back(key, value);
+        result_.run.rows.facts.emplace_back(key, value);
+        writer_->submit(std::move(b));
+    }
     bool stopped() const {
         return result_.stop_signal || !result_.error.empty() || !result_.setup_error.empty();
     }
 
-    /// Runs and records trial `trial`; `progress` gets the cell's place.
-    /// Throws what stopped the first trial's setup (nothing is stored then).
-    void trial(unsigned trial, unsigned cell, unsigned cells);
+    /// Runs and records the trial of block `block` (a disturbed one again,
+    /// up to capture.retry_disturbed times); `progress` gets the cell's
+    /// place. Throws what stopped the first trial's setup (nothing is
+    /// stored then).
+    void block(unsigned block, unsigned cell, unsigned cells);
 
     /// Ends the run as aborted for `why` (another cell of its experiment
     /// could not start), unless it ended for a reason of its own.
@@ -160,6 +173,11 @@ class RunRecording {
     }
 
   private:
+    /// Runs and records one trial, numbered `trial`, of block `block`;
+    /// false when it was disturbed and `replaceable` (it is then stored as
+    /// replaced, and the block runs again).
+    bool trial(unsigned trial, unsigned block, bool replaceable, unsigned cell, unsigned cells);
+
     void create() {
         writer_.emplace(opt_.db_path, run_info());
         result_.run.info = writer_->run();
@@ -190,11 +208,21 @@ class RunRecording {
     std::string label_, experiment_, cell_;
     std::optional<db::RunWriter> writer_;
     RecordResult result_;
-    unsigned trials_done_ = 0;
+    unsigned trials_done_ = 0;  ///< trials that count (not replaced)
+    unsigned next_trial_ = 0;   ///< the number of the next trial to run
     std::string sampling_note_;  // what the last warning said, so it is said once
 };
 
-void RunRecording::trial(unsigned trial, unsigned cell, unsigned cells) {
+void RunRecording::block(unsigned block, unsigned cell, unsigned cells) {
+    for (unsigned retries = sc_.capture.retry_disturbed;; --retries) {
+        const bool clean = trial(next_trial_++, block, retries > 0, cell, cells);
+        if (clean || stopped() || StopSignals::received()) return;
+        ++result_.replaced;
+    }
+}
+
+bool RunRecording::trial(unsigned trial, unsigned block, bool replaceable, unsigned cell,
+                         unsigned cells) {
     const Scenario& sc = sc_;
     const RecordOptions& opt = opt_;
     const CaptureSettings& cs = sc.capture;
@@ -291,16 +319,22 @@ void RunRecording::trial(unsigned trial, unsigned cell, unsigned cells) {
         r = run_engine(sc.engine, hooks);
     } catch (const StoppedBeforeStart&) {
         result.stop_signal = StopSignals::received();
-        return;
+        return true;
     } catch (const std::exception& e) {
         if (!created()) throw;  // the first trial's setup: nothing was stored
         result.setup_error = "trial " + std::to_string(trial + 1) +
                              (began ? " failed: " : " could not start: ") + e.what();
-        return;
+        return true;
     }
-    ++trials_done_;
     result.stop_signal = r.stop_signal;
     db::Batch totals = trial_rows(tr, r);
+    db::TrialRow& row = totals.trials.front();
+    row.block = static_cast<int>(block);
+    row.max_disturbance = cs.max_disturbance;
+    // A trial stopped early is kept as it is: its re-run would not finish either.
+    const bool disturbed = analysis::trial_condition(row, totals.threads).disturbed;
+    row.replaced = disturbed && replaceable && !r.stop_signal;
+    if (!row.replaced) ++trials_done_;
     totals.append(std::move(late));
     db::Batch copy = totals;
     writer_->submit(std::move(totals));
@@ -308,6 +342,7 @@ void RunRecording::trial(unsigned trial, unsigned cell, unsigned cells) {
     copy.traces.insert(copy.traces.begin(), traced.begin(), traced.end());
     result.run.rows.append(std::move(copy));
     if (auto err = writer_->error()) result.error = *err;
+    return !disturbed || !replaceable;
 }
 
 std::string default_label(const Scenario& sc, const RecordOptions& opt) {
@@ -345,9 +380,9 @@ RecordResult record_run(const Scenario& sc, const RecordOptions& opt) {
     check_sample_rate(sc.capture);
     eal_init(sc.engine.eal_args);
     RunRecording rec(sc, opt, default_label(sc, opt), "", "");
-    for (unsigned trial = 0;
-         trial < sc.capture.trials && !rec.stopped() && !StopSignals::received(); ++trial)
-        rec.trial(trial, 0, 1);
+    for (unsigned block = 0;
+         block < sc.capture.trials && !rec.stopped() && !StopSignals::received(); ++block)
+        rec.block(block, 0, 1);
     return rec.finish();
 }
 
@@ -355,7 +390,8 @@ std::vector<RecordResult> record_matrix(const std::string& scenario_path,
                                         const std::vector<std::string>& overrides,
                                         const RecordOptions& opt) {
     const StopSignals stop_signals;
-    const Scenario base = load_scenario(scenario_path, overrides);
+    Scenario base = load_scenario(scenario_path, overrides);
+    if (!opt.matrix.empty()) base.matrix = opt.matrix;
     std::vector<Scenario> cells;
     std::vector<MatrixCell> settings = matrix_cells(base);
     for (const MatrixCell& cell : settings) {
@@ -383,18 +419,45 @@ std::vector<RecordResult> record_matrix(const std::string& scenario_path,
     for (const auto& c : cells) trials = std::max(trials, c.capture.trials);
     std::string failure;  // a cell that could not start stops the experiment
     bool stop = false;
-    for (unsigned t = 0; t < trials && !stop; ++t)
-        for (size_t i = 0; i < runs.size() && !stop; ++i) {
+    // Trials "auto": looks after every block from the plan's first on.
+    std::optional<analysis::SequentialPlan> plan;
+    std::optional<analysis::Look> last_look;
+    if (base.capture.auto_trials) {
+        plan.emplace();
+        plan->by = !opt.decide_by.empty() ? opt.decide_by : base.matrix.back().key;
+        plan->metrics = opt.decide_metrics;
+        plan->max_blocks = trials;
+        plan->target_half_width = base.capture.target_half_width;
+        plan->first_look = std::min<size_t>(plan->first_look, trials);
+    }
+    auto look = [&](unsigned blocks) {
+        if (!plan || blocks < plan->first_look) return false;
+        std::vector<db::RunData> sofar;
+        for (const auto& r : runs)
+            if (r->created()) sofar.push_back(r->data());
+        last_look = analysis::look_at(sofar, *plan, blocks);
+        if (opt.look) opt.look(*last_look);
+        return last_look->decided;
+    };
+    for (unsigned t = 0; t < trials && !stop; ++t) {
+        if (t > 0 && look(t)) break;
+        for (size_t k = 0; k < runs.size() && !stop; ++k) {
+            const size_t i = t % 2 ? runs.size() - 1 - k : k;  // ABBA: every other block reversed
             if (t >= cells[i].capture.trials) continue;
             if (StopSignals::received()) break;
             try {
-                runs[i]->trial(t, static_cast<unsigned>(i), static_cast<unsigned>(runs.size()));
+                runs[i]->block(t, static_cast<unsigned>(i), static_cast<unsigned>(runs.size()));
             } catch (const std::exception& e) {
                 failure = "cell " + describe_cell(settings[i]) + " could not start: " + e.what();
+                stop = true;
                 break;
             }
             stop = runs[i]->stopped() || StopSignals::received();
         }
+    }
+    if (plan && !stop && (!last_look || last_look->blocks < trials)) look(trials);
+    if (plan && last_look)
+        for (auto& r : runs) r->add_fact(db::kDecisionFact, analysis::decision_fact(*plan, *last_look));
     bool any = false;
     for (auto& r : runs) {
         if (!r->created()) continue;

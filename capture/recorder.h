@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/sequential.h"
 #include "capture/scenario.h"
 #include "db/queries.h"
 
@@ -27,6 +28,16 @@ struct RecordOptions {
     std::function<void(const RecordProgress&)> progress;
     /// What the run goes on without (sampling the kernel refused), said once.
     std::function<void(const std::string&)> warning;
+    /// record_matrix: the axes to run instead of the scenario's [matrix]
+    /// (run --ab KEY=A,B: one axis of two values).
+    std::vector<MatrixAxis> matrix;
+    /// An experiment of "auto" trials (capture.trials = "auto", run
+    /// --until-decided): the setting its verdicts judge ("": its only axis,
+    /// or its last) and the metrics ("": the rate and "all stages").
+    std::string decide_by;
+    std::vector<std::string> decide_metrics;
+    /// After each look of an "auto" experiment.
+    std::function<void(const analysis::Look&)> look;
 };
 
 struct RecordResult {
@@ -38,6 +49,8 @@ struct RecordResult {
     /// A later trial (or another cell of the experiment) could not start;
     /// the run is aborted with this as its note.
     std::string setup_error;
+    /// Disturbed trials that a re-run replaced (capture.retry_disturbed).
+    unsigned replaced = 0;
 };
 
 /// Runs and records `scenario`, SIGINT and SIGTERM stopping it early (see
@@ -57,7 +70,10 @@ RecordResult record_run(const Scenario& scenario, const RecordOptions& options);
 /// ScenarioError naming the cell whose settings do not load. A stop
 /// (SIGINT, SIGTERM) ends the experiment: the result holds the cells that
 /// ran. A cell that cannot start ends it too: the cells that ran are
-/// aborted with that reason, or, when none has, it throws.
+/// aborted with that reason, or, when none has, it throws. Within a block
+/// the cells run in order, and in reverse order in every other block
+/// (A B, B A, A B, ...: ABBA), so that a linear drift of the machine
+/// cancels in the cells' paired differences.
 std::vector<RecordResult> record_matrix(const std::string& scenario_path,
                                         const std::vector<std::string>& overrides,
                                         const RecordOptions& options);

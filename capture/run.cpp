@@ -5,6 +5,7 @@
 #include <csignal>
 #include <thread>
 
+#include "capture/disturbance.h"
 #include "capture/pcap_probe.h"
 #include "engine/dpdk.h"
 #include "engine/eal.h"
@@ -114,9 +115,18 @@ RunResult run_engine(EngineConfig cfg, const RunHooks& hooks) {
     if (gen) gen->start();
     if (rr) rr->start();
     if (hooks.started) hooks.started(engine);
+    std::vector<WatchedThread> watched;
+    for (unsigned w = 0; w < engine.workers(); ++w)
+        watched.push_back({db::kWorkerThread, static_cast<int>(w), engine.worker_tid(w)});
+    if (gen) watched.push_back({db::kGeneratorThread, 0, gen->tid()});
+    if (rr) watched.push_back({db::kRrClientThread, 0, rr->tid()});
+    DisturbanceProbe probe(std::move(watched));
     RunResult result;
+    result.conditions.timer_cycles = engine.timestamp_cycles();
+    result.conditions.timing_period = engine.timing_period();
     using namespace std::chrono;
     result.window_start = engine.snapshot(false);
+    probe.start();
     bool warm = false;
     const auto interval = duration_cast<steady_clock::duration>(
         duration<double>(std::min(hooks.interval_s, cfg.duration_s)));
@@ -135,6 +145,7 @@ RunResult run_engine(EngineConfig cfg, const RunHooks& hooks) {
             sleep_until(warm_at);
             if (!stopped()) {
                 result.window_start = engine.snapshot(false);
+                probe.start();
                 warm = true;
             }
         }
@@ -142,13 +153,21 @@ RunResult run_engine(EngineConfig cfg, const RunHooks& hooks) {
         const double elapsed = duration<double>(steady_clock::now() - t0).count();
         if (stopped()) break;
         const bool last = elapsed >= cfg.duration_s;
-        if (last) result.window_end = engine.snapshot(false);
+        if (last) {
+            result.window_end = engine.snapshot(false);
+            probe.stop();
+        }
         if (hooks.interval &&
             !hooks.interval(elapsed, last ? result.window_end : engine.snapshot(false)))
             break;
         if (last) break;
     }
-    if (result.window_end.tsc == 0) result.window_end = engine.snapshot(false);
+    if (result.window_end.tsc == 0) {
+        result.window_end = engine.snapshot(false);
+        probe.stop();
+    }
+    result.threads = probe.threads(0);
+    probe.fill(result.conditions);
     if (gen) gen->stop();
     if (rr) rr->stop();
     // What the generator or the peers put on the port's receive rings is

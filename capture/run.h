@@ -10,6 +10,7 @@
 #include "engine/engine.h"
 #include "engine/generator.h"
 #include "engine/snapshot.h"
+#include "db/records.h"
 
 namespace pathscope::capture {
 
@@ -27,6 +28,11 @@ struct RunResult {
     /// ones by malformation); all 0 for other workloads.
     engine::GeneratedMix mix;
     int stop_signal = 0;           ///< SIGINT or SIGTERM that stopped it early, or 0
+    /// What the machine gave the polling threads over the steady window
+    /// (trial 0's rows: the recorder numbers them), and the window's wall
+    /// time, steal and other processes' CPU time (in `conditions`).
+    std::vector<db::ThreadRow> threads;
+    db::TrialRow conditions;
 };
 
 /// While one lives, SIGINT (Ctrl-C) and SIGTERM (timeout, systemd, CI

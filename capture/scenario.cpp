@@ -1,6 +1,7 @@
 #include "capture/scenario.h"
 
 #include <toml++/toml.h>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -39,6 +40,10 @@ constexpr SettingRange kRanges[] = {
     // the run starts; this is the most any kernel is asked for.
     {"capture.sample_hz", 0, 1e6, "samples a second"},
     {"capture.traces_per_s", 0, 1e6, "traces a second"},
+    {"capture.max_disturbance", 0.1, 100, "% of the window"},
+    {"capture.max_trials", 3, 1000, "trials"},
+    {"capture.target_half_width", 0.01, 100, "% of the baseline mean"},
+    {"capture.retry_disturbed", 0, 20, "re-runs a trial"},
     {"engine.burst", 1, 256, "packets"},
     {"engine.duration", 0.01, 86400, "seconds"},
     {"engine.mbufs", 1024, 1 << 26, "buffers"},
@@ -374,6 +379,23 @@ std::optional<Half64> parse_half64(const std::string& s) {
     return out;
 }
 
+/// engine.timing: "every" (1) or "1/N" (one walk in N timed, N 2 to 1024).
+uint32_t parse_timing(const toml::node* n, const std::string& file) {
+    const std::string allowed =
+        "must be \"every\" (time every graph walk) or \"1/N\" with N from 2 to 1024 (time one "
+        "walk in N: the timing then costs the worker 1/N of itself)";
+    if (!n->is_string()) throw ScenarioError(where(*n, file) + ": 'engine.timing' " + allowed);
+    const std::string v = n->as_string()->get();
+    if (v == "every") return 1;
+    if (v.rfind("1/", 0) == 0) {
+        uint32_t every = 0;
+        const auto r = std::from_chars(v.data() + 2, v.data() + v.size(), every);
+        if (r.ec == std::errc() && r.ptr == v.data() + v.size() && every >= 2 && every <= 1024)
+            return every;
+    }
+    throw ScenarioError(where(*n, file) + ": 'engine.timing' = \"" + v + "\": " + allowed);
+}
+
 }  // namespace
 
 std::string describe_variants(const EngineConfig& cfg) {
@@ -398,6 +420,8 @@ std::string describe_variants(const EngineConfig& cfg) {
         s += " ifaddr_churn=" + churn.str() + "/s";
     }
     if (cfg.extra_work_cycles > 0) s += " extra_work=" + std::to_string(cfg.extra_work_cycles);
+    if (cfg.timing_period > 1) s += " timing=1/" + std::to_string(cfg.timing_period);
+    if (cfg.max_simd_bitwidth) s += " max_simd_bitwidth=" + std::to_string(cfg.max_simd_bitwidth);
     if (cfg.source.enabled)
         s += std::string(" socket.bind=") + (cfg.source.bind ? "true" : "false") +
              " socket.connect=" + (cfg.source.connect ? "true" : "false");
@@ -462,12 +486,28 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
     if (const auto* t = top.table("capture")) {
         Section s(*t, name, "capture");
         CaptureSettings& c = scenario.capture;
-        s.get("trials", c.trials);
+        if (const toml::node* n = t->get("trials"); n && n->is_string()) {
+            s.know("trials");
+            if (n->as_string()->get() != "auto")
+                s.fail(*n, "'capture.trials' = \"" + n->as_string()->get() +
+                               "\": expected a number of trials (1 to 1000) or \"auto\" (add "
+                               "blocks until the experiment's verdicts are decided)");
+            c.auto_trials = true;
+        } else {
+            s.get("trials", c.trials);
+        }
+        s.get("max_trials", c.max_trials);
+        s.get("target_half_width", c.target_half_width);
+        if (c.auto_trials) c.trials = c.max_trials;
         s.get("interval", c.interval_s);
         s.get_strings("perf_events", c.perf_events);
         s.get("sample_event", c.sample_event);
         s.get("sample_hz", c.sample_hz);
         s.get("traces_per_s", c.traces_per_s);
+        double max_disturbance_percent = c.max_disturbance * 100;
+        s.get("max_disturbance", max_disturbance_percent);
+        c.max_disturbance = max_disturbance_percent / 100;
+        s.get("retry_disturbed", c.retry_disturbed);
         s.finish();
     }
     if (const auto* t = top.table("engine")) {
@@ -511,6 +551,20 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         s.get("nd_probes", cfg.nd_probes);
         s.get("nd_retrans", cfg.nd_retrans_s);
         s.get("extra_work", cfg.extra_work_cycles);
+        if (const toml::node* n = t->get("timing")) {
+            s.know("timing");
+            cfg.timing_period = parse_timing(n, name);
+        }
+        if (const toml::node* n = t->get("max_simd_bitwidth")) {
+            s.know("max_simd_bitwidth");
+            const auto* i = n->as_integer();
+            const bool ok = (n->is_string() && n->as_string()->get() == "dpdk") ||
+                            (i && (i->get() == 128 || i->get() == 256 || i->get() == 512));
+            if (!ok)
+                s.fail(*n, "'engine.max_simd_bitwidth' must be 128, 256, 512 or \"dpdk\" (DPDK's "
+                           "own choice, the default)");
+            cfg.max_simd_bitwidth = i ? static_cast<uint16_t>(i->get()) : 0;
+        }
         s.finish();
     }
     for (const auto* t : top.tables("port")) {

@@ -13,7 +13,14 @@ namespace pathscope::capture {
 
 /// How a capture run records: the [capture] table.
 struct CaptureSettings {
-    unsigned trials = 1;      ///< repetitions, each on a fresh engine
+    unsigned trials = 1;      ///< repetitions, each on a fresh engine (auto: at most max_trials)
+    /// trials = "auto": an experiment adds blocks of trials until its
+    /// verdicts are decided (capture/sequential.h), at most max_trials.
+    bool auto_trials = false;
+    unsigned max_trials = 20;
+    /// auto: a verdict is decided when its interval excludes 0 or is at most
+    /// this wide on either side (% of the baseline mean).
+    double target_half_width = 1.0;
     double interval_s = 0.1;  ///< snapshot interval
     /// Counted per trial on the worker thread; what the PMU lacks is recorded
     /// as unsupported, never an error.
@@ -23,6 +30,13 @@ struct CaptureSettings {
     std::string sample_event = "perf::cpu-clock";  ///< sampled with call chains
     uint32_t sample_hz = 199;                      ///< 0: no sampling
     uint32_t traces_per_s = 50;                    ///< packet traces per second; 0: none
+    /// A trial whose worker lost more than this share of its steady window
+    /// (to other threads, processes or the hypervisor) is disturbed, and a
+    /// verdict that rests on it unreliable; 1 (100%): never.
+    double max_disturbance = 0.02;
+    /// Re-runs of a disturbed trial, so that a run rests on clean trials;
+    /// the trial it replaces is kept, marked replaced.
+    unsigned retry_disturbed = 0;
 };
 
 /// One [matrix] setting and the values its cells take (TOML text, as --set takes it).

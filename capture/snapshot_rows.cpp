@@ -141,6 +141,16 @@ db::Batch trial_rows(int trial, const RunResult& r) {
                         rate_pps(r.window_start, r.window_end, &Ledger::sent),
                         r.window_end.ledger.sent - r.window_start.ledger.sent,
                         s.send_path.route_lookups, s.send_path.source_selections});
+    db::TrialRow& row = b.trials.back();
+    row.window_ns = r.conditions.window_ns;
+    row.steal_ns = r.conditions.steal_ns;
+    row.others_ns = r.conditions.others_ns;
+    row.timer_cycles = r.conditions.timer_cycles;
+    row.timing_period = r.conditions.timing_period;
+    for (db::ThreadRow t : r.threads) {
+        t.trial = trial;
+        b.threads.push_back(std::move(t));
+    }
     int ord = 0;
     for (const auto& st : s.stages) {
         b.stages.push_back({trial, -1, st.name, ord++, st.calls, st.packets, st.cycles,

@@ -4,6 +4,7 @@
 
 #include "analysis/gate.h"
 #include "analysis/safe_text.h"
+#include "analysis/sequential.h"
 #include "cli/cli_support.h"
 #include "db/queries.h"
 
@@ -14,7 +15,7 @@ namespace {
 struct GateArgs {
     std::string db, base_db, base, cand, baseline_label;
     std::vector<std::string> metrics;
-    std::string format = "md", out = "-", confidence = "95";
+    std::string format = "md", out = "-", confidence;  ///< "": 95, or an auto experiment's level
     double max_regression = 2;
 };
 
@@ -42,7 +43,8 @@ int gate(GateArgs a) {
     analysis::GateOptions opt;
     opt.metrics = a.metrics;
     opt.max_regression_percent = a.max_regression;
-    opt.confidence = std::stod(a.confidence);
+    opt.confidence = a.confidence.empty() ? analysis::judged_confidence(base, cand, 95)
+                                          : std::stod(a.confidence);
     const analysis::GateResult g =
         analysis::judge_gate(base, cand, opt, db::redacted(base_store), db::redacted(a.db));
     const std::string text =
@@ -64,14 +66,17 @@ void add_gate_verb(CLI::App& app, Verbs& verbs) {
         "gate", "a regression gate for CI: exit 1 when the candidate is significantly worse");
     v->footer(
         "Judges CANDIDATE against BASE with the statistics of `compare` (Student's t\n"
-        "over the runs' trials) on the run's rate (rx, or tx for a run that only\n"
-        "sent) and \"all stages\" cycles per packet, and on each --metric. A metric\n"
-        "fails the gate when it is worse with significance and by more than\n"
-        "--max-regression percent. Exit status:\n"
-        "  0  pass: no metric regressed beyond the limit;\n"
-        "  1  fail: at least one did (each is named with its change and interval);\n"
-        "  2  cannot judge (fewer than 3 trials a side, a metric one run lacks, a rate\n"
-        "     from a starved worker) or bad input (no such store, run or metric).\n"
+        "over the runs' trials; paired t when they are cells of one experiment) on the\n"
+        "run's rate (rx, or tx for a run that only sent) and \"all stages\" cycles per\n"
+        "packet, and on each --metric, the false discovery rate controlled over them\n"
+        "(Benjamini-Hochberg). A metric fails the gate when the whole interval of its\n"
+        "change is worse than --max-regression percent. Exit status:\n"
+        "  0  pass: no metric is proven to have regressed beyond the limit;\n"
+        "  1  fail: at least one is (each is named with its change and interval);\n"
+        "  2  cannot judge (fewer than 3 trials a side, a trial without a value, a\n"
+        "     test that cannot reject at this N, a verdict resting on a disturbed\n"
+        "     trial, a metric one run lacks, a rate from a starved worker) or bad\n"
+        "     input (no such store, run or metric).\n"
         "It prints a short Markdown summary for a review tool's comment (--format md)\n"
         "or JSON. A CI job, against the latest nightly baseline:\n"
         "  pathscope run samples/default.toml --trials 5 --label pr-123 --db ci.db\n"

@@ -7,6 +7,7 @@
 #include "analysis/run_metrics.h"
 #include "analysis/run_summary.h"
 #include "analysis/safe_text.h"
+#include "analysis/sequential.h"
 #include "analysis/text_builder.h"
 #include "cli/cli_support.h"
 #include "db/queries.h"
@@ -17,15 +18,23 @@ namespace pathscope::cli {
 namespace {
 
 struct CompareArgs {
-    std::string db, base, cand, confidence = "95";
+    /// "": 95, or the level an "auto" experiment's runs were decided at.
+    std::string db, base, cand, confidence;
     std::string experiment, by, format = "text", out = "-";
     std::vector<std::string> metrics;
     bool ministat = false;
 };
 
 struct ReportArgs {
-    std::string db, base, cand, format = "text", out = "-", confidence = "95";
+    std::string db, base, cand, format = "text", out = "-", confidence;
 };
+
+/// The confidence to judge at: --confidence when given, else the level the
+/// runs' experiment decided at (an "auto" experiment), else 95.
+double confidence_of(const std::string& given, const db::RunData& base, const db::RunData& cand) {
+    if (!given.empty()) return std::stod(given);
+    return analysis::judged_confidence(base, cand, 95);
+}
 
 // --format's names, read as the analysis reads them (one table for the CLI
 // and the desktop program's export).
@@ -68,7 +77,9 @@ int compare_experiment(const CompareArgs& a) {
         runs.push_back(db::load_run(*db, info.id));
         if (a.format == "text") warn_starved(runs.back());
     }
-    const auto e = analysis::compare_experiment(runs, a.by, a.metrics, std::stod(a.confidence));
+    const double confidence =
+        a.confidence.empty() ? analysis::judged_confidence(runs, 95) : std::stod(a.confidence);
+    const auto e = analysis::compare_experiment(runs, a.by, a.metrics, confidence);
     if (a.ministat && a.format != "text")
         throw UsageError("--ministat prints ministat's text blocks: use it with --format text");
     std::string text;
@@ -95,8 +106,8 @@ int compare(const CompareArgs& a) {
     if (!a.by.empty() || !a.metrics.empty() || a.format != "text" || a.out != "-" || a.ministat)
         throw UsageError("--by, --metric, --ministat, --format and --output go with --experiment "
                          "(pathscope report BASE CAND shows two runs' ministat blocks)");
-    const double confidence = std::stod(a.confidence);
     const auto [base, cand] = load_pair(a.db, a.base, a.cand);
+    const double confidence = confidence_of(a.confidence, base, cand);
     // The report's verdicts and, where both runs sampled stacks, its
     // functions: an import holds stacks only, and compares with a capture.
     analysis::ReportOptions opt;
@@ -119,7 +130,7 @@ int report(const ReportArgs& a) {
     const analysis::ReportFormat f = format(a.format);
     auto render = [f](const analysis::Report& r) { return analysis::render_report(r, f); };
     analysis::ReportOptions opt;
-    opt.confidence = std::stod(a.confidence);
+    opt.confidence = a.confidence.empty() ? 95 : std::stod(a.confidence);
     std::string text;
     if (a.cand.empty()) {
         auto db = open_existing_store(a.db, db::Database::Mode::read_only);
@@ -127,6 +138,7 @@ int report(const ReportArgs& a) {
         text = render(analysis::build_report(base, nullptr, opt));
     } else {
         const auto [base, cand] = load_pair(a.db, a.base, a.cand);
+        opt.confidence = confidence_of(a.confidence, base, cand);
         text = render(analysis::build_report(base, &cand, opt));
     }
     write_output(a.out, text);
@@ -185,7 +197,7 @@ void add_report_verbs(CLI::App& app, Verbs& verbs) {
             ->check(kFormats);
         v->add_option("-o,--output", a->out, "with --experiment: write there instead of standard output")
             ->type_name("FILE");
-        v->add_option("--confidence", a->confidence, "80, 90, 95 (default), 98, 99 or 99.5")
+        v->add_option("--confidence", a->confidence, "80, 90, 95 (default; an \"auto\" experiment's runs: the level it decided at), 98, 99\nor 99.5")
             ->check(kConfidence);
         verbs.add(v, [a] { return compare(*a); });
     }
@@ -208,7 +220,7 @@ void add_report_verbs(CLI::App& app, Verbs& verbs) {
             ->check(kFormats);
         v->add_option("-o,--output", a->out, "write there instead of standard output")
             ->type_name("FILE");
-        v->add_option("--confidence", a->confidence, "80, 90, 95 (default), 98, 99 or 99.5")
+        v->add_option("--confidence", a->confidence, "80, 90, 95 (default; an \"auto\" experiment's runs: the level it decided at), 98, 99\nor 99.5")
             ->check(kConfidence);
         verbs.add(v, [a] { return report(*a); });
     }

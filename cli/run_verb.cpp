@@ -9,6 +9,8 @@
 #include "analysis/run_summary.h"
 #include "analysis/run_view.h"
 #include "analysis/safe_text.h"
+#include "analysis/experiment.h"
+#include "analysis/sequential.h"
 #include "capture/recorder.h"
 #include "capture/run.h"
 #include "cli/cli_support.h"
@@ -30,7 +32,31 @@ struct RunArgs {
     unsigned trials = 0;
     std::vector<std::string> sets;
     bool no_histograms = false;
+    std::string ab;             ///< KEY=A,B: a two-cell experiment, ABBA
+    bool until_decided = false;  ///< capture.trials = "auto"
+    std::string by;              ///< the setting an auto experiment decides
+    std::vector<std::string> metrics;  ///< ... on these metrics
 };
+
+/// --ab KEY=A,B as the one axis of a two-cell matrix.
+capture::MatrixAxis ab_axis(const std::string& ab) {
+    const auto eq = ab.find('=');
+    const auto comma = ab.find(',', eq == std::string::npos ? 0 : eq);
+    if (eq == std::string::npos || eq == 0 || comma == std::string::npos ||
+        ab.find(',', comma + 1) != std::string::npos || comma == eq + 1 || comma + 1 == ab.size())
+        throw UsageError("--ab " + analysis::printable(ab) +
+                         ": expected KEY=A,B, two values of one setting, like --ab "
+                         "engine.send_accounting=atomic,local");
+    return {ab.substr(0, eq), {ab.substr(eq + 1, comma - eq - 1), ab.substr(comma + 1)}};
+}
+
+/// Prints each look of an auto experiment on standard error.
+void print_look(const analysis::Look& l) {
+    std::fprintf(stderr, "\r%90s\r  look after block %zu (at %.2f%% confidence): %zu of %zu verdicts decided\n",
+                 "", l.blocks, l.level, l.lines.size() - l.undecided, l.lines.size());
+    for (const auto& line : l.lines)
+        std::fprintf(stderr, "    %s\n", analysis::printable(line).c_str());
+}
 
 /// The exit status after a stop: 130 after Ctrl-C, 143 after SIGTERM, as a
 /// shell reports a process that those signals killed.
@@ -51,7 +77,7 @@ void say_telemetry(const capture::Scenario& sc) {
                  engine::telemetry_client_command(socket).c_str(), socket.c_str());
 }
 
-/// A scenario with a [matrix]: every cell as its own run, trials interleaved.
+/// A scenario with a [matrix] (or --ab): every cell as its own run, trials interleaved.
 int run_matrix(const RunArgs& a, const std::string& scenario_path,
                const std::vector<std::string>& sets, const capture::Scenario& sc) {
     const auto cells = capture::matrix_cells(sc);
@@ -60,12 +86,18 @@ int run_matrix(const RunArgs& a, const std::string& scenario_path,
     opt.label = a.label;
     opt.scenario_path = scenario_path;
     opt.warning = warn;
+    if (!a.ab.empty()) opt.matrix = sc.matrix;
+    opt.decide_by = a.by;
+    opt.decide_metrics = a.metrics;
+    opt.look = print_look;
     const bool tty = isatty(STDERR_FILENO);
     std::fprintf(stderr,
-                 "pathscope run: %s, a matrix of %zu cells x %u trial(s) of %.1f s, trials "
-                 "interleaved, into %s (Ctrl-C stops early)\n",
-                 analysis::printable(scenario_path).c_str(), cells.size(), sc.capture.trials, sc.engine.duration_s,
-                 db::redacted(opt.db_path).c_str());
+                 "pathscope run: %s, a matrix of %zu cells x %s%u trial(s) of %.1f s, trials "
+                 "interleaved in blocks (every other block in reverse: ABBA), into %s (Ctrl-C "
+                 "stops early)\n",
+                 analysis::printable(scenario_path).c_str(), cells.size(),
+                 sc.capture.auto_trials ? "until decided, at most " : "", sc.capture.trials,
+                 sc.engine.duration_s, db::redacted(opt.db_path).c_str());
     say_telemetry(sc);
     opt.progress = [&](const capture::RecordProgress& p) {
         if (tty)
@@ -86,19 +118,25 @@ int run_matrix(const RunArgs& a, const std::string& scenario_path,
     int width = 4;
     for (const auto& r : results)
         width = std::max(width, static_cast<int>(analysis::printable(r.run.info.cell).size()));
-    std::printf("%5s  %-*s %7s %16s %16s\n", "run", width, "cell", "trials", "rx rate (mean)",
-                "tx rate (mean)");
+    std::printf("%5s  %-*s %7s %16s %16s %10s\n", "run", width, "cell", "trials", "rx rate (mean)",
+                "tx rate (mean)", "disturbed");
     for (const auto& r : results) {
         const analysis::RunSummary s = analysis::summarize_run(r.run);
-        double rx = 0, tx = 0;
-        for (const auto& t : s.trials) rx += t.rx_pps, tx += t.sent_pps;
-        const double n = s.trials.empty() ? 1 : static_cast<double>(s.trials.size());
+        const std::vector<analysis::Metric> m = analysis::run_metrics(r.run);
+        auto mean = [&](const char* name) {
+            const analysis::Metric* x = analysis::find_metric(m, analysis::kThroughput, name);
+            return x ? analysis::run_figure(x->values).mean : 0.0;
+        };
         std::string cell = r.run.info.cell;
         std::replace(cell.begin(), cell.end(), '\n', ' ');
         cell = analysis::printable(cell);
-        std::printf("%5lld  %-*s %7zu %11.3f Mpps %11.3f Mpps%s\n",
-                    static_cast<long long>(r.run.info.id), width, cell.c_str(), s.trials.size(),
-                    rx / n / 1e6, tx / n / 1e6,
+        const analysis::DisturbanceSummary& d = s.disturbance;
+        const std::string disturbed =
+            d.measured ? std::to_string(d.disturbed) + (d.replaced ? " +" + std::to_string(d.replaced) + " re-run" : "")
+                       : "-";
+        std::printf("%5lld  %-*s %7zu %11.3f Mpps %11.3f Mpps %10s%s\n",
+                    static_cast<long long>(r.run.info.id), width, cell.c_str(), d.trials,
+                    mean(analysis::kRxRate), mean(analysis::kTxRate), disturbed.c_str(),
                     s.balanced && s.send_balanced ? "" : "  NOT BALANCED");
         if (setup_error.empty()) setup_error = r.setup_error;
         aborted = aborted || r.run.info.status == "aborted";
@@ -115,6 +153,18 @@ int run_matrix(const RunArgs& a, const std::string& scenario_path,
         std::printf("stopped by %s: %zu of the %zu cells ran%s\n",
                     capture::stop_name(stop_signal).c_str(), results.size(), cells.size(),
                     aborted ? "; the runs it cut short are marked aborted" : "");
+    std::printf("trials: those that count (a disturbed trial a re-run replaced is kept apart); "
+                "disturbed: trials whose worker lost more than %.1f%% of its window\n",
+                100 * sc.capture.max_disturbance);
+    if (!a.ab.empty() || sc.capture.auto_trials) {
+        // The question asked: the setting judged in each cell, here and now.
+        std::vector<db::RunData> runs;
+        for (const auto& r : results) runs.push_back(r.run);
+        const std::string by = !a.by.empty() ? a.by : sc.matrix.back().key;
+        const auto e = analysis::compare_experiment(runs, by, a.metrics,
+                                                    analysis::judged_confidence(runs, 95));
+        std::printf("\n%s", analysis::render_experiment_text(e).c_str());
+    }
     for (const auto& axis : sc.matrix)
         std::printf("  pathscope compare%s --experiment %s --by %s\n", db_argument(opt.db_path).c_str(),
                     experiment.c_str(), axis.key.c_str());
@@ -130,10 +180,33 @@ int run(const RunArgs& a) {
     check_label(a.label);
     const std::string scenario_path = a.scenario.empty() ? default_scenario() : a.scenario;
     std::vector<std::string> sets = a.sets;
-    if (a.trials) sets.push_back("capture.trials=" + std::to_string(a.trials));
+    if (a.until_decided) {
+        sets.push_back("capture.trials=\"auto\"");
+        if (a.trials) sets.push_back("capture.max_trials=" + std::to_string(a.trials));
+    } else if (a.trials) {
+        sets.push_back("capture.trials=" + std::to_string(a.trials));
+    }
     if (!a.duration.empty()) sets.push_back("engine.duration=" + a.duration);
     if (!a.interval.empty()) sets.push_back("capture.interval=" + a.interval);
-    const capture::Scenario sc = capture::load_scenario(scenario_path, sets);
+    capture::Scenario sc = capture::load_scenario(scenario_path, sets);
+    if (!a.ab.empty()) {
+        if (!sc.matrix.empty())
+            throw UsageError("--ab runs two cells of one setting, and " +
+                             analysis::printable(scenario_path) +
+                             " has a [matrix] already: give one or the other");
+        sc.matrix = {ab_axis(a.ab)};
+        for (const auto& v : sc.matrix[0].values)  // each cell's settings load, or say why now
+            capture::load_scenario(scenario_path, [&] {
+                auto s = sets;
+                s.push_back(sc.matrix[0].key + "=" + v);
+                return s;
+            }());
+    }
+    if (sc.capture.auto_trials && sc.matrix.empty())
+        throw UsageError("capture.trials = \"auto\" decides between an experiment's cells: give "
+                         "the scenario a [matrix], or run --ab KEY=A,B");
+    if (!a.by.empty() && sc.matrix.empty())
+        throw UsageError("--by names the setting an experiment decides: it needs a [matrix] or --ab");
     db::check_store(a.db);  // a store it could not write is refused before the engine starts
     if (!sc.matrix.empty()) return run_matrix(a, scenario_path, sets, sc);
 
@@ -238,6 +311,26 @@ void add_run_verb(CLI::App& app, Verbs& verbs) {
         ->allow_extra_args(false);
     v->add_flag("--no-histograms", a->no_histograms,
                 "leave the per-call cycle histograms out of the printout");
+    v->add_option("--ab", a->ab,
+                  "KEY=A,B: the everyday question, is B better than A? Two cells of one\n"
+                  "setting, their trials interleaved A B, B A, A B, ... (ABBA: a linear drift\n"
+                  "cancels), judged on the blocks' differences (paired t); e.g. --ab\n"
+                  "engine.send_accounting=atomic,local")
+        ->type_name("KEY=A,B");
+    v->add_flag("--until-decided", a->until_decided,
+                "capture.trials = \"auto\": add blocks until every verdict's interval excludes\n"
+                "0 or is narrower than capture.target_half_width (1%), at most --trials (or\n"
+                "capture.max_trials, 20); each look tests at its share of the 5% (alpha\n"
+                "spending), so the false-positive rate stays at 5% however often it looks");
+    v->add_option("--by", a->by,
+                  "the setting an experiment of --until-decided decides (default: its only\n"
+                  "[matrix] key, or the last)")
+        ->type_name("SETTING");
+    v->add_option("--metric", a->metrics,
+                  "a metric --until-decided decides on (repeat for more; default: the run's\n"
+                  "rate and \"all stages\")")
+        ->type_name("NAME")
+        ->allow_extra_args(false);
     verbs.add(v, [a] { return run(*a); });
 }
 

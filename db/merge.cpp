@@ -149,6 +149,7 @@ MergeResult copy_runs(const Database& src, Database& out, const CopyProgress& pr
         copy_rows(src, out, tables::trial_events(), run.id, id);
         copy_rows(src, out, tables::edge_counters(), run.id, id);
         copy_rows(src, out, tables::worker_trials(), run.id, id);
+        copy_rows(src, out, tables::trial_threads(), run.id, id);
         // Stacks are re-interned: each sample's stack id is the output's.
         copy_rows(src, out, tables::stack_samples(), run.id, id, sample_sql, [&](SampleRow& row) {
             const int64_t mapped = (*stacks)[row.stack];

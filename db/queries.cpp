@@ -389,6 +389,7 @@ RunDelta load_run_since(const Database& db, int64_t id, RunCursor& c, const Load
     rows(tables::facts(), "TRUE", "key", b.facts);
     rows(tables::trial_events(), trial_rows, "trial, name", b.events);
     rows(tables::worker_trials(), trial_rows, "trial, worker", b.worker_trials);
+    rows(tables::trial_threads(), trial_rows, "trial, role, idx", b.threads);
     gather_worker_rows(b);
 
     c.started = true;

@@ -26,6 +26,11 @@ inline constexpr const char* kLatency = "latency";
 /// The fact a capture stores with the engine's variant switches, one
 /// "name=value" each ("route_cache=on socket_send=single ...").
 inline constexpr const char* kVariantsFact = "variants";
+/// The fact an experiment of "auto" trials stores with each of its runs: how
+/// it decided, and the confidence its last look tested at ("confidence=98.77
+/// blocks=7 max_blocks=20 first_look=3 decided=yes"), which later views of
+/// its runs judge at.
+inline constexpr const char* kDecisionFact = "decision";
 /// The stacks' event for sampled CPU time from any source (a capture's
 /// perf::cpu-clock, a perf script's cycles, folded stacks), so that an
 /// imported profile and a capture share their functions; each run keeps its
@@ -89,6 +94,48 @@ struct TrialRow {
     double sent_pps = 0;
     uint64_t window_sent = 0;
     uint64_t route_lookups = 0, source_selections = 0;
+    /// v9: the trial's time block. Trials of an experiment's cells with the
+    /// same block ran side by side (one after the other), so their
+    /// difference cancels the machine's drift; -1: not known (a run stored
+    /// before v9), read as the trial's own number.
+    int block = -1;
+    /// v9: a disturbed trial that a re-run replaced (capture.retry_disturbed):
+    /// kept, counted in the ledger, left out of every per-trial statistic.
+    bool replaced = false;
+    /// v9: what else the machine did over the steady window: its wall time,
+    /// the CPU time the hypervisor stole from this machine's CPUs and the
+    /// CPU time other processes took (both summed over every CPU; from
+    /// /proc/stat, in its 10 ms ticks); 0 and 0: not measured.
+    uint64_t window_ns = 0, steal_ns = 0, others_ns = 0;
+    /// v9: capture.max_disturbance of the run: the share of the window a
+    /// worker may lose before its trial is disturbed; 0: not measured.
+    double max_disturbance = 0;
+    /// v9: what one timestamp of the engine's stage timing costs, in TSC
+    /// cycles, measured when the trial's engine started; 0: not measured.
+    double timer_cycles = 0;
+    /// v9: the trial's stage timing: every graph walk timed (1), or one in N
+    /// (N: cycles are the timed walks' figures; packets and calls are exact).
+    uint32_t timing_period = 1;
+};
+
+/// Thread roles of ThreadRow.
+inline constexpr const char* kWorkerThread = "worker";
+inline constexpr const char* kGeneratorThread = "generator";
+inline constexpr const char* kRrClientThread = "rr client";
+
+/// v9: what one thread of the run got of the machine over a trial's steady
+/// window (TrialRow::window_ns): its CPU time, its time waiting in a run
+/// queue, and its context switches. A polling thread (the workers, the
+/// generator, the rr client) is on its CPU all the time unless something
+/// else takes it: cpu_ns short of the window is what it lost.
+struct ThreadRow {
+    int trial = 0;
+    std::string role;  ///< kWorkerThread, kGeneratorThread, kRrClientThread
+    int index = 0;     ///< which worker; 0 for the others
+    int64_t tid = 0;
+    int cpu = -1;      ///< the CPU it ran on last
+    uint64_t cpu_ns = 0, wait_ns = 0;
+    uint64_t involuntary = 0, voluntary = 0;  ///< context switches
 };
 
 /// Per-interval receive ledger deltas (time series).
@@ -287,6 +334,8 @@ struct Batch {
     std::vector<EdgeRow> worker_edges;
     std::vector<HistogramRow> worker_histograms;
     std::vector<WorkerTrialRow> worker_trials;
+    /// v9: each measured thread's share of the machine, per trial.
+    std::vector<ThreadRow> threads;
 
     size_t rows() const;
     bool empty() const { return rows() == 0; }

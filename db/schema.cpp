@@ -284,6 +284,32 @@ ALTER TABLE queue_counters ADD COLUMN idle_calls INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE queue_counters ADD COLUMN idle_cycles INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE queue_counters ADD COLUMN worker INTEGER NOT NULL DEFAULT 0;
 )sql",
+    // 8 -> 9: each trial's block (interleaved experiments pair by it), the
+    // trials a re-run replaced, what the machine took from the workers over
+    // the window (trial_threads: per thread), and the cost of stage timing.
+    R"sql(
+ALTER TABLE trials ADD COLUMN block INTEGER NOT NULL DEFAULT -1;
+ALTER TABLE trials ADD COLUMN replaced INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE trials ADD COLUMN window_ns INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE trials ADD COLUMN steal_ns INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE trials ADD COLUMN others_ns INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE trials ADD COLUMN max_disturbance REAL NOT NULL DEFAULT 0;
+ALTER TABLE trials ADD COLUMN timer_cycles REAL NOT NULL DEFAULT 0;
+ALTER TABLE trials ADD COLUMN timing_period INTEGER NOT NULL DEFAULT 1;
+CREATE TABLE IF NOT EXISTS trial_threads (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  trial INTEGER NOT NULL,
+  role TEXT NOT NULL,
+  idx INTEGER NOT NULL,
+  tid INTEGER NOT NULL,
+  cpu INTEGER NOT NULL,
+  cpu_ns INTEGER NOT NULL,
+  wait_ns INTEGER NOT NULL,
+  involuntary INTEGER NOT NULL,
+  voluntary INTEGER NOT NULL,
+  PRIMARY KEY (run_id, trial, role, idx)
+) WITHOUT ROWID;
+)sql",
 };
 
 }  // namespace
@@ -323,8 +349,12 @@ int recover_stale_runs(Database& db) {
 void migrate(Database& db, int to_version) {
     if (to_version > kSchemaVersion)
         throw DbError(db.path() + ": no migration to schema version " + std::to_string(to_version));
-    for (int64_t v = db.scalar("PRAGMA user_version"); v < to_version; ++v) {
+    while (db.scalar("PRAGMA user_version") < to_version) {
         Transaction tx(db);
+        // Read again under the write lock: another capture may have
+        // migrated the store since the read above.
+        const int64_t v = db.scalar("PRAGMA user_version");
+        if (v >= to_version) break;
         db.exec(kMigrations[static_cast<size_t>(v)]);
         db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
         db.exec("PRAGMA user_version = " + std::to_string(v + 1));

@@ -11,7 +11,7 @@ namespace pathscope::db {
 /// PRAGMA application_id of every pathscope store ("PSCP").
 inline constexpr int32_t kApplicationId = 0x50534350;
 /// PRAGMA user_version written by this build.
-inline constexpr int kSchemaVersion = 8;
+inline constexpr int kSchemaVersion = 9;
 
 /// Whether open_store may make a store of a missing or empty file.
 enum class Create { if_new, never };

@@ -5,6 +5,8 @@
 // (pathscope_changes: what PRAGMA data_version is to a file store).
 #include "db/server_store.h"
 
+#include <algorithm>
+
 #include "db/schema.h"
 #include "db/tables.h"
 
@@ -44,11 +46,34 @@ void check_header(const ServerHeader& h, const std::string& name) {
         throw DbError(name + ": written by a newer pathscope (schema version " +
                       std::to_string(h.version) + ", this build reads up to " +
                       std::to_string(kSchemaVersion) + "); upgrade pathscope to read it");
-    if (h.version < kSchemaVersion)
-        throw DbError(name + ": schema version " + std::to_string(h.version) +
-                      " of a server store; this build has no migration for server stores from "
-                      "it (every server store so far is made at version " +
-                      std::to_string(kSchemaVersion) + ")");
+}
+
+/// Brings a server store of an older schema up to this build's. Every
+/// migration so far adds tables and columns (with defaults), so the server's
+/// is the same for all of them: whatever the tables lack is added, under
+/// the store's lock, in one transaction.
+void migrate_server(Database& db) {
+    Transaction tx(db);
+    db.exec("SELECT pg_advisory_xact_lock(" + std::to_string(kApplicationId) + ")");
+    if (read_server_header(db).version < kSchemaVersion) {
+        for (const TableShape& t : table_shapes(Backend::postgres)) {
+            Statement cols = db.prepare(
+                "SELECT column_name FROM information_schema.columns WHERE table_schema = "
+                "current_schema() AND table_name = ?1");
+            cols.bind(1, t.name);
+            std::vector<std::string> have;
+            while (cols.step()) have.push_back(cols.text(0));
+            if (have.empty()) {
+                db.exec(t.create_sql);
+                continue;
+            }
+            for (const auto& [column, decl] : t.columns)
+                if (std::find(have.begin(), have.end(), column) == have.end())
+                    db.exec("ALTER TABLE " + t.name + " ADD COLUMN \"" + column + "\" " + decl);
+        }
+        db.exec("UPDATE pathscope_store SET schema_version = " + std::to_string(kSchemaVersion));
+    }
+    tx.commit();
 }
 
 }  // namespace
@@ -67,6 +92,20 @@ void check_server_store(const std::string& url) {
     const Database db(url, Database::Mode::read_only);
     check_header(read_server_header(db), db.path());
 }
+
+namespace {
+
+/// A reader may not migrate: an older store is read by a writer's open first.
+void refuse_old_for_reader(const ServerHeader& h, const std::string& name) {
+    if (h.made && h.version < kSchemaVersion)
+        throw DbError(name + ": schema version " + std::to_string(h.version) +
+                      " of a server store needs a migration to " +
+                      std::to_string(kSchemaVersion) +
+                      "; open it once with the store's writer role (pathscope list --db URL "
+                      "as the writer migrates it)");
+}
+
+}  // namespace
 
 std::unique_ptr<Database> open_server_store(const std::string& url, Database::Mode mode,
                                             Create create) {
@@ -87,6 +126,13 @@ std::unique_ptr<Database> open_server_store(const std::string& url, Database::Mo
         tx.commit();
         check_header(read_server_header(*db), db->path());
     }
+    if (mode == Database::Mode::read_write && h.made && h.version < kSchemaVersion) try {
+            migrate_server(*db);
+        } catch (const DbError& e) {
+            // A reader's role may not alter tables: it reads as a reader does.
+            if (e.code() != SQLITE_READONLY) throw;
+        }
+    refuse_old_for_reader(read_server_header(*db), db->path());
     // Marking dead captures is a writer's job: a reader's role may not, and
     // the next writer's open does it.
     if (mode == Database::Mode::read_write) try {

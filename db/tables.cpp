@@ -144,6 +144,17 @@ const Table<TrialRow>& trials() {
                                        field<&TrialRow::route_lookups>("route_lookups", kIntZero),
                                        field<&TrialRow::source_selections>("source_selections",
                                                                            kIntZero),
+                                       // v9: blocks, replaced trials, disturbance, timing
+                                       field<&TrialRow::block>("block", "INTEGER NOT NULL DEFAULT -1"),
+                                       field<&TrialRow::replaced>("replaced", kIntZero),
+                                       field<&TrialRow::window_ns>("window_ns", kIntZero),
+                                       field<&TrialRow::steal_ns>("steal_ns", kIntZero),
+                                       field<&TrialRow::others_ns>("others_ns", kIntZero),
+                                       field<&TrialRow::max_disturbance>("max_disturbance",
+                                                                         kRealZero),
+                                       field<&TrialRow::timer_cycles>("timer_cycles", kRealZero),
+                                       field<&TrialRow::timing_period>("timing_period",
+                                                                       "INTEGER NOT NULL DEFAULT 1"),
                                    },
                                    "PRIMARY KEY (run_id, trial)"};
     return t;
@@ -395,6 +406,25 @@ const Table<WorkerTrialRow>& worker_trials() {
     return t;
 }
 
+const Table<ThreadRow>& trial_threads() {
+    // v9: each measured thread's CPU time over a trial's steady window.
+    static const Table<ThreadRow> t{"trial_threads",
+                                    {
+                                        run_id<ThreadRow>(),
+                                        field<&ThreadRow::trial>("trial", kInt),
+                                        field<&ThreadRow::role>("role", kText),
+                                        field<&ThreadRow::index>("idx", kInt),
+                                        field<&ThreadRow::tid>("tid", kInt),
+                                        field<&ThreadRow::cpu>("cpu", kInt),
+                                        field<&ThreadRow::cpu_ns>("cpu_ns", kInt),
+                                        field<&ThreadRow::wait_ns>("wait_ns", kInt),
+                                        field<&ThreadRow::involuntary>("involuntary", kInt),
+                                        field<&ThreadRow::voluntary>("voluntary", kInt),
+                                    },
+                                    "PRIMARY KEY (run_id, trial, role, idx)"};
+    return t;
+}
+
 const Table<FactRow>& facts() {
     static const Table<FactRow> t{"facts",
                                   {
@@ -416,25 +446,35 @@ std::string key_columns(const char* constraints) {
                : c.substr(open + 1, close - open - 1);
 }
 
+namespace {
+
+template <typename Row>
+TableShape shape_of(const Table<Row>& t, Backend b) {
+    TableShape shape;
+    shape.name = t.name;
+    append_create(shape.create_sql, t, b);
+    for (const auto& c : t.columns)
+        shape.columns.emplace_back(c.name, b == Backend::postgres ? server_decl(c.decl) : c.decl);
+    return shape;
+}
+
+}  // namespace
+
+std::vector<TableShape> table_shapes(Backend b) {
+    return {shape_of(tables::runs(), b),          shape_of(tables::trials(), b),
+            shape_of(tables::intervals(), b),     shape_of(tables::stage_counters(), b),
+            shape_of(tables::queue_counters(), b), shape_of(tables::drops(), b),
+            shape_of(tables::histograms(), b),    shape_of(tables::histogram_buckets(), b),
+            shape_of(tables::perf_counters(), b), shape_of(tables::frames(), b),
+            shape_of(tables::stacks(), b),        shape_of(tables::stack_samples(), b),
+            shape_of(tables::packet_traces(), b), shape_of(tables::facts(), b),
+            shape_of(tables::trial_events(), b),  shape_of(tables::edge_counters(), b),
+            shape_of(tables::worker_trials(), b), shape_of(tables::trial_threads(), b)};
+}
+
 std::string create_schema_sql(Backend b) {
     std::string sql;
-    append_create(sql, tables::runs(), b);
-    append_create(sql, tables::trials(), b);
-    append_create(sql, tables::intervals(), b);
-    append_create(sql, tables::stage_counters(), b);
-    append_create(sql, tables::queue_counters(), b);
-    append_create(sql, tables::drops(), b);
-    append_create(sql, tables::histograms(), b);
-    append_create(sql, tables::histogram_buckets(), b);
-    append_create(sql, tables::perf_counters(), b);
-    append_create(sql, tables::frames(), b);
-    append_create(sql, tables::stacks(), b);
-    append_create(sql, tables::stack_samples(), b);
-    append_create(sql, tables::packet_traces(), b);
-    append_create(sql, tables::facts(), b);
-    append_create(sql, tables::trial_events(), b);
-    append_create(sql, tables::edge_counters(), b);
-    append_create(sql, tables::worker_trials(), b);
+    for (const TableShape& t : table_shapes(b)) sql += t.create_sql;
     return sql;
 }
 

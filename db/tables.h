@@ -144,11 +144,23 @@ const Table<FactRow>& facts();
 const Table<EventRow>& trial_events();
 const Table<EdgeRow>& edge_counters();
 const Table<WorkerTrialRow>& worker_trials();
+const Table<ThreadRow>& trial_threads();
 }  // namespace tables
 
 /// CREATE TABLE and CREATE INDEX statements of every table, as a fresh store
 /// at this build's schema version has them, in the back end's dialect.
 std::string create_schema_sql(Backend b = Backend::sqlite);
+
+/// A table as a back end makes it: its CREATE statements and each column's
+/// declaration in that back end's words (server stores migrate by adding
+/// what a table lacks).
+struct TableShape {
+    std::string name;
+    std::string create_sql;
+    std::vector<std::pair<std::string, std::string>> columns;  ///< name, declaration
+};
+/// Every table of the store, in the order a fresh store makes them.
+std::vector<TableShape> table_shapes(Backend b);
 
 /// The columns of a table's primary key (or of its one UNIQUE constraint,
 /// for the interned tables), from its constraints: "run_id, trial".

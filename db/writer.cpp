@@ -17,7 +17,8 @@ size_t Batch::rows() const {
     size_t n = trials.size() + intervals.size() + stages.size() + edges.size() + queues.size() +
                drops.size() +
                perf.size() + stacks.size() + traces.size() + facts.size() +
-               events.size() + worker_stages.size() + worker_edges.size() + worker_trials.size();
+               events.size() + worker_stages.size() + worker_edges.size() + worker_trials.size() +
+               threads.size();
     for (const auto& h : histograms) n += 1 + h.buckets.size();
     for (const auto& h : worker_histograms) n += 1 + h.buckets.size();
     return n;
@@ -44,6 +45,7 @@ void Batch::append(Batch&& o) {
     move_all(worker_edges, o.worker_edges);
     move_all(worker_histograms, o.worker_histograms);
     move_all(worker_trials, o.worker_trials);
+    move_all(threads, o.threads);
 }
 
 std::string utc_now() {
@@ -85,6 +87,7 @@ struct BatchWriter::Impl {
     BulkRows<FactRow> fact;
     BulkRows<EventRow> event;
     BulkRows<WorkerTrialRow> worker_trial;
+    BulkRows<ThreadRow> thread;
     // Interned ids seen in committed transactions, and in the open one.
     std::map<std::pair<std::string, std::string>, int64_t> frames, fresh_frames;
     std::map<std::pair<int64_t, int64_t>, int64_t> stacks, fresh_stacks;
@@ -116,7 +119,8 @@ struct BatchWriter::Impl {
           trace(replacing(d, tables::packet_traces())),
           fact(replacing(d, tables::facts())),
           event(replacing(d, tables::trial_events())),
-          worker_trial(replacing(d, tables::worker_trials())) {}
+          worker_trial(replacing(d, tables::worker_trials())),
+          thread(replacing(d, tables::trial_threads())) {}
 
     int64_t intern_frame(const Frame& f) {
         const auto key = std::make_pair(f.symbol, f.module);
@@ -210,6 +214,7 @@ void BatchWriter::Impl::write_rows(int64_t id, const Batch& b) {
     for (const auto& s : b.worker_stages.empty() ? b.stages : b.worker_stages) stage.add(id, s);
     for (const auto& e : b.worker_stages.empty() ? b.edges : b.worker_edges) edge.add(id, e);
     for (const auto& w : b.worker_trials) worker_trial.add(id, w);
+    for (const auto& t : b.threads) thread.add(id, t);
     for (const auto& q : b.queues) queue.add(id, q);
     for (const auto& d : b.drops) drop.add(id, d);
     const auto write_histogram = [&](const HistogramRow& h) {
@@ -235,7 +240,7 @@ void BatchWriter::Impl::write_rows(int64_t id, const Batch& b) {
 void BatchWriter::Impl::flush_rows() {
     trial.flush(), interval.flush(), stage.flush(), edge.flush(), worker_trial.flush();
     queue.flush(), drop.flush(), hist.flush(), bucket.flush(), perf.flush(), sample.flush();
-    trace.flush(), fact.flush(), event.flush();
+    trace.flush(), fact.flush(), event.flush(), thread.flush();
 }
 
 RunWriter::RunWriter(const std::string& path, RunInfo run) : path_(path), run_(std::move(run)) {

@@ -231,6 +231,14 @@ struct EngineConfig {
     /// in ip6_input (a known regression, for testing a regression gate);
     /// 0: none, and the stage pays one branch a burst.
     uint32_t extra_work_cycles = 0;
+    /// engine.timing: time one graph walk in this many ("every" = 1). The
+    /// walks between are counted exactly and their cycles estimated at each
+    /// stage's last timed rate, so the timing costs the worker 1/N of itself.
+    uint32_t timing_period = 1;
+    /// engine.max_simd_bitwidth: the widest vector code DPDK's libraries may
+    /// use (128, 256 or 512 bits; rte_fib6's AVX-512 lookup needs 512); 0:
+    /// DPDK's own choice (its default, or the EAL's --force-max-simd-bitwidth).
+    uint16_t max_simd_bitwidth = 0;
     /// Per-call cycle histograms beside the graph library's own node counters.
     /// Off: the worker uses rte_graph_walk as is (for measuring their cost).
     bool call_histograms = true;

@@ -41,7 +41,8 @@ WorkerContext::WorkerContext(EngineContext& e, unsigned i, unsigned node_rows)
       edges(std::make_unique<EdgeCounters[]>(node_rows + 1)),
       neighbour_edges(&edges[node_rows]),
       call_cycles(std::make_unique<HistogramRecorder[]>(node_rows)),
-      idle(std::make_unique<IdleCounters[]>(node_rows)) {}
+      idle(std::make_unique<IdleCounters[]>(node_rows)),
+      untimed(std::make_unique<UntimedCounters[]>(node_rows)) {}
 
 bool WorkerContext::icmp_error_allowed(uint64_t now) {
     if (icmp_per_s == 0) return false;

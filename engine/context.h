@@ -85,7 +85,9 @@ struct WorkerContext {
     EdgeCounters* neighbour_edges = nullptr;
     std::unique_ptr<HistogramRecorder[]> call_cycles;  ///< by node id: busy calls
     std::unique_ptr<IdleCounters[]> idle;              ///< by node id
+    std::unique_ptr<UntimedCounters[]> untimed;        ///< by node id (engine.timing = "1/N")
     WalkCounters walks;
+    uint64_t walk_number = 0;  ///< worker-owned: walks so far, for engine.timing = "1/N"
     AppPollCounters app_polls;  ///< worker 0 only
     std::vector<rte_mbuf*> nd_released;  ///< held packets a neighbour this worker learnt set free
     // ICMPv6 error rate limit: a token bucket refilled from the TSC, this

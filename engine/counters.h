@@ -103,6 +103,33 @@ struct alignas(64) IdleCounters {
     Counter cycles;
 };
 
+/// engine.timing = "1/N": what a stage did in the graph walks that were not
+/// timed. Their calls are counted exactly; their cycles are estimated at
+/// the rate of the stage's last timed call (busy: its cycles per packet;
+/// idle: its cycles), so that the stage's cycles only grow, and a delta
+/// never runs backwards. All zero when every walk is timed.
+struct alignas(64) UntimedCounters {
+    Counter busy_calls;
+    Counter idle_calls;
+    Counter busy_cycles;  ///< estimated
+    Counter idle_cycles;  ///< estimated
+    /// The stage's last timed calls (worker-owned, not read by snapshots):
+    /// busy cycles per packet in 1/256 cycles, and an idle call's cycles.
+    uint64_t busy_per_packet_x256 = 0;
+    uint64_t idle_call_cycles = 0;
+    void timed_busy(uint64_t cycles, uint64_t packets) {
+        busy_per_packet_x256 = (cycles << 8) / packets;
+    }
+    void untimed_busy(uint64_t packets) {
+        busy_calls.add();
+        busy_cycles.add((busy_per_packet_x256 * packets) >> 8);
+    }
+    void untimed_idle() {
+        idle_calls.add();
+        idle_cycles.add(idle_call_cycles);
+    }
+};
+
 /// Path events (path_events.h), each one counter.
 struct alignas(64) EventCounters {
     Counter v[kPathEventCount];
@@ -128,6 +155,7 @@ struct alignas(64) AppPollCounters {
     HistogramRecorder busy;
     Counter datagrams;  ///< datagrams the applications handled
     IdleCounters idle;
+    UntimedCounters untimed;  ///< polls after walks that were not timed
 };
 
 /// Packets a stage moved along each of its next edges, one row per stage

@@ -34,6 +34,24 @@ constexpr uint16_t kTxDesc = 1024;
 
 }  // namespace
 
+/// What one rte_rdtsc() costs in a stream of them, in TSC cycles: the
+/// fastest of 16 rounds of 256 back-to-back reads (the same read the walk
+/// takes at every node boundary).
+static double measure_timestamp_cycles() {
+    uint64_t best = UINT64_MAX;
+    volatile uint64_t sink = 0;
+    for (int round = 0; round < 16; ++round) {
+        const uint64_t t0 = rte_rdtsc();
+        uint64_t x = 0;
+        for (int i = 0; i < 256; ++i) x ^= rte_rdtsc();
+        const uint64_t t1 = rte_rdtsc();
+        sink = x;
+        best = std::min(best, t1 - t0);
+    }
+    (void)sink;
+    return static_cast<double>(best) / 257.0;
+}
+
 Engine::Engine(const EngineConfig& cfg) : cfg_(cfg), serial_(next_serial()) {
     if (!eal_ready())
         throw std::runtime_error("the DPDK EAL is not initialised (call eal_init first)");
@@ -45,9 +63,17 @@ Engine::Engine(const EngineConfig& cfg) : cfg_(cfg), serial_(next_serial()) {
                                  std::to_string(kMaxWorkers));
     register_all_nodes();
     register_packet_meta();
-    // Vector (AVX-512) FIB lookups where the CPU has them, unless the EAL
-    // arguments capped the SIMD width (then that choice stands).
-    rte_vect_set_max_simd_bitwidth(RTE_VECT_SIMD_512);
+    // engine.max_simd_bitwidth, or DPDK's own choice (stored with the run:
+    // rte_fib6's AVX-512 lookup needs 512).
+    if (cfg_.max_simd_bitwidth && rte_vect_set_max_simd_bitwidth(cfg_.max_simd_bitwidth) != 0)
+        throw std::runtime_error("engine.max_simd_bitwidth = " +
+                                 std::to_string(cfg_.max_simd_bitwidth) +
+                                 ": DPDK refused it (the EAL's --force-max-simd-bitwidth fixes "
+                                 "the width; give one or the other)");
+    if (cfg_.timing_period == 0)
+        throw std::runtime_error("engine.timing must time one walk in N, N at least 1");
+    timing_period_ = cfg_.timing_period;
+    timestamp_cycles_ = measure_timestamp_cycles();
     ctx_ = std::make_unique<EngineContext>();
     ctx_->burst = cfg_.burst;
     ctx_->tsc_hz = rte_get_tsc_hz();
@@ -496,149 +522,163 @@ std::string Engine::stage_name(rte_node_t id) const {
     return id < is_rx_node_.size() && is_rx_node_[id] ? kEthRx : rte_node_id_to_name(id);
 }
 
-// rte_graph_walk with two additions from the same rdtsc pair that feeds the
-// graph library's per-node cycle counter: a per-call cycle histogram of busy
-// calls, and the calls that handled nothing (source stages polling empty
-// queues) counted apart, so that idle polling is never charged to packets.
-void Engine::walk(Worker& w) {
+// rte_graph_walk with the engine's own timing: one timestamp at every node
+// boundary (the end of one node call is the start of the next, so a walk of
+// N node calls takes N + 1 timestamps, not the 2N of a pair a call), a
+// per-call cycle histogram of busy calls, and the calls that handled
+// nothing (source stages polling empty queues) counted apart, so that idle
+// polling is never charged to packets. The bookkeeping after a call (the
+// histogram, the counters: about 5 cycles) is charged to the next call.
+//
+// Untimed (engine.timing = "1/N", the walks between timed ones): no
+// timestamp; each call is counted exactly and its cycles estimated at its
+// stage's last timed rate (UntimedCounters).
+//
+// Traced (worker 0, a few dozen walks a second): the same timed walk,
+// following one received packet: the first one eth_input sees, with its
+// share of the eth_rx call that brought it in. Every stage whose input
+// holds it records the packet's share of that call.
+template <bool kTimed, bool kTraced>
+void Engine::walk_loop(Worker& w, uint64_t now) {
+    static_assert(kTimed || !kTraced, "a traced walk is timed");
+    WorkerContext& wc = *w.ctx;
+    rte_graph* graph = w.graph;
+    const rte_graph_off_t* cir_start = graph->cir_start;
+    const rte_node_t mask = graph->cir_mask;
+    uint32_t head = graph->head;
+    HistogramRecorder* hist = wc.call_cycles.get();
+    IdleCounters* idle = wc.idle.get();
+    UntimedCounters* untimed = wc.untimed.get();
+    uint32_t handled = 0;
+    [[maybe_unused]] PacketTrace* tr = kTraced ? traces_.slot() : nullptr;
+    [[maybe_unused]] const rte_mbuf* traced = nullptr;
+    [[maybe_unused]] float source_share = 0;  ///< its eth_rx call's cycles per packet
+    [[maybe_unused]] uint16_t source = 0;     ///< that eth_rx instance
+    uint64_t stamp = kTimed ? rte_rdtsc() : 0;
+    while (likely(head != graph->tail)) {
+        rte_node* node =
+            static_cast<rte_node*>(RTE_PTR_ADD(graph, cir_start[static_cast<int32_t>(head++)]));
+        void** objs = node->objs;
+        const uint16_t n = node->idx;
+        [[maybe_unused]] bool holds = false;
+        if constexpr (kTraced) {
+            if (tr && n) holds = trace_input(*tr, *node, traced, now, source_share, source);
+        } else {
+            rte_prefetch0(objs);
+        }
+        const uint16_t rc = node->process(graph, node, objs, n);
+        node->total_calls++;
+        node->total_objs += rc;
+        handled += rc;
+        if constexpr (kTimed) {
+            const uint64_t after = rte_rdtsc();
+            const uint64_t cycles = after - stamp;
+            stamp = after;
+            node->total_cycles += cycles;
+            if (likely(rc)) {
+                hist[node->id].record(cycles);
+                untimed[node->id].timed_busy(cycles, rc);
+            } else {
+                idle[node->id].calls.add();
+                idle[node->id].cycles.add(cycles);
+                untimed[node->id].idle_call_cycles = cycles;
+            }
+            if constexpr (kTraced) {
+                // The first eth_rx instance that brought packets: the traced
+                // packet is the first of eth_input's input, which that call's
+                // packets head.
+                if (!n && rc && !traced && source_share == 0 && is_rx_node_[node->id]) {
+                    source_share = static_cast<float>(cycles) / static_cast<float>(rc);
+                    source = static_cast<uint16_t>(node->id);
+                }
+                if (holds && tr->stages < PacketTrace::kMaxStages) {
+                    tr->node[tr->stages] = static_cast<uint16_t>(node->id);
+                    tr->cycles[tr->stages] = static_cast<float>(cycles) / static_cast<float>(n);
+                    tr->stages++;
+                }
+            }
+        } else if (likely(rc)) {
+            untimed[node->id].untimed_busy(rc);
+        } else {
+            untimed[node->id].untimed_idle();
+        }
+        node->idx = 0;
+        head = likely(static_cast<int32_t>(head) > 0) ? head & mask : head;
+    }
+    graph->tail = 0;
+    wc.walks.walks.add();
+    if (!handled) wc.walks.idle_walks.add();
+    if constexpr (kTraced) {
+        if (traced) {  // a walk without packets leaves the trace armed for the next one
+            traces_.publish();
+            trace_next_ = now + trace_period_.load(std::memory_order_relaxed);
+        } else if (!tr) {
+            trace_next_ = now + trace_period_.load(std::memory_order_relaxed);  // ring full: skip
+        }
+    }
+}
+
+bool Engine::trace_input(PacketTrace& tr, const rte_node& node, const rte_mbuf*& traced,
+                         uint64_t now, float source_share, uint16_t source) const {
+    void* const* objs = node.objs;
+    const uint16_t n = node.idx;
+    if (!traced && node.id == trace_entry_) {
+        traced = static_cast<const rte_mbuf*>(objs[0]);
+        tr.tsc = now;
+        tr.port = meta(traced)->rx_port;  // mbuf->port is unset on ring ports
+        tr.wire_len = static_cast<uint16_t>(rte_pktmbuf_pkt_len(traced));
+        tr.cap_len = static_cast<uint16_t>(
+            std::min<uint32_t>(rte_pktmbuf_data_len(traced), PacketTrace::kMaxBytes));
+        std::memcpy(tr.data.data(), rte_pktmbuf_mtod(traced, const void*), tr.cap_len);
+        tr.stages = 0;
+        tr.outcome = PacketTrace::Outcome::unknown;
+        if (source_share > 0) {
+            tr.node[0] = source;
+            tr.cycles[0] = source_share;
+            tr.stages = 1;
+        }
+    }
+    bool holds = false;
+    for (uint16_t i = 0; traced && i < n && !holds; ++i) holds = objs[i] == traced;
+    // The packet may be freed by this stage: read its fate first.
+    if (holds && node.id == trace_drop_) {
+        tr.outcome = PacketTrace::Outcome::dropped;
+        tr.drop = static_cast<uint16_t>(meta(traced)->drop);
+    } else if (holds && node.id == trace_tx_) {
+        tr.outcome = meta(traced)->fate == Fate::reply ? PacketTrace::Outcome::replied
+                                                       : PacketTrace::Outcome::forwarded;
+    }
+    return holds;
+}
+
+bool Engine::walk_once(Worker& w) {
+    if (!cfg_.call_histograms) {
+        rte_graph_walk(w.graph);
+        return true;
+    }
     WorkerContext& wc = *w.ctx;
     if (wc.index == 0) {
         const uint64_t period = trace_period_.load(std::memory_order_relaxed);
         if (unlikely(period != 0)) {
             const uint64_t now = rte_rdtsc();
             if (now >= trace_next_) {
-                walk_traced(w, now);
-                return;
+                walk_loop<true, true>(w, now);
+                return true;
             }
         }
     }
-    rte_graph* graph = w.graph;
-    const rte_graph_off_t* cir_start = graph->cir_start;
-    const rte_node_t mask = graph->cir_mask;
-    uint32_t head = graph->head;
-    HistogramRecorder* hist = wc.call_cycles.get();
-    IdleCounters* idle = wc.idle.get();
-    uint32_t handled = 0;
-    while (likely(head != graph->tail)) {
-        rte_node* node =
-            static_cast<rte_node*>(RTE_PTR_ADD(graph, cir_start[static_cast<int32_t>(head++)]));
-        void** objs = node->objs;
-        rte_prefetch0(objs);
-        const uint64_t start = rte_rdtsc();
-        const uint16_t rc = node->process(graph, node, objs, node->idx);
-        const uint64_t cycles = rte_rdtsc() - start;
-        node->total_cycles += cycles;
-        node->total_calls++;
-        node->total_objs += rc;
-        if (likely(rc)) {
-            hist[node->id].record(cycles);
-        } else {
-            idle[node->id].calls.add();
-            idle[node->id].cycles.add(cycles);
-        }
-        handled += rc;
-        node->idx = 0;
-        head = likely(static_cast<int32_t>(head) > 0) ? head & mask : head;
+    const uint64_t every = timing_period_.load(std::memory_order_relaxed);
+    if (every <= 1 || wc.walk_number++ % every == 0) {
+        walk_loop<true, false>(w, 0);
+        return true;
     }
-    graph->tail = 0;
-    wc.walks.walks.add();
-    if (!handled) wc.walks.idle_walks.add();
+    walk_loop<false, false>(w, 0);
+    return false;
 }
 
-// The same walk on worker 0, following one received packet: the first one
-// eth_input sees, with its share of the eth_rx call that brought it in. Every stage
-// whose input holds it records the packet's share of that call. It runs a few
-// dozen times a second, so the pointer search over each input, and the
-// duplicated loop, stay off the hot path that walk() keeps lean.
-void Engine::walk_traced(Worker& w, uint64_t now) {
-    WorkerContext& wc = *w.ctx;
-    rte_graph* graph = w.graph;
-    const rte_graph_off_t* cir_start = graph->cir_start;
-    const rte_node_t mask = graph->cir_mask;
-    uint32_t head = graph->head;
-    HistogramRecorder* hist = wc.call_cycles.get();
-    IdleCounters* idle = wc.idle.get();
-    uint32_t handled = 0;
-    PacketTrace* tr = traces_.slot();
-    const rte_mbuf* traced = nullptr;
-    float source_share = 0;            ///< its eth_rx call's cycles per packet
-    uint16_t source = 0;               ///< that eth_rx instance
-    while (likely(head != graph->tail)) {
-        rte_node* node =
-            static_cast<rte_node*>(RTE_PTR_ADD(graph, cir_start[static_cast<int32_t>(head++)]));
-        void** objs = node->objs;
-        const uint16_t n = node->idx;
-        bool holds = false;
-        if (tr && n) {
-            if (!traced && node->id == trace_entry_) {
-                traced = static_cast<const rte_mbuf*>(objs[0]);
-                tr->tsc = now;
-                tr->port = meta(traced)->rx_port;  // mbuf->port is unset on ring ports
-                tr->wire_len = static_cast<uint16_t>(rte_pktmbuf_pkt_len(traced));
-                tr->cap_len = static_cast<uint16_t>(
-                    std::min<uint32_t>(rte_pktmbuf_data_len(traced), PacketTrace::kMaxBytes));
-                std::memcpy(tr->data.data(), rte_pktmbuf_mtod(traced, const void*), tr->cap_len);
-                tr->stages = 0;
-                tr->outcome = PacketTrace::Outcome::unknown;
-                if (source_share > 0) {
-                    tr->node[0] = source;
-                    tr->cycles[0] = source_share;
-                    tr->stages = 1;
-                }
-            }
-            for (uint16_t i = 0; traced && i < n && !holds; ++i) holds = objs[i] == traced;
-            // The packet may be freed by this stage: read its fate first.
-            if (holds && node->id == trace_drop_) {
-                tr->outcome = PacketTrace::Outcome::dropped;
-                tr->drop = static_cast<uint16_t>(meta(traced)->drop);
-            } else if (holds && node->id == trace_tx_) {
-                tr->outcome = meta(traced)->fate == Fate::reply ? PacketTrace::Outcome::replied
-                                                                : PacketTrace::Outcome::forwarded;
-            }
-        }
-        const uint64_t start = rte_rdtsc();
-        const uint16_t rc = node->process(graph, node, objs, n);
-        const uint64_t cycles = rte_rdtsc() - start;
-        node->total_cycles += cycles;
-        node->total_calls++;
-        node->total_objs += rc;
-        if (rc) {
-            hist[node->id].record(cycles);
-        } else {
-            idle[node->id].calls.add();
-            idle[node->id].cycles.add(cycles);
-        }
-        handled += rc;
-        // The first eth_rx instance that brought packets: the traced packet
-        // is the first of eth_input's input, which that call's packets head.
-        if (!n && rc && !traced && source_share == 0 && is_rx_node_[node->id]) {
-            source_share = static_cast<float>(cycles) / static_cast<float>(rc);
-            source = static_cast<uint16_t>(node->id);
-        }
-        if (holds && tr->stages < PacketTrace::kMaxStages) {
-            tr->node[tr->stages] = static_cast<uint16_t>(node->id);
-            tr->cycles[tr->stages] = static_cast<float>(cycles) / static_cast<float>(n);
-            tr->stages++;
-        }
-        node->idx = 0;
-        head = likely(static_cast<int32_t>(head) > 0) ? head & mask : head;
-    }
-    graph->tail = 0;
-    wc.walks.walks.add();
-    if (!handled) wc.walks.idle_walks.add();
-    if (traced) {  // a walk without packets leaves the trace armed for the next one
-        traces_.publish();
-        trace_next_ = now + trace_period_.load(std::memory_order_relaxed);
-    } else if (!tr) {
-        trace_next_ = now + trace_period_.load(std::memory_order_relaxed);  // ring full: skip
-    }
-}
-
-void Engine::walk_once(Worker& w) {
-    if (cfg_.call_histograms)
-        walk(w);
-    else
-        rte_graph_walk(w.graph);
+void Engine::set_timing_period(uint32_t every) {
+    if (every == 0) throw std::runtime_error("engine.timing must time one walk in N, N at least 1");
+    timing_period_ = every;
 }
 
 void Engine::set_trace_rate(uint32_t per_second) {
@@ -663,26 +703,39 @@ int Engine::worker_tid(unsigned w) const {
 uint64_t Engine::poll() {
     uint64_t before = 0;
     for (const auto& w : ctx_->workers) before += w->counters.received.get();
+    bool timed = true;
     for (auto& w : workers_) {
         ctx_->ifaddrs->online(w->ctx->index);  // the caller is the reader while it walks
-        walk_once(*w);
+        const bool t = walk_once(*w);
+        if (w->ctx->index == 0) timed = t;
         ctx_->ifaddrs->offline(w->ctx->index);
     }
     ctx_->ifaddrs->online(0);
-    poll_apps();
+    poll_apps(timed);
     ctx_->ifaddrs->offline(0);
     uint64_t after = 0;
     for (const auto& w : ctx_->workers) after += w->counters.received.get();
     return after - before;
 }
 
-void Engine::poll_apps() {
+void Engine::poll_apps(bool timed) {
     if (!cfg_.call_histograms) {
         for (auto& app : apps_) app->poll();
         return;
     }
     if (apps_.empty()) return;
     AppPollCounters& polls = ctx_->app_worker().app_polls;
+    if (!timed) {  // engine.timing = "1/N": counted, its cycles estimated
+        unsigned handled = 0;
+        for (auto& app : apps_) handled += app->poll();
+        if (handled) {
+            polls.untimed.untimed_busy(handled);
+            polls.datagrams.add(handled);
+        } else {
+            polls.untimed.untimed_idle();
+        }
+        return;
+    }
     const uint64_t start = rte_rdtsc();
     unsigned handled = 0;
     for (auto& app : apps_) handled += app->poll();
@@ -690,9 +743,11 @@ void Engine::poll_apps() {
     if (handled) {
         polls.busy.record(cycles);
         polls.datagrams.add(handled);
+        polls.untimed.timed_busy(cycles, handled);
     } else {
         polls.idle.calls.add();
         polls.idle.cycles.add(cycles);
+        polls.untimed.idle_call_cycles = cycles;
     }
 }
 
@@ -710,8 +765,8 @@ int Engine::worker_main(void* arg) {
     const bool rcu = ifaddrs.sync() == IfaddrSync::rcu;
     ifaddrs.online(me);
     while (!self->stop_.load(std::memory_order_relaxed)) {
-        self->walk_once(w);
-        if (apps) self->poll_apps();
+        const bool timed = self->walk_once(w);
+        if (apps) self->poll_apps(timed);
         if (rcu) ifaddrs.quiescent(me);  // no address list reference survives a walk
     }
     // What the applications queued in their last poll is still in the socket
@@ -865,8 +920,13 @@ StageSnapshot Engine::stage_snapshot(const Worker& w, rte_node_t id, bool histog
         // library's totals, read at another moment than the idle
         // counters, could (an idle call counted in one and not yet in the
         // other). They agree once the worker has stopped.
-        st.calls = wc.call_cycles[id].count() + st.idle_calls;
-        st.cycles = wc.call_cycles[id].sum() + st.idle_cycles;
+        // engine.timing = "1/N": the untimed walks' calls, counted, and
+        // their estimated cycles (all zero when every walk is timed).
+        const UntimedCounters& u = wc.untimed[id];
+        st.idle_calls += u.idle_calls.get();
+        st.idle_cycles += u.idle_cycles.get();
+        st.calls = wc.call_cycles[id].count() + u.busy_calls.get() + st.idle_calls;
+        st.cycles = wc.call_cycles[id].sum() + u.busy_cycles.get() + st.idle_cycles;
     } else {
         st.calls = __atomic_load_n(&n->total_calls, __ATOMIC_RELAXED);
         st.cycles = __atomic_load_n(&n->total_cycles, __ATOMIC_RELAXED);
@@ -892,10 +952,10 @@ WorkerSnapshot Engine::worker_snapshot(const Worker& w, bool histograms) const {
         StageSnapshot& st = s.stages.emplace_back();
         st.name = kAppsStage;
         st.packets = polls.datagrams.get();
-        st.idle_calls = polls.idle.calls.get();
-        st.idle_cycles = polls.idle.cycles.get();
-        st.calls = polls.busy.count() + st.idle_calls;
-        st.cycles = polls.busy.sum() + st.idle_cycles;
+        st.idle_calls = polls.idle.calls.get() + polls.untimed.idle_calls.get();
+        st.idle_cycles = polls.idle.cycles.get() + polls.untimed.idle_cycles.get();
+        st.calls = polls.busy.count() + polls.untimed.busy_calls.get() + st.idle_calls;
+        st.cycles = polls.busy.sum() + polls.untimed.busy_cycles.get() + st.idle_cycles;
         if (histograms) st.cycles_per_call = polls.busy.snapshot();
     }
     for (size_t row = 0; row < edge_names_.size(); ++row) {

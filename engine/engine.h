@@ -68,6 +68,16 @@ class Engine {
     /// Stage name of a graph node id (as in PacketTrace::node).
     std::string node_name(uint16_t node) const;
 
+    /// engine.timing: time one graph walk in `every` (1: every walk). The
+    /// walks between are counted exactly, their cycles estimated at each
+    /// stage's last timed rate. May change while the worker runs.
+    void set_timing_period(uint32_t every);
+    uint32_t timing_period() const { return static_cast<uint32_t>(timing_period_.load()); }
+    /// What one timestamp of the stage timing costs the worker, in TSC
+    /// cycles: measured when the engine was made (the fastest of several
+    /// rounds of back-to-back reads).
+    double timestamp_cycles() const { return timestamp_cycles_; }
+
     /// Kernel thread id of worker `w`'s lcore (for perf_event); waits until it has started.
     int worker_tid(unsigned w = 0) const;
     unsigned workers() const { return static_cast<unsigned>(workers_.size()); }
@@ -101,17 +111,24 @@ class Engine {
     void setup_rx_nodes();
     void setup_graph();
     struct Worker;
-    void walk(Worker& w);
-    void walk_traced(Worker& w, uint64_t now);
-    /// rte_graph_walk, or walk() with the per-call histograms on.
-    void walk_once(Worker& w);
+    /// One graph walk, timed or not (engine.timing), traced or not.
+    template <bool kTimed, bool kTraced>
+    void walk_loop(Worker& w, uint64_t now);
+    /// A traced walk: whether `node`'s input holds the traced packet
+    /// (starting the trace at its entry stage).
+    bool trace_input(PacketTrace& tr, const rte_node& node, const rte_mbuf*& traced, uint64_t now,
+                     float source_share, uint16_t source) const;
+    /// rte_graph_walk, or the engine's own walk with the per-call histograms
+    /// on; true when the walk was timed.
+    bool walk_once(Worker& w);
     /// Stage name of graph node `id`: "eth_rx PORT/QUEUE" for a receive
     /// queue's instance when there are several.
     std::string stage_name(rte_node_t id) const;
     WorkerSnapshot worker_snapshot(const Worker& w, bool histograms) const;
     StageSnapshot stage_snapshot(const Worker& w, rte_node_t id, bool histograms) const;
-    /// Every application's poll, timed as one call when per-call histograms are on.
-    void poll_apps();
+    /// Every application's poll, timed as one call when per-call histograms
+    /// are on and the walk before it was timed.
+    void poll_apps(bool timed = true);
     static int worker_main(void* arg);
     /// Control thread of engine.ifaddr_churn_per_s: adds an address and
     /// removes the oldest it added, at the set rate, until stop().
@@ -156,6 +173,8 @@ class Engine {
     std::atomic<bool> stop_{false};
     TraceRing traces_;                               ///< written by worker 0 only
     std::atomic<uint64_t> trace_period_{0};          ///< TSC cycles between traces; 0: off
+    std::atomic<uint64_t> timing_period_{1};         ///< engine.timing: one walk in N timed
+    double timestamp_cycles_ = 0;                    ///< what one timestamp costs (measured)
     uint64_t trace_next_ = 0;                        ///< worker-0-owned: TSC of the next trace
     rte_node_t trace_entry_ = RTE_NODE_ID_INVALID;   ///< traces start at this stage
     rte_node_t trace_drop_ = RTE_NODE_ID_INVALID;    ///< outcome: dropped (and why)

@@ -208,6 +208,7 @@ uint64_t Generator::drain() {
 }
 
 void Generator::run() {
+    tid_ = static_cast<int>(rte_sys_gettid());
     rte_thread_register();
     while (!stop_.load(std::memory_order_relaxed)) {
         if (cfg_.packets && generated() >= cfg_.packets) {
@@ -233,6 +234,16 @@ void Generator::start() {
 void Generator::stop() {
     stop_ = true;
     if (thread_.joinable()) thread_.join();
+    tid_ = 0;
+}
+
+}  // namespace pathscope::engine
+
+namespace pathscope::engine {
+
+int Generator::tid() const {
+    while (thread_.joinable() && tid_.load() == 0) std::this_thread::yield();
+    return tid_.load();
 }
 
 }  // namespace pathscope::engine

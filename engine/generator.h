@@ -58,6 +58,8 @@ class Generator {
 
     void start();
     void stop();
+    /// Kernel thread id of its thread once started (0 before); waits until it has started.
+    int tid() const;
     /// Builds and enqueues up to n packets on the calling thread (tests); returns how many went in.
     uint64_t inject(uint64_t n);
     /// Frees what the engine transmitted on the port; returns how many.
@@ -89,6 +91,7 @@ class Generator {
     std::array<std::atomic<uint64_t>, kKinds> by_kind_{};
     std::atomic<bool> stop_{false};
     std::thread thread_;
+    std::atomic<int> tid_{0};
 };
 
 }  // namespace pathscope::engine

@@ -229,6 +229,7 @@ unsigned RrClient::step() {
 }
 
 void RrClient::run() {
+    tid_ = static_cast<int>(rte_sys_gettid());
     rte_thread_register();
     while (!stop_.load(std::memory_order_relaxed))
         if (!step()) rte_pause();
@@ -244,6 +245,16 @@ void RrClient::start() {
 void RrClient::stop() {
     stop_ = true;
     if (thread_.joinable()) thread_.join();
+    tid_ = 0;
+}
+
+}  // namespace pathscope::engine
+
+namespace pathscope::engine {
+
+int RrClient::tid() const {
+    while (thread_.joinable() && tid_.load() == 0) std::this_thread::yield();
+    return tid_.load();
 }
 
 }  // namespace pathscope::engine

@@ -30,6 +30,8 @@ class RrClient {
 
     void start();
     void stop();
+    /// Kernel thread id of its thread once started (0 before); waits until it has started.
+    int tid() const;
     /// One round on the calling thread (tests; not while started): takes the
     /// responses waiting on the port, resends what timed out, sends what is
     /// due. Returns the transactions it completed.
@@ -70,6 +72,7 @@ class RrClient {
     std::atomic<uint64_t> requests_{0}, transactions_{0}, timeouts_{0}, late_{0}, other_{0};
     std::atomic<bool> stop_{false};
     std::thread thread_;
+    std::atomic<int> tid_{0};
 };
 
 }  // namespace pathscope::engine

@@ -19,6 +19,7 @@ PACKAGES=(
   libpq-dev postgresql-15         # a team's server store, and its tests' throwaway cluster
   libpfm4-dev libdw-dev           # perf_event encoding; stack symbolization
   libfmt-dev nlohmann-json3-dev libcli11-dev  # text, JSON and the command line
+  libboost-dev                    # Boost.Math (header-only): Student's t and normal quantiles at any level
   qt6-base-dev qt6-charts-dev qt6-svg-dev     # pathscope-gui (Qt 6.4)
   libqt6opengl6-dev libxkbcommon-dev libgl-dev  # ... which Qt's CMake packages need
   fonts-dejavu-core               # a real font for the GUI's screenshots
@@ -27,6 +28,9 @@ PACKAGES=(
   libgtest-dev                    # tests
   iproute2 iputils-ping procps    # tap tests: ip, ping -6, sysctl
   ministat                        # test: pathscope stats against the real ministat
+  python3-scipy python3-statsmodels  # test: paired t, Wilcoxon signed-rank, Benjamini-Hochberg against SciPy and statsmodels
+  stress-ng                       # test and bench_noise: a CPU hog beside the worker
+  locales                         # test: numbers read and written the same under de_DE.UTF-8
   graphviz                        # test: dot -Tsvg renders pathscope export --format dot
   python3 python3-html5lib python3-jsonschema  # test: reports by real HTML/XML/JSON parsers
   nodejs node-jsdom               # test: the HTML flame graph's zoom and search in a DOM
@@ -108,6 +112,14 @@ case "${1:-build}" in
     exit "$status"
     ;;
   test)
+    # The locale tests read and write numbers under de_DE.UTF-8 (a decimal
+    # comma): generate it when the machine lacks it.
+    if ! locale -a 2>/dev/null | grep -qix 'de_DE.utf8'; then
+      echo "setup: generating the de_DE.UTF-8 locale for the locale tests"
+      sed -i 's/^# *de_DE.UTF-8 UTF-8/de_DE.UTF-8 UTF-8/' /etc/locale.gen
+      grep -q '^de_DE.UTF-8 UTF-8' /etc/locale.gen || echo 'de_DE.UTF-8 UTF-8' >> /etc/locale.gen
+      locale-gen >/dev/null
+    fi
     run_tests "$PRESET" "${@:2}"
     if [ -z "${PATHSCOPE_PRESET:-}" ]; then
       echo "setup: the same tests under ASan + UBSan"
