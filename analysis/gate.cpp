@@ -105,7 +105,8 @@ GateResult judge_gate(const db::RunData& base, const db::RunData& cand, const Ga
 
     const std::vector<Metric> bm = run_metrics(base), cm = run_metrics(cand);
     const WorkerLoad load[2] = {worker_load(base), worker_load(cand)};
-    const bool starved[2] = {load[0].starved(), load[1].starved()};
+    const bool starved[2] = {load[0].starved() || load[0].client_starved(),
+                             load[1].starved() || load[1].client_starved()};
     const bool same = base.info.uuid == cand.info.uuid;
     for (int side = 0; side < (same ? 1 : 2); ++side)
         if (starved[side])

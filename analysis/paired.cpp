@@ -113,11 +113,25 @@ SignedRankTest wilcoxon_signed_rank(const std::vector<double>& base,
     r.statistic = std::min(r.w_plus, w_minus);
     const double n = static_cast<double>(r.n);
     const double mean = n * (n + 1) / 4;
-    // Exact without zeros and ties for up to 50 pairs, as SciPy decides; with
-    // ties the exact table of untied ranks does not apply, so the normal
-    // approximation with its tie correction is used (SciPy uses the table
-    // anyway, on a truncated W+).
-    if (!zeros && !ties && r.n <= 50) {
+    // Exact without zeros and ties for up to 50 pairs, as SciPy decides;
+    // with ties the table of untied ranks does not apply (SciPy uses it
+    // anyway, on a truncated W+): up to 16 pairs every sign pattern of the
+    // mid-ranks is counted, beyond them the normal approximation with its
+    // tie correction is used.
+    if ((ties || zeros) && r.n <= 16) {
+        r.exact = true;
+        const size_t patterns = size_t{1} << r.n;
+        const double observed = std::fabs(r.w_plus - mean);
+        double extreme = 0;
+        for (size_t bits = 0; bits < patterns; ++bits) {
+            double w = 0;
+            for (size_t i = 0; i < r.n; ++i)
+                if (bits >> i & 1) w += rank[i];
+            if (std::fabs(w - mean) >= observed - 1e-9) extreme += 1;
+        }
+        r.p = std::min(1.0, extreme / static_cast<double>(patterns));
+        r.min_p = std::min(1.0, 2 / static_cast<double>(patterns));
+    } else if (!zeros && !ties && r.n <= 50) {
         r.exact = true;
         const std::vector<double> ways = signed_rank_ways(r.n);
         const double total = std::ldexp(1.0, static_cast<int>(r.n));

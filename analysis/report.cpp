@@ -1,7 +1,8 @@
 #include "analysis/report.h"
 
 #include <algorithm>
-#include <cstdio>
+
+#include <fmt/format.h>
 #include <map>
 #include <set>
 #include <sstream>
@@ -42,26 +43,60 @@ std::vector<std::string> line_diff(const std::string& a, const std::string& b) {
 namespace {
 
 std::string trials_text(const db::RunInfo& r) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "%d x %.1f s", r.trials, r.trial_seconds);
-    return buf;
+    return fmt::format("{} x {:.1f} s", r.trials, r.trial_seconds);
 }
 
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
-std::vector<std::array<std::string, 2>> environment_of(const db::RunInfo& r) {
-    char tsc[32];
-    std::snprintf(tsc, sizeof tsc, "%.3f GHz", static_cast<double>(r.tsc_hz) / 1e9);
-    return {{"run", std::to_string(r.id) + " \"" + r.label + "\" (" + r.status + ")"},
-            {"kind", r.kind},
-            {"host", r.host},
-            {"cpu", r.cpu_model.empty() ? "unknown" : r.cpu_model},
-            {"tsc", tsc},
-            {"pathscope", r.engine_version + (r.git_revision.empty() ? "" : " @ " + r.git_revision)},
-            {"started", r.started_at},
-            {"trials", trials_text(r)},
-            {"perf_event", first_line(r.pmu)},
-            {"scenario", r.scenario_path}};
+/// The environment facts a run stored ("env.kernel", ...), in a fixed order,
+/// "-" for one it lacks (a run stored before they were recorded).
+constexpr const char* kEnvironmentFacts[] = {"env.kernel",    "env.cpus",         "env.tsc",
+                                             "env.governor",  "env.smt",          "env.isolated_cpus",
+                                             "env.hugepages", "env.simd_bitwidth", "env.dpdk",
+                                             "env.load_start", "env.load_end"};
+
+std::string fact_of(const db::RunData& run, const std::string& key) {
+    for (const auto& [k, v] : run.rows.facts)
+        if (k == key) return v;
+    return "-";
+}
+
+std::vector<std::array<std::string, 2>> environment_of(const db::RunData& run) {
+    const db::RunInfo& r = run.info;
+    std::vector<std::array<std::string, 2>> out = {
+        {"run", std::to_string(r.id) + " \"" + r.label + "\" (" + r.status + ")"},
+        {"kind", r.kind},
+        {"host", r.host},
+        {"cpu", r.cpu_model.empty() ? "unknown" : r.cpu_model},
+        {"tsc", fmt::format("{:.3f} GHz", static_cast<double>(r.tsc_hz) / 1e9)},
+        {"pathscope", r.engine_version + (r.git_revision.empty() ? "" : " @ " + r.git_revision)},
+        {"started", r.started_at},
+        {"trials", trials_text(r)},
+        {"perf_event", first_line(r.pmu)},
+        {"scenario", r.scenario_path}};
+    for (const char* key : kEnvironmentFacts) {
+        const std::string k(key);
+        out.push_back({k == "env.tsc" ? "tsc clock" : k.substr(4), fact_of(run, key)});
+    }
+    return out;
+}
+
+/// What two runs ran on differently (the load aside): a comparison across
+/// machines or settings of these measures them, not the change.
+std::vector<std::string> environment_warnings(const db::RunData& base, const db::RunData& cand) {
+    std::vector<std::string> out;
+    auto differ = [&](const std::string& what, const std::string& a, const std::string& b) {
+        if (a != b && a != "-" && b != "-")
+            out.push_back("the runs ran on different " + what + ": \"" + a + "\" against \"" + b +
+                          "\"; the comparison measures that too");
+    };
+    differ("CPUs", base.info.cpu_model, cand.info.cpu_model);
+    for (const char* key : kEnvironmentFacts) {
+        const std::string k(key);
+        if (k == "env.load_start" || k == "env.load_end") continue;
+        differ(k.substr(4) + " settings", fact_of(base, k), fact_of(cand, k));
+    }
+    return out;
 }
 
 // The text both runs were configured with: the scenario and the --set lines.
@@ -84,10 +119,11 @@ Report build_report(const db::RunData& base, const db::RunData* cand, const Repo
     const db::RunData& other = cand ? *cand : base;
     if (cand) r.cand = cand->info;
 
-    const auto env_b = environment_of(base.info), env_c = environment_of(other.info);
+    const auto env_b = environment_of(base), env_c = environment_of(other);
     std::vector<std::array<std::string, 3>> same, differ;
     for (size_t i = 0; i < env_b.size(); ++i) {
         std::array<std::string, 3> row{env_b[i][0], env_b[i][1], cand ? env_c[i][1] : ""};
+        if (row[1] == "-" && (!cand || row[2] == "-")) continue;  // recorded by neither run
         (cand && row[1] != row[2] ? differ : same).push_back(row);
     }
     r.environment = differ;
@@ -101,6 +137,8 @@ Report build_report(const db::RunData& base, const db::RunData* cand, const Repo
                     worker_load(*run));
                 !w.empty())
                 r.warnings.push_back(std::move(w));
+    if (cand)
+        for (auto& w : environment_warnings(base, *cand)) r.warnings.push_back(std::move(w));
     r.base_metrics = run_metrics(base);
     if (cand) {
         r.cand_metrics = run_metrics(*cand);

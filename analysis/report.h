@@ -38,7 +38,8 @@ struct Report {
     /// Unified-style lines of the scenario text and --set settings: " same",
     /// "-base only", "+cand only".
     std::vector<std::string> scenario_diff;
-    /// Said before anything else: a starved worker, for each run that had one.
+    /// Said before anything else: a starved worker, for each run that had
+    /// one; what the two runs ran on differently.
     std::vector<std::string> warnings;
 
     std::vector<Metric> base_metrics, cand_metrics;

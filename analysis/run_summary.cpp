@@ -83,18 +83,26 @@ std::string timing_cost_line(const TimingCost& t, const char* unit, double all_s
 }
 
 double WorkerLoad::idle_walk_share() const { return ratio(idle_walks, walks); }
-double WorkerLoad::idle_cycle_share() const {
-    return ratio(idle_cycles, busy_cycles + idle_cycles);
+
+bool WorkerLoad::client_starved() const {
+    return request_response && client_on_cpu < 1 && max_disturbance > 0 &&
+           1 - client_on_cpu > max_disturbance;
 }
 
 std::string starved_warning(const std::string& run_name, const WorkerLoad& w) {
+    if (w.client_starved())
+        return fmt::format(
+            "{}: the request/response clients were on their CPU only {:.1f}% of a window: they "
+            "could not keep their requests outstanding, so the transaction rate is theirs, not "
+            "the engine's. (Give the clients a core of their own, or run on a quieter machine.)",
+            run_name, 100 * w.client_on_cpu);
     if (!w.starved()) return "";
     return fmt::format(
         "{}: the worker was starved: {:.1f}% of its {} graph walks handled no packet, and idle "
         "polling took {:.1f}% of its stage cycles. Its throughput is the workload's, not the "
         "engine's; cycles per packet count busy calls only. (Give the workload a core of its "
         "own, or run on a quieter machine.)",
-        run_name, 100 * w.idle_walk_share(), w.walks, 100 * w.idle_cycle_share());
+        run_name, 100 * w.idle_walk_share(), w.walks, 100 * w.idle_share);
 }
 
 std::string fold_lines(const std::string& text, size_t columns) {
@@ -150,9 +158,28 @@ WorkerLoad worker_load(const db::RunData& run) {
         w.idle_walks += tr.idle_walks;
     }
     w.measured = w.walks > 0;
+    std::map<int, std::pair<uint64_t, uint64_t>> per_trial;  ///< idle, all cycles
     for (const auto& st : trial_stage_totals(run)) {
         w.busy_cycles += busy_cycles(st);
         w.idle_cycles += st.idle_cycles;
+        per_trial[st.trial].first += st.idle_cycles;
+        per_trial[st.trial].second += st.cycles;
+    }
+    // The idle share is the run's figure of the trials' shares, as every
+    // stage's idle % (and "all stages") is: one definition in every view.
+    std::vector<double> shares;
+    for (const auto& tr : run.rows.trials)
+        if (!tr.replaced)
+            shares.push_back(trial_ratio(per_trial[tr.trial].first, per_trial[tr.trial].second));
+    w.idle_share = run_figure(shares).mean;
+    // Request/response: the worker waits for the clients by design, so idle
+    // walks say nothing; what matters is whether the clients had their CPU.
+    for (const auto& e : run.rows.events)
+        if (e.name == "rr_transactions" && e.value > 0) w.request_response = true;
+    const DisturbanceSummary d = summarize_disturbance(trial_conditions(run));
+    if (d.measured && d.least_client_on_cpu < 1) {
+        w.client_on_cpu = d.least_client_on_cpu;
+        w.max_disturbance = d.max_disturbance;
     }
     return w;
 }
@@ -250,6 +277,7 @@ RunSummary summarize_run(const db::RunData& run, const SummaryOptions& opt) {
         s.all.add_counts(st);
     }
     figures(s.all, all_per_trial);
+    s.all.idle_share = s.worker.idle_share;  // the same figure, defined once (worker_load)
     s.all.packets = s.basis.packets(s.total);  // the path's packets
     s.timing = timing_cost(run, s.all.cycles_per_path_packet);
 

@@ -72,10 +72,19 @@ struct WorkerLoad {
     bool measured = false;  ///< false: engine.call_histograms = false (DPDK's own walk)
     uint64_t walks = 0, idle_walks = 0;
     uint64_t busy_cycles = 0, idle_cycles = 0;  ///< summed over stages
+    /// Idle cycles over all of the stages' cycles: the run's figure of the
+    /// trials' shares (the "all stages" row's idle %, the same number).
+    double idle_share = 0;
+    /// A request/response run: the worker waits for the clients by design.
+    bool request_response = false;
+    /// The clients' (generator's or rr client's) least share of a window on
+    /// their CPU (1: not measured), and the run's disturbance limit.
+    double client_on_cpu = 1, max_disturbance = 0;
     double idle_walk_share() const;
-    double idle_cycle_share() const;
-    /// Idle in more than half of its graph walks.
-    bool starved() const { return measured && idle_walks * 2 > walks; }
+    /// Idle in more than half of its graph walks, in a throughput run.
+    bool starved() const { return measured && !request_response && idle_walks * 2 > walks; }
+    /// A request/response run whose clients lost their CPU: its rate is theirs.
+    bool client_starved() const;
 };
 
 /// The warning `run`, `show`, `compare` and the reports print for a starved

@@ -136,7 +136,7 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
             t.emit("\nworker: %llu graph walks, %.1f%% idle (no packet handled); idle polling "
                    "took %.1f%% of its stage cycles\n",
                    static_cast<ull>(w.walks), 100 * w.idle_walk_share(),
-                   100 * w.idle_cycle_share());
+                   100 * w.idle_share);
         else if (!import)
             t.emit("\nworker: idle polling not measured (engine.call_histograms = false runs "
                    "DPDK's own graph walk)\n");

@@ -10,6 +10,7 @@
 
 #include "analysis/run_summary.h"
 #include "analysis/trial_conditions.h"
+#include "capture/environment.h"
 #include "capture/perf_events.h"
 #include "capture/run.h"
 #include "capture/snapshot_rows.h"
@@ -155,6 +156,10 @@ class RunRecording {
             result_.stop_signal = StopSignals::received();
         if (!created()) return std::move(result_);
         if (result_.error.empty()) {
+            const auto [key, load] = load_fact("env.load_end");
+            add_fact(key, load);
+        }
+        if (result_.error.empty()) {
             try {
                 if (!result_.setup_error.empty())
                     writer_->finish("aborted", result_.setup_error);
@@ -183,6 +188,11 @@ class RunRecording {
         result_.run.info = writer_->run();
         db::Batch variants;
         variants.facts.emplace_back(db::kVariantsFact, describe_variants(sc_.engine));
+        // What the run ran on (the engine is made: its SIMD width is set).
+        const auto& eal = sc_.engine.eal_args;
+        for (auto& f : environment_facts(std::find(eal.begin(), eal.end(), "--no-huge") == eal.end()))
+            variants.facts.push_back(std::move(f));
+        variants.facts.push_back(simd_fact());
         result_.run.rows.facts = variants.facts;
         writer_->submit(std::move(variants));
     }

@@ -116,8 +116,7 @@ int compare(const CompareArgs& a) {
     std::cout << "compare: " << analysis::printable(cand.info.label) << " (run " << cand.info.id
               << ") against " << analysis::printable(base.info.label) << " (run " << base.info.id
               << ")\n";
-    warn_starved(base);
-    warn_starved(cand);
+    for (const auto& w : r.warnings) std::cout << analysis::fold_lines("WARNING: " + analysis::printable(w));
     const std::string event = analysis::main_stack_event(base);
     const bool functions = !event.empty() && event == analysis::main_stack_event(cand);
     if (!r.verdicts.empty() || !functions)

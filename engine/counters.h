@@ -104,29 +104,37 @@ struct alignas(64) IdleCounters {
 };
 
 /// engine.timing = "1/N": what a stage did in the graph walks that were not
-/// timed. Their calls are counted exactly; their cycles are estimated at
-/// the rate of the stage's last timed call (busy: its cycles per packet;
-/// idle: its cycles), so that the stage's cycles only grow, and a delta
-/// never runs backwards. All zero when every walk is timed.
+/// timed. Their calls and packets are counted exactly; their cycles are
+/// estimated from the stage's recent timed calls: a busy call at the ratio
+/// of their cycles to their packets (decayed sums over about the last 256
+/// timed calls), an idle call at their mean. A ratio of sums, not the last
+/// call's cycles per packet: that one is biased where bursts vary (measured
+/// 1-3% low on the generator's bursts), and the last call's cycles alone
+/// are unbiased but swing by 5% between runs. Estimates only add, so the
+/// stage's cycles only grow and a delta never runs backwards. All zero when
+/// every walk is timed.
 struct alignas(64) UntimedCounters {
     Counter busy_calls;
     Counter idle_calls;
     Counter busy_cycles;  ///< estimated
     Counter idle_cycles;  ///< estimated
-    /// The stage's last timed calls (worker-owned, not read by snapshots):
-    /// busy cycles per packet in 1/256 cycles, and an idle call's cycles.
-    uint64_t busy_per_packet_x256 = 0;
-    uint64_t idle_call_cycles = 0;
+    // The stage's recent timed calls (worker-owned, not read by snapshots).
+    uint64_t cycles_sum = 0, packets_sum = 0;  ///< decayed by 1/256 a timed call
+    uint64_t busy_per_packet_x256 = 0;         ///< their ratio, in 1/256 cycles
+    uint64_t idle_sum = 0;                     ///< idle calls' cycles, x256, decayed
     void timed_busy(uint64_t cycles, uint64_t packets) {
-        busy_per_packet_x256 = (cycles << 8) / packets;
+        cycles_sum += (cycles << 8) - (cycles_sum >> 8);
+        packets_sum += (packets << 8) - (packets_sum >> 8);
+        busy_per_packet_x256 = packets_sum ? (cycles_sum << 8) / packets_sum : 0;
     }
+    void timed_idle(uint64_t cycles) { idle_sum += (cycles << 8) - (idle_sum >> 8); }
     void untimed_busy(uint64_t packets) {
         busy_calls.add();
         busy_cycles.add((busy_per_packet_x256 * packets) >> 8);
     }
     void untimed_idle() {
         idle_calls.add();
-        idle_cycles.add(idle_call_cycles);
+        idle_cycles.add(idle_sum >> 16);  // the decayed sum holds about 256 calls, x256
     }
 };
 

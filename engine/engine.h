@@ -111,9 +111,9 @@ class Engine {
     void setup_rx_nodes();
     void setup_graph();
     struct Worker;
-    /// One graph walk, timed or not (engine.timing), traced or not.
-    template <bool kTimed, bool kTraced>
-    void walk_loop(Worker& w, uint64_t now);
+    /// One graph walk, timed or not (engine.timing), traced (always timed) or not.
+    template <bool kTraced>
+    void walk_loop(Worker& w, bool timed, uint64_t now);
     /// A traced walk: whether `node`'s input holds the traced packet
     /// (starting the trace at its entry stage).
     bool trace_input(PacketTrace& tr, const rte_node& node, const rte_mbuf*& traced, uint64_t now,

@@ -442,8 +442,13 @@ void MainWindow::loaded(const LoadedRun& run) {
         compare_->set_report(run.report);
         pages_->setCurrentWidget(compare_);
     }
-    const std::string warn = analysis::starved_warning("run " + std::to_string(info.id),
-                                                       run.summary.worker);
+    std::string warn = analysis::starved_warning("run " + std::to_string(info.id),
+                                                 run.summary.worker);
+    // Disturbed trials, as `show` warns of them: a verdict resting on one is unreliable.
+    for (const auto& c : run.summary.conditions)
+        if (c.disturbed && !c.replaced)
+            warn += (warn.empty() ? "" : "\n") + std::string("trial ") + std::to_string(c.trial) +
+                    " was disturbed: " + c.why() + "; a verdict resting on it is unreliable";
     warning_->setText(display_text(warn));
     warning_->setVisible(!warn.empty());
     QStringList perf;
@@ -546,7 +551,16 @@ QString MainWindow::figures_text(const analysis::RunSummary& sum) {
                      .arg(display_text(f.name))
                      .arg(f.mean, 0, 'f', 3)
                      .arg(display_text(f.unit));
-    return parts.join(QStringLiteral("; "));
+    // What the machine gave the workers, and what the timing itself costs:
+    // the lines `show` prints.
+    QStringList lines;
+    if (!parts.isEmpty()) lines << parts.join(QStringLiteral("; "));
+    if (sum.info.kind == db::kCaptureKind) lines << display_text(analysis::disturbance_line(sum.disturbance));
+    if (const std::string t = analysis::timing_cost_line(sum.timing, sum.basis.unit,
+                                                         sum.all.cycles_per_path_packet);
+        !t.empty())
+        lines << display_text(t);
+    return lines.join(QStringLiteral("\n"));
 }
 
 void MainWindow::wait_until_loaded() {

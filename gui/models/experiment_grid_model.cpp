@@ -1,4 +1,6 @@
 #include "gui/models/experiment_grid_model.h"
+
+#include "analysis/metric_names.h"
 #include "gui/display_text.h"
 
 #include <QColor>
@@ -71,16 +73,17 @@ QVariant ExperimentGridModel::data(const QModelIndex& index, int role) const {
         case CandRunRole: return QVariant::fromValue<qlonglong>(row.run_ids[value]);
         case Qt::BackgroundRole:
             // The compare page's verdict colours, a shade stronger to read across a grid; grey: within noise.
-            if (outcome == "better") return QColor(0xc8, 0xea, 0xc8);
-            if (outcome == "worse") return QColor(0xf6, 0xc8, 0xc8);
-            if (outcome == "no difference") return QColor(0xe4, 0xe4, 0xe4);
+            if (outcome == analysis::kBetter) return QColor(0xc8, 0xea, 0xc8);
+            if (outcome == analysis::kWorse) return QColor(0xf6, 0xc8, 0xc8);
+            if (outcome == analysis::kNoDifference) return QColor(0xe4, 0xe4, 0xe4);
+            if (outcome == analysis::kUnreliable) return QColor(0xfb, 0xe6, 0xa8);
             return {};
         case Qt::TextAlignmentRole: return QVariant::fromValue(Qt::AlignCenter);
         case Qt::ToolTipRole: {
             const auto& m = e_->metrics[metric_of(index.column())];
             const auto& unit = e_->units[metric_of(index.column())];
             return plain_tooltip(QStringLiteral("%1 (%2): %3=%4 mean %5 (n %6, run %7) against %3=%8 mean %9 "
-                                  "(n %10, run %11)\n%12 at %13% confidence: %14\n"
+                                  "(n %10, run %11)\n%12, interval at %13% confidence: %14%15\n"
                                   "click to compare the two runs")
                 .arg(display_text(m), display_text(unit),
                      display_text(e_->by), display_text(e_->values[value]))
@@ -92,8 +95,9 @@ QVariant ExperimentGridModel::data(const QModelIndex& index, int role) const {
                 .arg(v->base_summary.n)
                 .arg(row.run_ids[0])
                 .arg(display_text(v->test.empty() ? "no test" : v->test))
-                .arg(e_->confidence)
-                .arg(display_text(outcome)));
+                .arg(v->confidence, 0, 'f', 2)
+                .arg(display_text(outcome))
+                .arg(v->unreliable.empty() ? QString() : "\n" + display_text(v->unreliable)));
         }
     }
     return {};

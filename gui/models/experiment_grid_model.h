@@ -15,7 +15,7 @@ namespace pathscope::gui {
 class ExperimentGridModel : public QAbstractTableModel {
     Q_OBJECT
   public:
-    /// The verdict as compare --experiment names it ("better", "no test", ...).
+    /// The verdict as compare --experiment names it ("better", "too few trials", "unreliable", ...).
     static constexpr int VerdictRole = Qt::UserRole + 1;
     /// The change in % of the baseline's mean, and its interval's half-width in %.
     static constexpr int ChangeRole = Qt::UserRole + 2;

@@ -3,7 +3,23 @@
 
 #include <QColor>
 
+#include "analysis/metric_names.h"
+
 namespace pathscope::gui {
+
+namespace {
+
+/// How the verdict was made: its test, its interval's level, its family.
+std::string fmt_tip(const analysis::Verdict& v) {
+    std::string tip = v.test + ", interval at " + QString::number(v.confidence, 'f', 2).toStdString() +
+                      "% confidence";
+    if (v.family > 1)
+        tip += " (Benjamini-Hochberg over " + std::to_string(v.family) + " verdicts, adjusted p " +
+               QString::number(v.q, 'g', 3).toStdString() + ")";
+    return tip + ": " + analysis::verdict_word(v);
+}
+
+}  // namespace
 
 VerdictTableModel::VerdictTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
@@ -38,20 +54,26 @@ QVariant VerdictTableModel::data(const QModelIndex& index, int role) const {
             case Cand: return QString::number(v->cand_summary.mean, 'g', 5);
             case Difference: return display_text(analysis::format_difference(*v));
             case Change: return display_text(analysis::format_change(*v));
-            case Verdict: return display_text(v->outcome);
+            case Verdict: return display_text(analysis::verdict_word(*v));
             case Test: return display_text(v->test);
             case N:
-                return QStringLiteral("%1 vs %2").arg(v->base.values.size()).arg(v->cand.values.size());
+                // Paired: the blocks both runs have; else each side's trials with a value.
+                return v->pairs ? QStringLiteral("%1 blocks").arg(v->pairs)
+                                : QStringLiteral("%1 vs %2")
+                                      .arg(v->base_summary.n)
+                                      .arg(v->cand_summary.n);
         }
     }
     if (role == Qt::BackgroundRole) {
-        if (v->outcome == "better") return QColor(0xe0, 0xf4, 0xe0);
-        if (v->outcome == "worse") return QColor(0xfb, 0xe3, 0xe3);
-        if (v->outcome == "no test") return QColor(0xf2, 0xf2, 0xf2);
+        if (v->outcome == analysis::kBetter) return QColor(0xe0, 0xf4, 0xe0);
+        if (v->outcome == analysis::kWorse) return QColor(0xfb, 0xe3, 0xe3);
+        if (v->outcome == analysis::kUnreliable) return QColor(0xfd, 0xf0, 0xc8);
+        if (v->outcome == analysis::kTooFewTrials) return QColor(0xf2, 0xf2, 0xf2);
         return {};
     }
     if (role == Qt::ToolTipRole) {
-        QString tip = display_text(v->test + " at the chosen confidence; " + v->outcome);
+        QString tip = display_text(fmt_tip(*v));
+        if (!v->unreliable.empty()) tip += "\nunreliable: " + display_text(v->unreliable);
         if (!v->warning.empty()) tip += "\n" + display_text(v->warning);
         if (!v->note.empty()) tip += "\n" + display_text(v->note);
         return plain_tooltip(tip);

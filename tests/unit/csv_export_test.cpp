@@ -47,7 +47,7 @@ TEST(CsvExport, TrialsAndStagesCarryWhatTheFiguresNeed) {
               "forwarded_pps,delivered_pps,window_received,walks,idle_walks,sends,sent_pps,"
               "window_sent,route_lookups,source_selections,block,replaced,window_ns,steal_ns,"
               "others_ns,max_disturbance,timer_cycles,timing_period");
-    EXPECT_NE(trials.find("\n1,0.8,1000,0,0,0,0,590,987.5,0,0,790,0,0,600,587.5,470,0,0,-1,0,0,0,0,"
+    EXPECT_NE(trials.find("\n1,0.8,1000,0,0,0,0,590,987.5,0,0,790,0,0,600,587.5,470,0,0,-1,no,0,0,0,"
                           "0,0,1\n"),
               std::string::npos)
         << trials;

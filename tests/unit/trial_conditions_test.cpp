@@ -1,0 +1,86 @@
+// A trial's condition from its stored rows: the workers' least share of the
+// window on their CPUs against capture.max_disturbance.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "analysis/trial_conditions.h"
+
+namespace pathscope::analysis {
+namespace {
+
+db::TrialRow trial(int n, uint64_t window_ns, double max_disturbance) {
+    db::TrialRow t;
+    t.trial = n;
+    t.window_ns = window_ns;
+    t.max_disturbance = max_disturbance;
+    t.steal_ns = window_ns / 10;
+    t.others_ns = window_ns;
+    return t;
+}
+
+db::ThreadRow thread(int n, const char* role, int index, uint64_t cpu_ns, uint64_t forced = 0) {
+    db::ThreadRow r;
+    r.trial = n;
+    r.role = role;
+    r.index = index;
+    r.cpu_ns = cpu_ns;
+    r.involuntary = forced;
+    return r;
+}
+
+TEST(TrialConditions, TheLeastOnCpuWorkerDecides) {
+    const std::vector<db::ThreadRow> threads = {
+        thread(0, db::kWorkerThread, 0, 995'000'000),
+        thread(0, db::kWorkerThread, 1, 210'000'000, 146),
+        thread(0, db::kGeneratorThread, 0, 500'000'000),
+    };
+    const TrialCondition c = trial_condition(trial(0, 1'000'000'000, 0.02), threads);
+    ASSERT_TRUE(c.measured);
+    EXPECT_TRUE(c.disturbed);
+    EXPECT_EQ(c.worker, 1);
+    EXPECT_NEAR(c.worker_on_cpu, 0.21, 1e-12);
+    EXPECT_NEAR(c.client_on_cpu, 0.5, 1e-12);
+    EXPECT_NEAR(c.steal_cpus, 0.1, 1e-12);
+    EXPECT_NEAR(c.others_cpus, 1.0, 1e-12);
+    EXPECT_EQ(c.why(), "worker 1 on CPU 21.0% of the window (146 forced switches)");
+}
+
+TEST(TrialConditions, WithinTheLimitIsClean) {
+    const TrialCondition c = trial_condition(trial(0, 1'000'000'000, 0.02),
+                                             {thread(0, db::kWorkerThread, 0, 985'000'000)});
+    EXPECT_FALSE(c.disturbed);
+    EXPECT_EQ(c.why(), "");
+    // The same loss with a limit of 1% is a disturbance.
+    EXPECT_TRUE(trial_condition(trial(0, 1'000'000'000, 0.01),
+                                {thread(0, db::kWorkerThread, 0, 985'000'000)})
+                    .disturbed);
+}
+
+TEST(TrialConditions, ARunStoredBeforeTheMeasureIsNotJudged) {
+    db::TrialRow old;
+    old.trial = 2;
+    const TrialCondition c = trial_condition(old, {});
+    EXPECT_FALSE(c.measured);
+    EXPECT_FALSE(c.disturbed);
+    EXPECT_TRUE(std::isnan(c.worker_lost()));
+    EXPECT_EQ(c.block, 2);  // no block stored: its own number
+    EXPECT_EQ(c.on_cpu_text(), "-");
+}
+
+TEST(TrialConditions, TheSummaryCountsReplacedTrialsApart) {
+    db::RunData run;
+    for (int n = 0; n < 3; ++n) run.rows.trials.push_back(trial(n, 1'000'000'000, 0.02));
+    run.rows.trials[1].replaced = true;
+    run.rows.threads = {thread(0, db::kWorkerThread, 0, 999'000'000),
+                        thread(1, db::kWorkerThread, 0, 500'000'000),
+                        thread(2, db::kWorkerThread, 0, 970'000'000)};
+    const DisturbanceSummary d = summarize_disturbance(trial_conditions(run));
+    EXPECT_EQ(d.trials, 2u);
+    EXPECT_EQ(d.replaced, 1u);
+    EXPECT_EQ(d.disturbed, 1u);  // trial 2: 3% lost
+    EXPECT_NEAR(d.least_on_cpu, 0.97, 1e-12);
+}
+
+}  // namespace
+}  // namespace pathscope::analysis
