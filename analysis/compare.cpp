@@ -74,7 +74,7 @@ bool blocked(const Metric& b, const Metric& c) {
 std::string first_disturbed(const Metric& m, const std::vector<size_t>& trials, const char* side) {
     for (size_t t : trials)
         if (t < m.disturbed.size() && !m.disturbed[t].empty())
-            return fmt::format("{} trial {}: {}", side, t + 1, m.disturbed[t]);
+            return fmt::format("{} trial {}: {}", side, t, m.disturbed[t]);
     return "";
 }
 
@@ -162,7 +162,7 @@ Verdict judge_metric(const Metric& base, const Metric& cand, double confidence) 
         }
     }
     v.unreliable = first_disturbed(v.base, used_base, "base");
-    if (v.unreliable.empty()) v.unreliable = first_disturbed(v.cand, used_cand, "candidate");
+    if (v.unreliable.empty()) v.unreliable = first_disturbed(v.cand, used_cand, "cand");
     v.q = v.p;
     adjust_family({&v}, confidence);
     return v;

@@ -6,7 +6,8 @@ of a real capture: each must read exactly as show printed it.
 
 Runs `pathscope run --trials 2 --duration 1` (root: DPDK virtual devices)
 into DIR/export.db, then compares, per trial, "rx in window", "window s",
-"rx rate" (window_received / seconds) and "rx whole trial", the same of the
+"rx rate" (window_received / seconds), "rx whole trial" and "on CPU" (the
+workers' least cpu_ns over window_ns, from the threads table), the same of the
 send table when there is one, and per stage "busy calls", "packets",
 "pkts/call", "cycles/call", "cycles/pkt" (busy calls only; each the mean of
 the trials' ratios) and "idle %".
@@ -49,9 +50,13 @@ trials = list(csv.DictReader(io.StringIO(pathscope("export", "export", "--format
                                                    "--table", "trials", "-o", "-"))))
 stages = list(csv.DictReader(io.StringIO(pathscope("export", "export", "--format", "csv",
                                                    "--table", "stages", "-o", "-"))))
+threads = list(csv.DictReader(io.StringIO(pathscope("export", "export", "--format", "csv",
+                                                    "--table", "threads", "-o", "-"))))
 print(shown)
 for name, rows, needed in (("trials", trials, ("seconds", "window_received", "received",
-                                                "window_sent", "sends")),
+                                                "window_sent", "sends", "window_ns",
+                                                "max_disturbance")),
+                           ("threads", threads, ("trial", "role", "cpu_ns")),
                            ("stages", stages, ("calls", "packets", "cycles", "idle_calls",
                                                "idle_cycles"))):
     lacking = [c for c in needed if c not in (rows[0] if rows else {})]
@@ -88,10 +93,11 @@ rx = table("trial   window s   rx in window")
 if rx is None:
     sys.exit("FAIL: show printed no receive table")
 for line, t in zip(rx, trials):
-    m = re.match(rf"^(\d+)\s+([\d.]+)\s+(\d+)\s+{RATE}\s+{RATE}\s+{RATE}\s+(\d+)$", line)
+    m = re.match(rf"^(\d+)\s+([\d.]+)\s+(\d+)\s+{RATE}\s+{RATE}\s+{RATE}\s+(\d+)"
+                 r"\s+([\d.]+%)( disturbed)?$", line)
     if not m:
         sys.exit(f"FAIL: cannot read the trial line {line!r}")
-    trial, window_s, in_window, rate, _, _, whole = m.groups()
+    trial, window_s, in_window, rate, _, _, whole, on_cpu, disturbed = m.groups()
     seconds = float(t["seconds"])
     where = f"trial {t['trial']}"
     check(f"{where} trial", trial, t["trial"])
@@ -100,6 +106,11 @@ for line, t in zip(rx, trials):
     check(f"{where} rx rate", rate,
           rate_as_printed(float(int(t["window_received"])) / seconds, rate))
     check(f"{where} rx whole trial", whole, t["received"])
+    worker_share = min(min(1.0, int(th["cpu_ns"]) / int(t["window_ns"])) for th in threads
+                       if th["trial"] == t["trial"] and th["role"] == "worker")
+    check(f"{where} on CPU", on_cpu, f"{100 * worker_share:.1f}%")
+    limit = float(t["max_disturbance"])
+    check(f"{where} disturbed", bool(disturbed), limit > 0 and 1 - worker_share > limit)
 
 tx = table("trial   window s   tx in window")
 if tx is not None:

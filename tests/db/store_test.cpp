@@ -159,7 +159,8 @@ int64_t write_sample_run(const std::string& path, const std::string& label) {
 
 /// Takes a store written now back to schema v3: without the path events
 /// table of migration 4 -> 5, the experiment and send-path columns that
-/// migration 3 -> 4 adds, and the queue cycles of migration 7 -> 8.
+/// migration 3 -> 4 adds, the queue cycles of migration 7 -> 8 and the
+/// trial conditions of migration 8 -> 9.
 void downgrade_to_v3(Database& raw) {
     raw.exec(
         "DROP TABLE edge_counters; DROP TABLE trial_events; DROP INDEX runs_experiment; ALTER TABLE runs DROP COLUMN experiment; "
@@ -171,6 +172,12 @@ void downgrade_to_v3(Database& raw) {
         "ALTER TABLE queue_counters DROP COLUMN idle_calls; "
         "ALTER TABLE queue_counters DROP COLUMN idle_cycles; "
         "ALTER TABLE queue_counters DROP COLUMN worker; "
+        "DROP TABLE trial_threads; ALTER TABLE trials DROP COLUMN block; "
+        "ALTER TABLE trials DROP COLUMN replaced; ALTER TABLE trials DROP COLUMN window_ns; "
+        "ALTER TABLE trials DROP COLUMN steal_ns; ALTER TABLE trials DROP COLUMN others_ns; "
+        "ALTER TABLE trials DROP COLUMN max_disturbance; "
+        "ALTER TABLE trials DROP COLUMN timer_cycles; "
+        "ALTER TABLE trials DROP COLUMN timing_period; "
         "PRAGMA user_version = 3");
 }
 

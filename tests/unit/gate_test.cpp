@@ -1,7 +1,8 @@
 // pathscope gate's judgement on runs made in memory, so each case knows
 // its figures exactly: a slowdown beyond the limit fails, a run against
-// itself and a noisy pair within noise pass, too few trials or a starved
-// worker cannot be judged, and a regression within the limit passes.
+// itself and a noisy pair within noise pass, too few trials, a starved
+// worker, a disturbed trial or a lost one cannot be judged, and a
+// regression within the limit passes.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -39,6 +40,21 @@ db::RunData run_of(int64_t id, const std::string& label, const std::vector<doubl
                                  cycles, 0, 0});
     }
     return r;
+}
+
+/// Gives each trial of `r` a measured window (1 s) and a worker on its CPU
+/// for `on_cpu[t]` of it, judged against capture.max_disturbance = 2%.
+void set_on_cpu(db::RunData& r, const std::vector<double>& on_cpu) {
+    for (auto& t : r.rows.trials) {
+        t.window_ns = 1'000'000'000;
+        t.max_disturbance = 0.02;
+        db::ThreadRow th;
+        th.trial = t.trial;
+        th.role = db::kWorkerThread;
+        th.cpu_ns = static_cast<uint64_t>(on_cpu[static_cast<size_t>(t.trial)] * 1e9);
+        th.involuntary = on_cpu[static_cast<size_t>(t.trial)] < 0.98 ? 40 : 0;
+        r.rows.threads.push_back(th);
+    }
 }
 
 const GateLine& line(const GateResult& g, const std::string& name) {
@@ -137,4 +153,36 @@ TEST(Gate, AMetricNeitherRunHasIsNamed) {
                   std::string::npos)
             << e.what();
     }
+}
+
+TEST(Gate, ADisturbedTrialCannotBeJudgedEvenWhenTheFiguresSayRegression) {
+    auto base = run_of(1, "base", {10.0e6, 10.1e6, 9.9e6, 10.0e6}, {200, 201, 199, 200});
+    auto slow = run_of(2, "slow", {9.0e6, 9.1e6, 8.95e6, 9.05e6}, {220, 221, 219, 222});
+    set_on_cpu(base, {1.0, 1.0, 1.0, 1.0});
+    set_on_cpu(slow, {1.0, 0.7, 1.0, 1.0});  // trial 1's worker lost 30% of its window
+    const GateResult g = judge_gate(base, slow, {}, "a.db", "a.db");
+    EXPECT_EQ(g.outcome, GateOutcome::cannot_judge);
+    EXPECT_EQ(g.exit_status(), 2);
+    const std::string& why = line(g, "all stages").why_not;
+    EXPECT_NE(why.find("unreliable: cand trial 1: worker 0 on CPU 70.0% of the window"),
+              std::string::npos)
+        << why;
+    // Within the limit (1.5% lost of 2% allowed), the same figures fail.
+    set_on_cpu(slow, {1.0, 0.985, 1.0, 1.0});
+    slow.rows.threads.erase(slow.rows.threads.begin(), slow.rows.threads.begin() + 4);
+    EXPECT_EQ(judge_gate(base, slow, {}, "a.db", "a.db").outcome, GateOutcome::fail);
+}
+
+TEST(Gate, ALostTrialCannotBeJudged) {
+    const auto base = run_of(1, "base", {10.0e6, 10.1e6, 9.9e6, 10.0e6}, {200, 201, 199, 200});
+    auto cand = run_of(2, "cand", {10.0e6, 10.1e6, 9.9e6, 10.0e6}, {200, 201, 199, 200});
+    // Trial 2 received nothing while the others moved packets: its worker died.
+    cand.rows.trials[2].received = cand.rows.trials[2].window_received = 0;
+    cand.rows.trials[2].forwarded = 0;
+    cand.rows.stages[2].packets = cand.rows.stages[2].cycles = 0;
+    const GateResult g = judge_gate(base, cand, {}, "a.db", "a.db");
+    EXPECT_EQ(g.outcome, GateOutcome::cannot_judge);
+    EXPECT_NE(line(g, "all stages").why_not.find("the candidate lost trials: 3 of its 4 have a value"),
+              std::string::npos)
+        << line(g, "all stages").why_not;
 }

@@ -146,7 +146,7 @@ TEST(Verdicts, ADisturbedTrialMakesTheVerdictUnreliable) {
     cand.disturbed[1] = "worker 0 on CPU 21.0% of the window (146 forced switches)";
     const Verdict v = judge_metric(metric({10, 10.1, 9.9}), cand, 95);
     EXPECT_EQ(v.outcome, kUnreliable);
-    EXPECT_NE(v.unreliable.find("candidate trial 2"), std::string::npos) << v.unreliable;
+    EXPECT_NE(v.unreliable.find("cand trial 1"), std::string::npos) << v.unreliable;
     EXPECT_NE(v.unreliable.find("21.0%"), std::string::npos);
 }
 
