@@ -4,6 +4,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "analysis/stats.h"
+
 namespace pathscope::analysis {
 
 std::vector<double> bh_adjust(const std::vector<double>& p) {
@@ -26,16 +28,32 @@ size_t bh_rejections(const std::vector<double>& p, double alpha) {
     return static_cast<size_t>(std::count_if(q.begin(), q.end(), [&](double x) { return x <= alpha; }));
 }
 
+bool AlphaSpending::is_look(size_t blocks) const {
+    if (blocks < first_look || max_blocks == 0) return false;
+    if (blocks >= max_blocks) return blocks == max_blocks;
+    size_t at = std::max<size_t>(first_look, 1);
+    while (at < blocks) at *= 2;
+    return at == blocks;
+}
+
 double AlphaSpending::spent(size_t blocks) const {
     if (blocks < first_look || max_blocks == 0) return 0;
     if (blocks >= max_blocks) return alpha;
     const double t = static_cast<double>(blocks) / static_cast<double>(max_blocks);
-    return alpha * std::log(1 + (std::exp(1.0) - 1) * t);
+    // 2 - 2 Phi(z / sqrt t), Phi(x) = erfc(-x / sqrt 2) / 2.
+    const double z = normal_critical(100 * (1 - alpha));  // z_{1-alpha/2}
+    return std::erfc(z / std::sqrt(t) / std::sqrt(2.0));
 }
 
 double AlphaSpending::at_look(size_t blocks) const {
-    if (blocks < first_look) return 0;
-    return spent(blocks) - (blocks > first_look ? spent(blocks - 1) : 0);
+    if (!is_look(blocks)) return 0;
+    size_t previous = 0;  // the look before this one
+    for (size_t b = blocks - 1; b >= first_look && b > 0; --b)
+        if (is_look(b)) {
+            previous = b;
+            break;
+        }
+    return spent(blocks) - spent(previous);
 }
 
 }  // namespace pathscope::analysis

@@ -441,7 +441,7 @@ std::vector<RecordResult> record_matrix(const std::string& scenario_path,
         plan->first_look = std::min<size_t>(plan->first_look, trials);
     }
     auto look = [&](unsigned blocks) {
-        if (!plan || blocks < plan->first_look) return false;
+        if (!plan || !plan->spending().is_look(blocks)) return false;
         std::vector<db::RunData> sofar;
         for (const auto& r : runs)
             if (r->created()) sofar.push_back(r->data());

@@ -52,8 +52,9 @@ capture::MatrixAxis ab_axis(const std::string& ab) {
 
 /// Prints each look of an auto experiment on standard error.
 void print_look(const analysis::Look& l) {
-    std::fprintf(stderr, "\r%90s\r  look after block %zu (at %.2f%% confidence): %zu of %zu verdicts decided\n",
-                 "", l.blocks, l.level, l.lines.size() - l.undecided, l.lines.size());
+    if (isatty(STDERR_FILENO)) std::fprintf(stderr, "\r%90s\r", "");  // the progress line
+    std::fprintf(stderr, "  look after block %zu (at %.2f%% confidence): %zu of %zu verdicts decided\n",
+                 l.blocks, l.level, l.lines.size() - l.undecided, l.lines.size());
     for (const auto& line : l.lines)
         std::fprintf(stderr, "    %s\n", analysis::printable(line).c_str());
 }
@@ -99,11 +100,15 @@ int run_matrix(const RunArgs& a, const std::string& scenario_path,
                  sc.capture.auto_trials ? "until decided, at most " : "", sc.capture.trials,
                  sc.engine.duration_s, db::redacted(opt.db_path).c_str());
     say_telemetry(sc);
+    unsigned last_block = 0;
     opt.progress = [&](const capture::RecordProgress& p) {
         if (tty)
             std::fprintf(stderr, "\r  trial %u/%u  cell %u/%u  %5.1f / %.1f s  %llu rows stored ",
                          p.trial, p.trials, p.cell, p.cells, p.t, p.duration,
                          static_cast<unsigned long long>(p.rows));
+        else if (p.trial != last_block)
+            std::fprintf(stderr, "  block %u/%u running\n", p.trial, p.trials);
+        last_block = p.trial;
     };
     const auto results = capture::record_matrix(scenario_path, sets, opt);
     if (tty) std::fprintf(stderr, "\r%90s\r", "");
@@ -320,8 +325,9 @@ void add_run_verb(CLI::App& app, Verbs& verbs) {
     v->add_flag("--until-decided", a->until_decided,
                 "capture.trials = \"auto\": add blocks until every verdict's interval excludes\n"
                 "0 or is narrower than capture.target_half_width (1%), at most --trials (or\n"
-                "capture.max_trials, 20); each look tests at its share of the 5% (alpha\n"
-                "spending), so the false-positive rate stays at 5% however often it looks");
+                "capture.max_trials, 20). It looks after block 3, 6, 12, ... and the last;\n"
+                "each look tests at its share of the 5% (O'Brien-Fleming alpha spending: little\n"
+                "early, about 4% at the last), so the false-positive rate stays at 5%");
     v->add_option("--by", a->by,
                   "the setting an experiment of --until-decided decides (default: its only\n"
                   "[matrix] key, or the last)")
