@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <functional>
 #include <regex>
+
+#include <fmt/printf.h>
 
 #include "analysis/safe_text.h"
 
@@ -95,9 +96,7 @@ FlameRgb diff_colour(const DiffNode& n) {
 std::string flame_label(const std::string& raw, double share, size_t chars) {
     if (chars < 4) return "";
     const std::string name = printable(raw);  // a label is one line, controls shown
-    char pct[32];
-    std::snprintf(pct, sizeof pct, " %.1f%%", share * 100);
-    const std::string with_share = name + pct;
+    const std::string with_share = name + fmt::sprintf(" %.1f%%", share * 100);  // any locale
     if (with_share.size() <= chars) return with_share;
     if (name.size() <= chars) return name;
     size_t from = name.size() - (chars - 1);

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include <fmt/printf.h>
+
 namespace pathscope::analysis {
 
 namespace {
@@ -20,9 +22,7 @@ std::string label(const std::string& name, double share, double px) {
 }
 
 std::string css(FlameRgb c) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "rgb(%d,%d,%d)", c.r, c.g, c.b);
-    return buf;
+    return fmt::sprintf("rgb(%d,%d,%d)", c.r, c.g, c.b);
 }
 
 std::string fill(const DiffNode& n, bool differential) {
@@ -30,17 +30,14 @@ std::string fill(const DiffNode& n, bool differential) {
 }
 
 std::string hover(const DiffNode& n, const FlameSvgOptions& opt, double share) {
-    char buf[256];
-    if (!opt.differential) {
-        std::snprintf(buf, sizeof buf, " | %.4g %s, %.2f%% of all", n.base, opt.unit.c_str(),
-                      share * 100);
-        return buf;
-    }
-    char rel[32] = "new";
-    if (std::isfinite(n.relative)) std::snprintf(rel, sizeof rel, "%+.1f%%", n.relative * 100);
-    std::snprintf(buf, sizeof buf, " | base %.4g, cand %.4g %s (%+.4g, %s)%s", n.base, n.cand,
-                  opt.unit.c_str(), n.delta, rel, n.noise ? ", within noise" : "");
-    return buf;
+    // fmt, never the C library: the same digits under any locale (a GUI's
+    // LC_NUMERIC would print "12,5").
+    if (!opt.differential)
+        return fmt::sprintf(" | %.4g %s, %.2f%% of all", n.base, opt.unit, share * 100);
+    const std::string rel =
+        std::isfinite(n.relative) ? fmt::sprintf("%+.1f%%", n.relative * 100) : "new";
+    return fmt::sprintf(" | base %.4g, cand %.4g %s (%+.4g, %s)%s", n.base, n.cand, opt.unit,
+                        n.delta, rel, n.noise ? ", within noise" : "");
 }
 
 }  // namespace
@@ -60,21 +57,19 @@ std::string flame_svg(const FlameDiff& d, const FlameSvgOptions& opt) {
         const std::string name = others ? "others (" + std::to_string(r.merged) + " frames)"
                                  : r.node == 0 ? "all"
                                                : d.nodes[static_cast<size_t>(r.node)].name;
-        char geometry[256];
-        std::snprintf(geometry, sizeof geometry,
-                      "<g class=\"f\" data-x=\"%.6f\" data-w=\"%.6f\" data-d=\"%d\">", r.x,
-                      r.width, r.depth);
-        char rect[256];
-        std::snprintf(rect, sizeof rect,
-                      "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" rx=\"2\" fill=\"%s\"/>",
-                      r.x * opt.width, r.depth * kRow + 24, std::max(0.1, px - 0.5), kRow - 1,
-                      others ? css(kOthersColour).c_str() : fill(d.nodes[static_cast<size_t>(r.node)], opt.differential).c_str());
-        char text[128];
-        std::snprintf(text, sizeof text, "<text x=\"%.1f\" y=\"%d\">", r.x * opt.width + 3,
-                      r.depth * kRow + 24 + 12);
+        const std::string geometry =
+            fmt::sprintf("<g class=\"f\" data-x=\"%.6f\" data-w=\"%.6f\" data-d=\"%d\">", r.x,
+                         r.width, r.depth);
+        const std::string rect = fmt::sprintf(
+            "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" rx=\"2\" fill=\"%s\"/>",
+            r.x * opt.width, r.depth * kRow + 24, std::max(0.1, px - 0.5), kRow - 1,
+            others ? css(kOthersColour)
+                   : fill(d.nodes[static_cast<size_t>(r.node)], opt.differential));
+        const std::string text = fmt::sprintf("<text x=\"%.1f\" y=\"%d\">", r.x * opt.width + 3,
+                                              r.depth * kRow + 24 + 12);
         const std::string details =
             others ? " | " + std::to_string(r.merged) + " frames each under " +
-                         std::to_string(opt.min_fraction * 100) + "% of all"
+                         fmt::sprintf("%g", opt.min_fraction * 100) + "% of all"
                    : hover(d.nodes[static_cast<size_t>(r.node)], opt, r.width);
         body += std::string(geometry) + "<title>" + xml_escape(name + details) + "</title>" + rect +
                 text + xml_escape(label(name, r.width, px)) + "</text></g>\n";

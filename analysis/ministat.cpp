@@ -3,10 +3,15 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
+#include <string_view>
+
+#include <fmt/printf.h>
+
+#include "analysis/number_text.h"
 
 namespace pathscope::analysis {
 
@@ -38,9 +43,11 @@ DataSet read_data_set(std::istream& in, const std::string& name, int column,
             }
         }
         if (!field) continue;
-        char* end = nullptr;
-        const double v = std::strtod(field, &end);
-        if (end != field + length || !std::isfinite(v))
+        // ministat reads with strtod in the C locale; from_chars reads the
+        // same under any (parse_number).
+        const std::optional<double> parsed = parse_number(std::string_view(field, length));
+        const double v = parsed ? *parsed : 0;
+        if (!parsed || !std::isfinite(v))
             throw std::runtime_error(name + ":" + std::to_string(line_no) + ": '" +
                                      std::string(field, length) + "' is not a finite number (column " +
                                      std::to_string(column) +
@@ -66,10 +73,8 @@ char symbol_of(size_t set_index) { return kSymbols[(set_index + 1) % 8]; }
 
 // One row of the vitals table: "x  22   1880281 ...".
 std::string ministat_vitals_row(char symbol, const Summary& s) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "%c %3zu %13.8g %13.8g %13.8g %13.8g %13.8g\n", symbol, s.n,
-                  s.min, s.max, s.median, s.mean, s.stddev);
-    return buf;
+    return fmt::sprintf("%c %3zu %13.8g %13.8g %13.8g %13.8g %13.8g\n", symbol, s.n, s.min, s.max,
+                        s.median, s.mean, s.stddev);
 }
 
 // Appends the plot to `out`: no copy of a plot that can be many megabytes.

@@ -1,8 +1,9 @@
 #include "analysis/queue_skew.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
+
+#include <fmt/printf.h>
 
 namespace pathscope::analysis {
 
@@ -41,12 +42,10 @@ std::vector<QueueSkew> queue_skew(const std::vector<db::QueueRow>& rows) {
                 [&](auto& q) { return q.share < kIdleShare / n; }));
             if (top->share > 0.5 && idle > 0) {
                 s.skewed = true;
-                char buf[200];
-                std::snprintf(buf, sizeof buf,
-                              "skewed: queue %d carries %.1f%% while %zu of %zu others sit idle "
-                              "(under %.0f%% of an even share)",
-                              top->queue, top->share * 100, idle, s.queues.size() - 1,
-                              kIdleShare * 100);
+                const std::string buf = fmt::sprintf(
+                    "skewed: queue %d carries %.1f%% while %zu of %zu others sit idle "
+                    "(under %.0f%% of an even share)",
+                    top->queue, top->share * 100, idle, s.queues.size() - 1, kIdleShare * 100);
                 s.flag = buf;
             }
         }
@@ -56,11 +55,9 @@ std::vector<QueueSkew> queue_skew(const std::vector<db::QueueRow>& rows) {
 }
 
 std::string queue_heading(const QueueSkew& s) {
-    char buf[300];
-    std::snprintf(buf, sizeof buf, "%s %s: %zu queue%s, max/mean %.2f, Jain's index %.3f%s",
-                  s.port.c_str(), s.dir.c_str(), s.queues.size(), s.queues.size() == 1 ? "" : "s",
-                  s.max_over_mean, s.jain, s.skewed ? "  SKEWED" : "");
-    return buf;
+    return fmt::sprintf("%s %s: %zu queue%s, max/mean %.2f, Jain's index %.3f%s", s.port, s.dir,
+                        s.queues.size(), s.queues.size() == 1 ? "" : "s", s.max_over_mean, s.jain,
+                        s.skewed ? "  SKEWED" : "");
 }
 
 }  // namespace pathscope::analysis

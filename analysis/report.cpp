@@ -1,6 +1,7 @@
 #include "analysis/report.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <map>
@@ -194,6 +195,15 @@ Report build_report(const db::RunData& base, const db::RunData* cand, const Repo
     DiffOptions diff;
     diff.confidence = opt.confidence;
     r.stages = diff_trees(base_stages, cand ? stage_tree(*cand) : base_stages, diff);
+    // What of "all stages" is pathscope's own timing, on each side.
+    const char* unit = transmit ? "cyc/tx pkt" : "cyc/rx pkt";
+    for (const auto& [side, run, all] :
+         {std::tuple{"base", &base, r.stages.nodes[0].base},
+          std::tuple{"cand", cand, r.stages.nodes[0].cand}}) {
+        if (!run) continue;
+        const std::string line = timing_cost_line(timing_cost(*run, all), unit, all);
+        if (!line.empty()) r.timing.push_back(cand ? std::string(side) + ": " + line : line);
+    }
     r.stack_event = main_stack_event(base);
     if (r.stack_event.empty()) r.stack_event = main_stack_event(other);
     if (!r.stack_event.empty()) {

@@ -67,6 +67,8 @@ struct Report {
     bool transmit = false;  ///< the base run only sent (PacketBasis)
     /// Stage cycles per packet; with one run, base against itself.
     FlameDiff stages;
+    /// Each run's "pathscope's own timing: ..." line (timing_cost_line).
+    std::vector<std::string> timing;
     std::string stack_event;  ///< "" when the runs have no sampled stacks
     FlameDiff stacks;         ///< shares of the samples
     std::vector<SelfShare> hottest;  ///< functions by self share of the samples

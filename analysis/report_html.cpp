@@ -143,6 +143,7 @@ std::string render_report_html(const Report& r) {
     for (const auto& plot : r.ministat_plots)
         o += "<h2>" + xml_escape(plot.title) + "</h2>\n" + pre(plot.text);
     o += "<h2>Cycles per " + r.per_packet + " by stage</h2>\n" + html_table(stage_table(r));
+    for (const auto& t : r.timing) o += "<p>" + xml_escape(t) + "</p>\n";
     o += flame_section(r.has_cand ? "Stage cycles per packet, difference" : "Stage cycles per packet",
                        "stages", r.stages, "cycles/pkt", r.has_cand, r.stages.method);
     for (const auto& h : r.histograms) {

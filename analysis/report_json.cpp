@@ -150,6 +150,7 @@ std::string render_report_json(const Report& r) {
         {"stages",
          {{"unit", "busy cycles per " + r.per_packet},
           {"noise_method", r.stages.method},
+          {"timing", r.timing},
           {"nodes", diff_nodes(r.stages)}}},
         {"histograms", array(r.histograms,
                              [&](const Report::StageHistogram& h) {

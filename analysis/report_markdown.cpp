@@ -50,6 +50,7 @@ std::string render_report_markdown(const Report& r) {
         o += "\n## " + markdown_text(plot.title) + "\n\n" + markdown_code(plot.text);
     o += "\n## Cycles per " + r.per_packet + " by stage\n\n" + markdown_table(stage_table(r));
     if (r.has_cand) o += "\n" + markdown_text(r.stages.method) + "\n";
+    for (const auto& t : r.timing) o += "\n" + markdown_text(t) + "\n";
     for (const auto& h : r.histograms) {
         std::string text = (r.has_cand ? "base:\n" : "") + render_text(h.base, "cycles", 12, 76);
         if (r.has_cand) text += "candidate:\n" + render_text(h.cand, "cycles", 12, 76);

@@ -5,16 +5,14 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/printf.h>
 
 namespace pathscope::analysis {
 
 namespace {
 
-std::string num(const char* fmt, double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, fmt, v);
-    return buf;
-}
+/// `v` by a printf format, in the C locale whatever the process's (fmt).
+std::string num(const char* spec, double v) { return fmt::sprintf(spec, v); }
 
 std::string value(double v) {
     if (v != 0 && (std::fabs(v) >= 1e6 || std::fabs(v) < 0.01)) return num("%.4g", v);

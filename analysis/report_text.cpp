@@ -1,7 +1,8 @@
 // The report as plain text for mailing lists and review comments: every line
 // fits in 80 columns.
 #include <cmath>
-#include <cstdio>
+
+#include <fmt/printf.h>
 
 #include "analysis/report.h"
 #include "analysis/safe_text.h"
@@ -31,9 +32,7 @@ std::string fit(const std::string& name, size_t width) {
 }
 
 std::string percent(double fraction) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f%%", fraction * 100);
-    return buf;
+    return fmt::sprintf("%.2f%%", fraction * 100);
 }
 
 }  // namespace
@@ -94,6 +93,7 @@ std::string render_report_text(const Report& r) {
     const DiffNode& all = r.stages.nodes[0];
     o.line("  %-14s %10.2f %10.2f %+10.2f", kAllStages, all.base, all.cand, all.delta);
     if (r.has_cand) o.line("  ~ %s", r.stages.method.c_str());
+    for (const auto& t : r.timing) o.raw(fold_lines("  " + t));
 
     for (const auto& h : r.histograms) {
         o.heading("Cycles per call of " + h.stage);

@@ -14,6 +14,7 @@
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <fmt/format.h>
+#include <fmt/printf.h>
 
 namespace pathscope::analysis {
 
@@ -72,7 +73,7 @@ double t_critical(double percent, int df) {
     const auto& levels = confidence_levels();
     const auto it = std::find(levels.begin(), levels.end(), percent);
     if (it == levels.end())
-        throw std::invalid_argument("no Student's t table column for " + std::to_string(percent) +
+        throw std::invalid_argument("no Student's t table column for " + fmt::format("{}", percent) +
                                     "% confidence (80, 90, 95, 98, 99 or 99.5)");
     const size_t row = df > 100 || df < 1 ? 0 : static_cast<size_t>(df);
     return kMinistatT[row][static_cast<size_t>(it - levels.begin())];
@@ -133,19 +134,13 @@ TTest student_t(const Summary& b, const Summary& c, double confidence) {
 }
 
 std::string ministat_verdict(const TTest& t) {
-    char buf[512];
     if (!t.possible) return "No test: " + t.warning + "\n";
-    if (!t.significant) {
-        std::snprintf(buf, sizeof buf, "No difference proven at %.1f%% confidence\n",
-                      t.confidence);
-        return buf;
-    }
-    std::snprintf(buf, sizeof buf,
-                  "Difference at %.1f%% confidence\n\t%g +/- %g\n\t%g%% +/- %g%%\n"
-                  "\t(Student's t, pooled s = %g)\n",
-                  t.confidence, t.difference, t.half_width, t.percent, t.percent_half_width,
-                  t.pooled_s);
-    return buf;
+    // fmt's printf: ministat's digits exactly, under any locale.
+    if (!t.significant) return fmt::sprintf("No difference proven at %.1f%% confidence\n", t.confidence);
+    return fmt::sprintf(
+        "Difference at %.1f%% confidence\n\t%g +/- %g\n\t%g%% +/- %g%%\n"
+        "\t(Student's t, pooled s = %g)\n",
+        t.confidence, t.difference, t.half_width, t.percent, t.percent_half_width, t.pooled_s);
 }
 
 namespace {
@@ -275,12 +270,10 @@ UTest mann_whitney(const std::vector<double>& base, const std::vector<double>& c
     }
     r.significant = r.p < alpha;
     if (r.min_p >= alpha) {
-        char buf[200];
-        std::snprintf(buf, sizeof buf,
-                      "N = %zu vs %zu cannot reach p < %g: no difference can be proven; "
-                      "use at least 4 values a side (5 at 99%%)",
-                      r.n_base, r.n_cand, alpha);
-        r.warning = buf;
+        r.warning = fmt::sprintf(
+            "N = %zu vs %zu cannot reach p < %g: no difference can be proven; "
+            "use at least 4 values a side (5 at 99%%)",
+            r.n_base, r.n_cand, alpha);
     }
     return r;
 }

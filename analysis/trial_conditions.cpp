@@ -10,19 +10,26 @@ namespace pathscope::analysis {
 
 namespace {
 constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
+
+/// A share of the window on CPU, rounded down, so that a disturbed trial
+/// never reads as the limit itself (97.96% is "97.9%" beside "disturbed
+/// below 98.0%").
+std::string on_cpu_percent(double share) {
+    return fmt::format("{:.1f}%", std::floor(1000 * share + 1e-9) / 10);
 }
+}  // namespace
 
 double TrialCondition::worker_lost() const { return measured ? 1 - worker_on_cpu : kUnknown; }
 
 std::string TrialCondition::why() const {
     if (!disturbed) return "";
-    return fmt::format("worker {} on CPU {:.1f}% of the window ({} forced switches)", worker,
-                       100 * worker_on_cpu, involuntary);
+    return fmt::format("worker {} on CPU {} of the window ({} forced switches)", worker,
+                       on_cpu_text(), involuntary);
 }
 
 std::string TrialCondition::on_cpu_text() const {
     if (!measured) return "-";
-    return fmt::format("{:.1f}%", 100 * worker_on_cpu);
+    return on_cpu_percent(worker_on_cpu);
 }
 
 TrialCondition trial_condition(const db::TrialRow& t, const std::vector<db::ThreadRow>& threads) {
@@ -88,8 +95,8 @@ std::string disturbance_line(const DisturbanceSummary& d) {
     if (d.measured == 0) return "disturbance: not measured (a run stored before pathscope measured it)";
     std::string line = fmt::format(
         "disturbance: {} of {} trial{} disturbed (the workers were on their CPUs at least "
-        "{:.1f}% of each window; a trial is disturbed below {:.1f}%)",
-        d.disturbed, d.trials, d.trials == 1 ? "" : "s", 100 * d.least_on_cpu,
+        "{} of each window; a trial is disturbed below {:.1f}%)",
+        d.disturbed, d.trials, d.trials == 1 ? "" : "s", on_cpu_percent(d.least_on_cpu),
         100 * (1 - d.max_disturbance));
     if (d.replaced)
         line += fmt::format("; {} disturbed trial{} replaced by a re-run", d.replaced,

@@ -4,7 +4,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
+#include "analysis/number_text.h"
 #include "analysis/safe_text.h"
 #include "analysis/stats.h"
 #include "capture/scenario.h"
@@ -19,23 +21,25 @@ constexpr const char* kDefaultStore = "pathscope.db";
 CLI::Validator setting_check(const std::string& key, const std::string& type_name) {
     return CLI::Validator(
         [key](std::string& v) -> std::string {
-            char* end = nullptr;
-            const double d = std::strtod(v.c_str(), &end);
-            if (v.empty() || *end) return "needs a number, not '" + v + "'";
-            return capture::check_setting(key, d);
+            const std::optional<double> d = analysis::parse_number(v);
+            if (!d) return "needs a number, not '" + v + "'";
+            return capture::check_setting(key, *d);
         },
         type_name);
 }
 
 const CLI::Validator kConfidence(
     [](std::string& v) -> std::string {
-        char* end = nullptr;
-        const double c = std::strtod(v.c_str(), &end);
-        if (v.empty() || *end || !analysis::is_confidence_level(c))
+        const std::optional<double> c = analysis::parse_number(v);
+        if (!c || !analysis::is_confidence_level(*c))
             return "takes 80, 90, 95, 98, 99 or 99.5, not '" + v + "'";
         return "";
     },
     "PERCENT");
+
+double confidence_value(const std::string& checked) {
+    return analysis::parse_number(checked).value_or(95);
+}
 
 CLI::Option* add_db_option(CLI::App* verb, std::string& path) {
     path = kDefaultStore;

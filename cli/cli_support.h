@@ -38,6 +38,8 @@ void add_bench_verb(CLI::App& app, Verbs& verbs);  // bench route-output
 
 // Value checks: each names what it wants, so the error says how to fix it.
 extern const CLI::Validator kConfidence;  ///< 80 90 95 98 99 99.5
+/// The level a --confidence that kConfidence passed gives (in the C locale).
+double confidence_value(const std::string& checked);
 
 /// An option that sets the scenario's numeric `key` (--duration sets
 /// engine.duration): checked by the scenario's own range check, so the

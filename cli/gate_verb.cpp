@@ -44,7 +44,7 @@ int gate(GateArgs a) {
     opt.metrics = a.metrics;
     opt.max_regression_percent = a.max_regression;
     opt.confidence = a.confidence.empty() ? analysis::judged_confidence(base, cand, 95)
-                                          : std::stod(a.confidence);
+                                          : confidence_value(a.confidence);
     const analysis::GateResult g =
         analysis::judge_gate(base, cand, opt, db::redacted(base_store), db::redacted(a.db));
     const std::string text =

@@ -32,7 +32,7 @@ struct ReportArgs {
 /// The confidence to judge at: --confidence when given, else the level the
 /// runs' experiment decided at (an "auto" experiment), else 95.
 double confidence_of(const std::string& given, const db::RunData& base, const db::RunData& cand) {
-    if (!given.empty()) return std::stod(given);
+    if (!given.empty()) return confidence_value(given);
     return analysis::judged_confidence(base, cand, 95);
 }
 
@@ -78,7 +78,7 @@ int compare_experiment(const CompareArgs& a) {
         if (a.format == "text") warn_starved(runs.back());
     }
     const double confidence =
-        a.confidence.empty() ? analysis::judged_confidence(runs, 95) : std::stod(a.confidence);
+        a.confidence.empty() ? analysis::judged_confidence(runs, 95) : confidence_value(a.confidence);
     const auto e = analysis::compare_experiment(runs, a.by, a.metrics, confidence);
     if (a.ministat && a.format != "text")
         throw UsageError("--ministat prints ministat's text blocks: use it with --format text");
@@ -129,7 +129,7 @@ int report(const ReportArgs& a) {
     const analysis::ReportFormat f = format(a.format);
     auto render = [f](const analysis::Report& r) { return analysis::render_report(r, f); };
     analysis::ReportOptions opt;
-    opt.confidence = a.confidence.empty() ? 95 : std::stod(a.confidence);
+    opt.confidence = a.confidence.empty() ? 95 : confidence_value(a.confidence);
     std::string text;
     if (a.cand.empty()) {
         auto db = open_existing_store(a.db, db::Database::Mode::read_only);

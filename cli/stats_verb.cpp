@@ -19,7 +19,7 @@ struct StatsArgs {
 
 int stats(const StatsArgs& a) {
     analysis::MinistatOptions opt;
-    opt.confidence = std::stod(a.confidence);
+    opt.confidence = confidence_value(a.confidence);
     opt.width = a.width;
     opt.plot = !a.A && !a.n;
     opt.verdicts = !a.n;

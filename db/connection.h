@@ -72,8 +72,13 @@ std::string redacted(std::string_view name);
 /// reconnect later, the password then coming from ~/.pgpass or PGPASSWORD.
 std::string without_password(std::string_view name);
 
-/// A double as a server reads it back bit for bit: %.17g, NaN, Infinity.
+/// A double as a server reads it back bit for bit: the shortest exact form
+/// (std::to_chars, the same under every locale), NaN, Infinity.
 std::string server_double_text(double v);
+/// The number at the start of `text` in the C locale whatever the process's
+/// (std::from_chars: "12.5", "-3e-4", "Infinity", "NaN"); sets `used` to
+/// the characters read (0: none, and 0 is returned).
+double read_double(std::string_view text, size_t& used);
 
 /// One back end's prepared statement (see Statement).
 class StatementBackend {

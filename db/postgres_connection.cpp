@@ -1,9 +1,11 @@
 // The PostgreSQL back end of a store, over libpq (Debian's libpq 15). The
 // callers' SQL uses ?N parameters; here they become $N and each statement is
 // prepared once on the server. Values go as text (numbers printed exactly:
-// %.17g for doubles), blobs as binary; results come back as text and are
-// parsed here. The connection string's password is never put in a message:
-// the store is named by redacted(url) everywhere.
+// the shortest form that reads back, in the C locale), blobs as binary;
+// results come back as text and are parsed here (std::from_chars: never
+// strtod, which reads "12.5" as 12 under a locale whose decimal point is
+// ','). The connection string's password is never put in a message: the
+// store is named by redacted(url) everywhere.
 #include <libpq-fe.h>
 
 #include <cerrno>
@@ -245,7 +247,8 @@ class PgStatement final : public StatementBackend {
     }
     double f64(int col) const override {
         const char* v = value(col);
-        return v ? std::strtod(v, nullptr) : 0;
+        size_t used = 0;
+        return v ? read_double(v, used) : 0;
     }
     std::string text(int col) const override {
         const char* v = value(col);

@@ -1,18 +1,21 @@
 #include "db/tables.h"
 
+#include <charconv>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <sstream>
+#include <string_view>
+
+#include "db/connection.h"
 
 namespace pathscope::db {
 
 Value to_value(const std::vector<std::pair<std::string, double>>& v) {
     std::string out;
     for (const auto& [stage, cycles] : v) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%s%s=%.1f", out.empty() ? "" : " ", stage.c_str(), cycles);
-        out += buf;
+        // One decimal, in the C locale whatever the process's (to_chars).
+        char buf[32];
+        const auto r = std::to_chars(buf, buf + sizeof buf, cycles, std::chars_format::fixed, 1);
+        out += (out.empty() ? "" : " ") + stage + "=" + std::string(buf, r.ptr);
     }
     return out;
 }
@@ -26,10 +29,10 @@ void from_value(const Value& v, std::vector<std::pair<std::string, double>>& out
         // one without '=' always was, rather than thrown as a bare stod error.
         const auto eq = item.find('=');
         if (eq == std::string::npos) continue;
-        const char* number = item.c_str() + eq + 1;
-        char* end = nullptr;
-        const double x = std::strtod(number, &end);
-        if (end == number || *end != '\0' || !std::isfinite(x)) continue;
+        const std::string_view number = std::string_view(item).substr(eq + 1);
+        size_t used = 0;
+        const double x = read_double(number, used);
+        if (used == 0 || used != number.size() || !std::isfinite(x)) continue;
         out.emplace_back(item.substr(0, eq), x);
     }
 }

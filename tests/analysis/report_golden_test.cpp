@@ -14,6 +14,8 @@
 #include "db/queries.h"
 #include "db/schema.h"
 #include "db/writer.h"
+#include "support/german_locale.h"
+#include "support/setup_skip.h"
 #include "support/temp_dir.h"
 
 using namespace pathscope;
@@ -155,6 +157,18 @@ TEST_F(Golden, ReportFormats) {
     check("report.json", analysis::render_report_json(two));
     check("report-one-run.txt",
           analysis::render_report_text(analysis::build_report(base, nullptr, {})));
+}
+
+// Every format reads the same under a locale whose decimal point is a comma
+// (the GUI runs under the user's: Qt sets it from the environment): no
+// "x=\"12,5\"" in an SVG, no "12,50%" in a table.
+TEST_F(Golden, EveryFormatIsTheSameUnderAGermanLocale) {
+    PATHSCOPE_GERMAN_LOCALE(de);
+    const analysis::Report two = analysis::build_report(base, &cand, {});
+    check("report.txt", analysis::render_report_text(two));
+    check("report.md", analysis::render_report_markdown(two));
+    check("report.html", analysis::render_report_html(two));
+    check("report.json", analysis::render_report_json(two));
 }
 
 TEST_F(Golden, TextFitsEightyColumns) {

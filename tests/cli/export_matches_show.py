@@ -14,6 +14,7 @@ the trials' ratios) and "idle %".
 """
 import csv
 import io
+import math
 import os
 import re
 import subprocess
@@ -108,7 +109,7 @@ for line, t in zip(rx, trials):
     check(f"{where} rx whole trial", whole, t["received"])
     worker_share = min(min(1.0, int(th["cpu_ns"]) / int(t["window_ns"])) for th in threads
                        if th["trial"] == t["trial"] and th["role"] == "worker")
-    check(f"{where} on CPU", on_cpu, f"{100 * worker_share:.1f}%")
+    check(f"{where} on CPU", on_cpu, f"{math.floor(1000 * worker_share + 1e-9) / 10:.1f}%")  # rounded down
     limit = float(t["max_disturbance"])
     check(f"{where} disturbed", bool(disturbed), limit > 0 and 1 - worker_share > limit)
 

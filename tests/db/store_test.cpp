@@ -20,6 +20,8 @@
 #include "db/schema.h"
 #include "db/tables.h"
 #include "db/writer.h"
+#include "tests/support/german_locale.h"
+#include "tests/support/setup_skip.h"
 #include "tests/support/store_backends.h"
 #include "tests/support/temp_dir.h"
 
@@ -497,6 +499,53 @@ TEST_P(AnyStore, BatchRoundTrip) {
 
 // A label means its latest run, and says which it took; label@N and ids
 // pick older ones (the README's sections record the same labels twice).
+// A store written and read under a locale whose decimal point is a comma
+// (the GUI's, set by Qt from the environment) holds and gives the same
+// numbers as under "C": every REAL column of a server store (sent as text)
+// and a packet trace's stage cycles ("eth_rx=40.5").
+TEST_P(AnyStore, NumbersReadTheSameUnderAGermanLocale) {
+    const auto path = new_store("de.db");
+    int64_t id = 0;
+    {
+        RunWriter w(path, sample_run("de"));
+        id = w.run_id();
+        Batch b = sample_batch(0);
+        b.trials[0].max_disturbance = 0.025;
+        b.trials[0].timer_cycles = 47.75;
+        w.submit(std::move(b));
+        w.finish("complete");
+    }
+    RunData in_c;
+    {
+        auto db = open_store(path, Database::Mode::read_only);
+        in_c = load_run(*db, id);
+    }
+    PATHSCOPE_GERMAN_LOCALE(de);
+    int64_t written_de = 0;
+    {
+        RunWriter w(path, sample_run("written under de_DE"));
+        written_de = w.run_id();
+        w.submit(sample_batch(0));
+        w.finish("complete");
+    }
+    auto db = open_store(path, Database::Mode::read_only);
+    for (const int64_t run : {id, written_de}) {
+        const RunData d = load_run(*db, run);
+        ASSERT_EQ(d.rows.trials.size(), 1u);
+        EXPECT_DOUBLE_EQ(d.rows.trials[0].seconds, 1.5);
+        EXPECT_DOUBLE_EQ(d.rows.trials[0].rx_pps, 66.7);
+        EXPECT_DOUBLE_EQ(d.rows.trials[0].forwarded_pps, 46.7);
+        ASSERT_EQ(d.rows.traces.size(), 1u);
+        ASSERT_EQ(d.rows.traces[0].stage_cycles.size(), 2u) << "a stage's cycles were dropped";
+        EXPECT_DOUBLE_EQ(d.rows.traces[0].stage_cycles[0].second, 40.5);
+        EXPECT_DOUBLE_EQ(d.rows.traces[0].stage_cycles[1].second, 12.0);
+        EXPECT_DOUBLE_EQ(d.rows.traces[0].t, 0.25);
+    }
+    const RunData again = load_run(*db, id);
+    EXPECT_DOUBLE_EQ(again.rows.trials[0].max_disturbance, in_c.rows.trials[0].max_disturbance);
+    EXPECT_DOUBLE_EQ(again.rows.trials[0].timer_cycles, 47.75);
+}
+
 TEST_P(AnyStore, ALabelMeansItsLatestRunAndSaysSo) {
     const auto path = new_store("amb.db");
     for (int i = 0; i < 2; ++i) {

@@ -17,6 +17,14 @@ using namespace pathscope;
 namespace {
 
 constexpr unsigned kPeriod = 4;
+#if defined(__SANITIZE_ADDRESS__)
+// Under ASan every stage runs its shadow checks, timed or not: the suite
+// checks the counts there, and the estimate only roughly (the optimized
+// build is the one whose figure this test states).
+constexpr double kTolerance = 0.10;
+#else
+constexpr double kTolerance = 0.03;  // measured 1.000-1.017x on an AMD EPYC VM
+#endif
 
 struct Tally {
     double cycles = 0, packets = 0;
@@ -71,7 +79,7 @@ TEST(Timing, OneWalkInFourGivesTheCyclesOfEveryWalk) {
     const double ratio = sampled.per_packet() / every.per_packet();
     std::printf("cycles per received packet: every walk %.2f, one walk in %u %.2f (%.4fx)\n",
                 every.per_packet(), kPeriod, sampled.per_packet(), ratio);
-    EXPECT_NEAR(ratio, 1.0, 0.03);  // measured 1.000-1.017x on an AMD EPYC VM
+    EXPECT_NEAR(ratio, 1.0, kTolerance);
     // Counts stay exact: the ledger balances, and untimed walks' calls were counted.
     const engine::Ledger& l = r.snapshot.ledger;
     EXPECT_EQ(l.received, l.delivered + l.forwarded + l.replied + l.total_drops());
