@@ -53,8 +53,8 @@ constexpr const char* kMetric = "all stages";
 
 struct Options {
     int comparisons = 20;
-    double duration = 0.3;
-    int max_blocks = 20;
+    double duration = 0.2;
+    int max_blocks = 24;
     double slowdown = 3;
     std::vector<std::string> modes = {"quiet", "hog"};
     std::string scenario = std::string(PATHSCOPE_SOURCE_DIR) + "/samples/forward-replay.toml";
