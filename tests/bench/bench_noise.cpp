@@ -90,18 +90,24 @@ void remove_store(const std::string& path) {
     for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path + suffix);
 }
 
-/// An experiment of the two values of kAxis, judged on kMetric.
-Outcome compare(const Options& o, const std::string& a, const std::string& b) {
-    const std::string db = store_path();
+/// How the bench records into a fresh store at `db` (no warnings printed).
+capture::RecordOptions record_options(const Options& o, const std::string& db) {
     remove_store(db);
     capture::RecordOptions opt;
     opt.db_path = db;
     opt.label = "bench_noise";
     opt.scenario_path = o.scenario;
+    opt.warning = [](const std::string&) {};
+    return opt;
+}
+
+/// An experiment of the two values of kAxis, judged on kMetric.
+Outcome compare(const Options& o, const std::string& a, const std::string& b) {
+    const std::string db = store_path();
+    capture::RecordOptions opt = record_options(o, db);
     opt.matrix = {{kAxis, {a, b}}};
     opt.decide_by = kAxis;
     opt.decide_metrics = {kMetric};
-    opt.warning = [](const std::string&) {};
     const auto results = capture::record_matrix(o.scenario, settings(o), opt);
     remove_store(db);
     std::vector<db::RunData> runs;
@@ -121,39 +127,30 @@ Outcome compare(const Options& o, const std::string& a, const std::string& b) {
     return out;
 }
 
-/// The baseline's cycles per packet, from a 3-trial run.
-double probe_cycles(const Options& o) {
+/// What a 5-trial run of the baseline gives: its cycles per packet, the CPU
+/// its worker ran on, and the CPU model.
+struct Probe {
+    double cycles = 0;
+    int worker_cpu = -1;
+    std::string cpu_model;
+};
+
+Probe probe(const Options& o) {
     const std::string db = store_path();
-    remove_store(db);
-    capture::RecordOptions opt;
-    opt.db_path = db;
-    opt.label = "bench_noise probe";
-    opt.scenario_path = o.scenario;
-    opt.warning = [](const std::string&) {};
+    const capture::RecordOptions opt = record_options(o, db);
     const auto sc = capture::load_scenario(
         o.scenario, {"engine.duration=" + std::to_string(o.duration), "capture.trials=5"});
     const auto r = capture::record_run(sc, opt);
     remove_store(db);
+    Probe p;
+    p.cpu_model = r.run.info.cpu_model;
     const auto m = analysis::run_metrics(r.run);
     const analysis::Metric* all = analysis::find_metric(m, analysis::kStageCycles, kMetric);
     if (!all) throw std::runtime_error("the probe run has no '" + std::string(kMetric) + "'");
-    return analysis::run_figure(all->values).mean;
-}
-
-/// The CPU the probe's worker ran on, from its stored thread rows.
-int worker_cpu(const Options& o) {
-    const std::string db = store_path();
-    remove_store(db);
-    capture::RecordOptions opt;
-    opt.db_path = db;
-    opt.scenario_path = o.scenario;
-    opt.warning = [](const std::string&) {};
-    const auto sc = capture::load_scenario(o.scenario, {"engine.duration=0.3", "capture.trials=1"});
-    const auto r = capture::record_run(sc, opt);
-    remove_store(db);
+    p.cycles = analysis::run_figure(all->values).mean;
     for (const auto& t : r.run.rows.threads)
-        if (t.role == db::kWorkerThread) return t.cpu;
-    return -1;
+        if (t.role == db::kWorkerThread) p.worker_cpu = t.cpu;
+    return p;
 }
 
 /// stress-ng spinning on `cpu` until stopped; its pid.
@@ -217,34 +214,18 @@ Options parse(int argc, char** argv) {
     return o;
 }
 
-std::string cpu_model() {
-    FILE* f = std::fopen("/proc/cpuinfo", "r");
-    if (!f) return "unknown CPU";
-    char line[512];
-    std::string model = "unknown CPU";
-    while (std::fgets(line, sizeof line, f)) {
-        std::string s = line;
-        if (s.rfind("model name", 0) == 0) {
-            model = s.substr(s.find(':') + 2);
-            model.erase(model.find_last_not_of("\n ") + 1);
-            break;
-        }
-    }
-    std::fclose(f);
-    return model;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) try {
     const Options o = parse(argc, argv);
+    const Probe base = probe(o);
     std::printf("bench_noise on %s (%ld CPUs): %d A/A and %d A/B comparisons a mode, trials of "
                 "%.2f s, at most %d blocks, judged on '%s' at 95%%\n",
-                cpu_model().c_str(), sysconf(_SC_NPROCESSORS_ONLN), o.comparisons, o.comparisons,
-                o.duration, o.max_blocks, kMetric);
-    const double cycles = probe_cycles(o);
+                base.cpu_model.c_str(), sysconf(_SC_NPROCESSORS_ONLN), o.comparisons,
+                o.comparisons, o.duration, o.max_blocks, kMetric);
+    const double cycles = base.cycles;
     const long extra = std::max(1L, std::lround(cycles * o.slowdown / 100));
-    const int cpu = worker_cpu(o);
+    const int cpu = base.worker_cpu;
     const int other = cpu == 0 ? 1 : 0;
     std::printf("baseline %.1f cycles/rx packet; A/B adds engine.extra_work = %ld cycles/packet "
                 "(%.1f%%); the worker ran on CPU %d, the hog spins on CPU %d\n",
