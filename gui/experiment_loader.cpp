@@ -1,4 +1,6 @@
 #include "gui/experiment_loader.h"
+
+#include "analysis/sequential.h"
 #include "gui/display_text.h"
 
 #include "db/queries.h"
@@ -17,7 +19,8 @@ LoadedExperiment load_experiment(const std::string& path, const std::string& exp
                 runs.push_back(db::load_run(*db, info.id));
         }  // the connection closes here: no read transaction outlives the load
         out.comparison = std::make_shared<analysis::ExperimentComparison>(
-            analysis::compare_experiment(runs, by, {}, kExperimentConfidence));
+            analysis::compare_experiment(runs, by, {},
+                                        analysis::judged_confidence(runs, kExperimentConfidence)));
     } catch (const std::exception& e) {
         out.error = display_lines(e.what());
     }

@@ -36,9 +36,13 @@ ExperimentsPage::ExperimentsPage(RunListModel* runs, QWidget* parent)
     status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* legend = new QLabel(
         tr("Each cell: the change of the value's mean from the baseline's, in % of the "
-           "baseline, with its %1% confidence interval (Student's t over the trials, as "
-           "ministat), and the verdict: green better, red worse, grey no difference (the "
-           "interval holds 0). Rows: the other settings. Click a cell to compare its two runs.")
+           "baseline, with the half-width of the interval its verdict was made from, as "
+           "pathscope compare --experiment judges it (paired t on the cells' interleaved "
+           "blocks, the false discovery rate controlled over the experiment, at %1% or the "
+           "level an --until-decided experiment decided at), and the verdict: green better, "
+           "red worse, grey no difference (the interval holds 0); a cell's tooltip says its "
+           "test and why when unreliable or too few trials. Rows: the other settings. Click a "
+           "cell to compare its two runs.")
             .arg(kExperimentConfidence));
     legend->setWordWrap(true);
     auto* pick = new QHBoxLayout;
