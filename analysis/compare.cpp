@@ -314,23 +314,28 @@ std::string render_verdicts_text(const std::vector<Verdict>& verdicts, double co
     std::string group;
     std::set<std::string> warnings, notes, unreliable;
     std::set<std::string> tests;
-    // The name column fits the longest name (up to 28), so that names that
-    // differ only at their end ("rte_fib6_lookup p50", "... p99") stay apart
-    // and a row keeps to 80 columns.
+    // A row keeps to 80 columns with its longest verdict ("unrelia. W!"):
+    // the unit column fits the longest unit, the name column what is left
+    // (at most 28); a longer name keeps its start and its end, so that names
+    // that differ only at their end ("rte_fib6_lookup p50", "... p99") stay apart.
+    size_t unit_width = 10;
+    for (const auto& v : verdicts) unit_width = std::max(unit_width, v.base.unit.size());
+    const size_t rest = 1 + unit_width + 1 + 9 + 1 + 9 + 1 + 16 + 1 + 11;
     size_t width = 18;
     for (const auto& v : verdicts) width = std::max(width, v.base.name.size());
-    width = std::min<size_t>(width, 28);
+    width = std::max<size_t>(10, std::min<size_t>({width, 28, rest < 80 ? 80 - rest : 10}));
     for (const auto& v : verdicts) {
         if (v.base.group != group) {
             group = v.base.group;
-            out += fmt::format("{}{:<{}} {:<10} {:>9} {:>9} {:<16} {}\n", out.empty() ? "" : "\n",
-                               group, width, "unit", "base", "cand", "change", "verdict");
+            out += fmt::format("{}{:<{}} {:<{}} {:>9} {:>9} {:<16} {}\n", out.empty() ? "" : "\n",
+                               group, width, "unit", unit_width, "base", "cand", "change", "verdict");
         }
         std::string verdict = short_verdict(v) + " " + test_mark(v);
         if (!v.warning.empty() || !v.unreliable.empty()) verdict += "!";
+        const std::string& full = v.base.name;
         const std::string name =
-            v.base.name.size() > width ? v.base.name.substr(0, width - 1) + "~" : v.base.name;
-        out += fmt::format("{:<{}} {:<10} {:>9} {:>9} {:<16} {}\n", name, width, v.base.unit,
+            full.size() > width ? full.substr(0, width - 5) + "~" + full.substr(full.size() - 4) : full;
+        out += fmt::format("{:<{}} {:<{}} {:>9} {:>9} {:<16} {}\n", name, width, v.base.unit, unit_width,
                            short_number(v.base_summary.mean), short_number(v.cand_summary.mean),
                            format_change(v), verdict);
         tests.insert(v.test);

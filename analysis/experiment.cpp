@@ -312,7 +312,10 @@ std::string render_experiment_ministat(const ExperimentComparison& e) {
             const bool baseline = present_values(row.values[m][0]).size() >= 3;
             if (baseline && sets.size() >= 2) out += render_ministat(sets, mo);
             if (!missing.empty())
-                out += (baseline && sets.size() >= 2 ? "left out:\n" : "no ministat block:\n") +
+                out += (baseline && sets.size() >= 2
+                            ? std::string("left out (fewer than 3 trials):\n")
+                            : "no ministat block for " + printable(e.metrics[m]) +
+                                  ": ministat needs 3 trials in the first cell and another\n") +
                        missing;
         }
     // Folded at 80 columns as report's text is, so that a block reads the same in both.

@@ -99,9 +99,20 @@ std::string flame_label(const std::string& raw, double share, size_t chars) {
     const std::string with_share = name + fmt::sprintf(" %.1f%%", share * 100);  // any locale
     if (with_share.size() <= chars) return with_share;
     if (name.size() <= chars) return name;
+    if (!flame_cuts_front(name)) {  // a stage, a C function: its start tells it apart
+        size_t to = chars - 1;
+        while (to > 0 && (static_cast<unsigned char>(name[to]) & 0xC0) == 0x80) --to;
+        return name.substr(0, to) + "~";  // cut where a UTF-8 character starts
+    }
     size_t from = name.size() - (chars - 1);
     while (from < name.size() && (static_cast<unsigned char>(name[from]) & 0xC0) == 0x80) ++from;
-    return "~" + name.substr(from);  // cut where a UTF-8 character starts
+    return "~" + name.substr(from);
+}
+
+bool flame_cuts_front(const std::string& name) {
+    // A qualified C++ name reads by its end (Engine::walk_loop); anything
+    // else by its start (ip6_input, not ~nput).
+    return name.find("::") != std::string::npos;
 }
 
 namespace {

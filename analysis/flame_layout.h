@@ -49,9 +49,13 @@ FlameRgb diff_colour(const DiffNode& n);
 inline constexpr FlameRgb kOthersColour{0xd8, 0xd8, 0xd8};
 
 /// A frame's label in `chars` characters: the name with its share (of all)
-/// in percent where that fits, else the whole name, else its end ("~walk",
-/// the function rather than the namespace); "" when not even 4 fit.
+/// in percent where that fits, else the whole name, else the part that
+/// tells it apart (flame_cuts_front: "~walk" of a C++ name, the function
+/// rather than the namespace; "ip6_in~" of a stage); "" when not even 4 fit.
 std::string flame_label(const std::string& name, double share, size_t chars);
+/// Whether a name too long for its frame loses its front (a qualified C++
+/// name, which reads by its end) rather than its end (a stage, ip6_input).
+bool flame_cuts_front(const std::string& name);
 
 /// What a frame search matches: a plain substring regardless of case (as
 /// the HTML report's search box does), or an ECMAScript regular expression,

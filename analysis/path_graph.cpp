@@ -151,6 +151,7 @@ PathGraph path_graph(const db::RunData& run) { return path_graph(run, summarize_
 
 PathGraph path_graph(const db::RunData& run, const RunSummary& sum) {
     PathGraph g;
+    g.path_unit = sum.basis.unit;
     // Edges of every trial, summed.
     std::map<std::pair<std::string, std::string>, uint64_t> edges;
     for (const auto& e : run.rows.edges)
@@ -163,6 +164,7 @@ PathGraph path_graph(const db::RunData& run, const RunSummary& sum) {
         PathNode& n = g.nodes[static_cast<size_t>(add_node(g, st.name, PathNode::Kind::stage))];
         n.packets = st.packets;
         n.cycles_per_packet = st.cycles_per_packet;
+        n.cycles_per_path_packet = st.cycles_per_path_packet;
         n.share = sum.all.cycles_per_path_packet > 0
                       ? st.cycles_per_path_packet / sum.all.cycles_per_path_packet
                       : 0;
@@ -308,14 +310,21 @@ std::string render_dot(const PathGraph& g, const std::string& title) {
     std::string s = "digraph path {\n";
     s += "  rankdir=LR;\n  nodesep=0.25;\n  ranksep=0.6;\n  labelloc=t;\n";
     std::vector<std::string> title_lines{title};
-    if (g.comparison) title_lines.push_back("(change against the base; grey: within noise, " + g.method + ")");
+    // g.method begins "within noise: ..." (its own definition of grey).
+    if (g.comparison) title_lines.push_back("(change against the base; grey: " + g.method + ")");
     s += "  label=" + label_lines(title_lines) + ";\n";
     s += "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n";
     s += "  edge [fontname=\"Helvetica\", fontsize=9, arrowsize=0.6];\n";
     for (const auto& n : g.nodes) {
         std::vector<std::string> label{n.name};
         if (n.kind == PathNode::Kind::stage) {
-            label.push_back(fmt::format("{:.1f} cyc/pkt, {:.1f}% of cycles", n.cycles_per_packet, n.share * 100));
+            // Compared: the figure the change is of (cycles per path packet).
+            if (g.comparison)
+                label.push_back(fmt::format("{:.1f} {}, {:.1f}% of cycles", n.cycles_per_path_packet,
+                                            g.path_unit, n.share * 100));
+            else
+                label.push_back(fmt::format("{:.1f} cyc/pkt, {:.1f}% of cycles", n.cycles_per_packet,
+                                            n.share * 100));
             if (n.compared && std::isfinite(n.relative))
                 label.push_back(fmt::format("{:+.1f}%{}", n.relative * 100, n.noise ? " (noise)" : ""));
         }

@@ -26,6 +26,9 @@ struct PathNode {
     /// of all stages' cycles, as the stage table shows them (summarize_run).
     double cycles_per_packet = 0;
     double share = 0;  ///< 0..1
+    /// Busy cycles per path packet (cyc/rx pkt): the figure a comparison's
+    /// change is of, shown beside it.
+    double cycles_per_path_packet = 0;
     int layer = 0;     ///< longest path from a source, in edges
     int row = 0;       ///< place within its layer, from the top
     FlameRgb colour{0xc8, 0xc8, 0xc8};  ///< cycles per packet (one run) or change (comparison)
@@ -53,6 +56,7 @@ struct PathGraph {
     double max_cycles_per_packet = 0;  ///< over stages: the colour scale's top
     bool comparison = false;
     std::string method;  ///< comparison: how noise was decided
+    std::string path_unit = "cyc/rx pkt";  ///< cycles_per_path_packet's unit
     int find(const std::string& name) const;  ///< node index, or -1
 };
 

@@ -100,13 +100,26 @@ std::vector<std::string> environment_warnings(const db::RunData& base, const db:
     return out;
 }
 
-// The text both runs were configured with: the scenario and the --set lines.
+// What a run ran with beside its scenario's text: its --set lines and, for
+// a cell of a matrix, the cell's settings (which the scenario's text shares
+// with its other cells).
+std::vector<std::string> run_settings(const db::RunInfo& r) {
+    std::vector<std::string> out;
+    auto add = [&](const std::string& text, const char* prefix) {
+        std::istringstream lines(text);
+        for (std::string line; std::getline(lines, line);)
+            if (!line.empty()) out.push_back(prefix + line);
+    };
+    add(r.settings, "--set ");
+    add(r.cell, "cell ");
+    return out;
+}
+
+// The text both runs were configured with: the scenario and the settings.
 std::string configuration(const db::RunInfo& r) {
     std::string s = r.scenario_text;
     if (!s.empty() && s.back() != '\n') s += '\n';
-    std::istringstream settings(r.settings);
-    for (std::string line; std::getline(settings, line);)
-        if (!line.empty()) s += "--set " + line + "\n";
+    for (const auto& line : run_settings(r)) s += line + "\n";
     return s;
 }
 
@@ -130,6 +143,7 @@ Report build_report(const db::RunData& base, const db::RunData* cand, const Repo
     r.environment = differ;
     r.environment.insert(r.environment.end(), same.begin(), same.end());
     if (cand) r.scenario_diff = line_diff(configuration(base.info), configuration(cand->info));
+    else r.settings = run_settings(base.info);
 
     for (const db::RunData* run : {&base, cand})
         if (run)

@@ -38,6 +38,9 @@ struct Report {
     /// Unified-style lines of the scenario text and --set settings: " same",
     /// "-base only", "+cand only".
     std::vector<std::string> scenario_diff;
+    /// One run: what it ran with beside its scenario file, "--set key=value"
+    /// and, for a matrix cell, "cell key=value" lines (empty: the file as written).
+    std::vector<std::string> settings;
     /// Said before anything else: a starved worker, for each run that had
     /// one; what the two runs ran on differently.
     std::vector<std::string> warnings;

@@ -136,6 +136,10 @@ std::string render_report_html(const Report& r) {
             if (l[0] != ' ') diff += l + "\n";
         o += "<h2>Scenario difference</h2>\n" +
              pre(diff.empty() ? "(none: same scenario and settings)\n" : diff);
+    } else {
+        std::string lines;
+        for (const auto& l : r.settings) lines += l + "\n";
+        o += "<h2>Settings</h2>\n" + pre(lines.empty() ? "(none: the scenario as written)\n" : lines);
     }
     o += std::string("<h2>") + (r.has_cand ? "Verdicts" : "Measurements") + "</h2>\n" +
          html_table(verdict_table(r), 7);

@@ -144,6 +144,7 @@ std::string render_report_json(const Report& r) {
                                       {"field", e[0]}, {"base", e[1]}, {"cand", e[2]}};
                               })},
         {"scenario_diff", r.scenario_diff},
+        {"settings", r.settings},
         {"base_metrics", array(r.base_metrics, metric)},
         {"cand_metrics", array(r.cand_metrics, metric)},
         {"verdicts", array(r.verdicts, verdict)},

@@ -4,6 +4,7 @@
 #include "analysis/report_tables.h"
 
 #include <cctype>
+#include <optional>
 #include <string_view>
 
 namespace pathscope::analysis {
@@ -17,11 +18,26 @@ std::string cell(const std::string& s) {
 
 }  // namespace
 
+/// A cell that reads as a number ("1541 ±51", "+443.0%", "-0.5"); "" and "-"
+/// say nothing either way.
+static std::optional<bool> numeric_cell(const std::string& c) {
+    if (c.empty() || c == "-") return std::nullopt;
+    const size_t at = c[0] == '+' || c[0] == '-' ? 1 : 0;
+    return at < c.size() && (std::isdigit(static_cast<unsigned char>(c[at])) || c[at] == '.');
+}
+
 std::string markdown_table(const Table& t) {
     std::string out = "|";
     for (const auto& h : t.header) out += " " + cell(h) + " |";
     out += "\n|";
-    for (size_t i = 0; i < t.header.size(); ++i) out += i ? " ---: |" : " --- |";
+    // Numbers right-aligned, text (names, verdicts, tests) left-aligned.
+    for (size_t i = 0; i < t.header.size(); ++i) {
+        bool numbers = false, text = false;
+        for (const auto& row : t.rows)
+            if (i < row.size())
+                if (const auto n = numeric_cell(row[i])) (*n ? numbers : text) = true;
+        out += numbers && !text ? " ---: |" : " --- |";
+    }
     out += "\n";
     for (const auto& row : t.rows) {
         out += "|";
@@ -42,6 +58,11 @@ std::string render_report_markdown(const Report& r) {
             if (l[0] != ' ') diff += l + "\n";
         if (diff.empty()) diff = " (none: same scenario and settings)\n";
         o += markdown_code(diff, "diff");
+    } else {
+        std::string lines;
+        for (const auto& l : r.settings) lines += l + "\n";
+        o += "\n## Settings\n\n" +
+             markdown_code(lines.empty() ? "(none: the scenario as written)\n" : lines);
     }
     o += std::string("\n## ") + (r.has_cand ? "Verdicts" : "Measurements") + "\n\n" +
          markdown_table(verdict_table(r));

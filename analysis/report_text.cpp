@@ -63,6 +63,10 @@ std::string render_report_text(const Report& r) {
         for (const auto& l : r.scenario_diff)
             if (l[0] != ' ') o.line("  %s", printable(l)), ++changed;
         if (!changed) o.line("  none: both runs used the same scenario and settings");
+    } else {
+        o.heading("Settings (beside the scenario file)");
+        for (const auto& l : r.settings) o.line("  %s", printable(l));
+        if (r.settings.empty()) o.line("  none: the scenario as written");
     }
 
     if (r.has_cand) {

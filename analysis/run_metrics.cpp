@@ -133,13 +133,14 @@ void mark_trials(const db::RunData& run, const std::vector<double>& packets,
     const size_t trials = packets.size();
     std::vector<int> blocks(trials);
     for (size_t t = 0; t < trials; ++t) blocks[t] = static_cast<int>(t);
-    std::vector<std::string> disturbed(trials);
+    std::vector<std::string> disturbed(trials), cycles_disturbed(trials);
     std::vector<bool> left_out(trials, false);
     size_t counted = 0;
     for (const auto& c : trial_conditions(run)) {
         if (c.trial < 0 || static_cast<size_t>(c.trial) >= trials) continue;
         blocks[static_cast<size_t>(c.trial)] = c.block;
         disturbed[static_cast<size_t>(c.trial)] = c.why();
+        cycles_disturbed[static_cast<size_t>(c.trial)] = c.why_cycles();
         left_out[static_cast<size_t>(c.trial)] = c.replaced;
         counted += !c.replaced;
     }
@@ -150,7 +151,11 @@ void mark_trials(const db::RunData& run, const std::vector<double>& packets,
         if (packet_run && any_packets && !(packets[t] > 0)) left_out[t] = true;
     for (Metric& m : metrics) {
         m.blocks = blocks;
-        m.disturbed = disturbed;
+        // Stage cycles leave the interrupted calls out: only what the
+        // worker lost beyond them disturbs them.
+        const bool cycles = m.group == kStageCycles || m.group == kCallLatency ||
+                            m.name == kCyclesPerTransaction;
+        m.disturbed = cycles ? cycles_disturbed : disturbed;
         m.experiment = run.info.experiment;
         m.counted = counted;
         for (size_t t = 0; t < trials && t < m.values.size(); ++t)
@@ -233,12 +238,19 @@ std::vector<Metric> run_metrics(const db::RunData& run) {
             m.get(kLatencyGroup, h.subject + fmt::format(" p{:.0f}", pct), h.unit, false, false)
                 .values[h.trial] = hist.percentile(pct);
     }
+    // perf counts worker 0's thread: per packet of worker 0 where the run
+    // had several workers.
+    std::vector<double> counted = received;
+    for (const auto& w : run.rows.worker_trials)
+        if (w.worker == 0 && w.trial >= 0 && w.trial < trials)
+            counted[static_cast<size_t>(w.trial)] =
+                static_cast<double>(basis.transmit ? w.sends : w.received);
     for (const auto& p : run.rows.perf) {
         if (!p.supported || p.trial >= trials) continue;
         const std::string name = perf_metric_name(p.event);
         const bool ns = name == "task-clock" || name == "cpu-clock";
         m.get(kPerfGroup, name, ns ? "ns/pkt" : "per pkt", false, false).values[p.trial] =
-            ratio(static_cast<double>(p.value), received[p.trial]);
+            ratio(static_cast<double>(p.value), counted[p.trial]);
     }
     mark_trials(run, received, m.list);
     return m.list;

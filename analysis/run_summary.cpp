@@ -435,7 +435,14 @@ RunSummary summarize_run(const db::RunData& run, const SummaryOptions& opt) {
             SummaryOptions one;
             one.top_functions = 0;
             one.busiest_stages = 0;
-            lines.stages = summarize_run(worker_view(run, w, false), one).stages;
+            // Over the run's packets, as the queue rows under eth_rx: a
+            // stage's worker rows add up to it (show --worker N gives the
+            // worker over its own packets).
+            db::RunData view = worker_view(run, w, false);
+            for (auto& t : view.rows.trials)
+                for (const auto& whole : run.rows.trials)
+                    if (whole.trial == t.trial) t.received = whole.received, t.sends = whole.sends;
+            lines.stages = summarize_run(view, one).stages;
             s.worker_stages.push_back(std::move(lines));
         }
     }

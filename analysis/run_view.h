@@ -31,7 +31,7 @@ struct RateUnit {
     int decimals = 0;
 };
 RateUnit rate_unit(double largest_pps);
-/// "12.345 Mpps", "12.3 kpps" or "12 pps": in `unit`, or in the value's own.
+/// "12.345 Mpps" or "0.0388 Mpps": in `unit`, or with the digits the value needs.
 std::string format_rate(double pps, const RateUnit& unit);
 std::string format_rate(double pps);
 

@@ -27,6 +27,22 @@ std::string TrialCondition::why() const {
                        on_cpu_text(), involuntary);
 }
 
+std::string TrialCondition::why_cycles() const {
+    if (!cycles_disturbed) return "";
+    return fmt::format(
+        "worker {} on CPU {} of the window ({} forced switches; {:.1f}% in {} interrupted "
+        "calls, left out)",
+        worker, on_cpu_text(), involuntary, 100 * interrupted, interrupted_calls);
+}
+
+std::string TrialCondition::consequence() const {
+    if (cycles_disturbed || interrupted_calls == 0) return "A verdict resting on it is unreliable";
+    return fmt::format(
+        "Its stage cycles leave out the {:.1f}% its {} interrupted calls took and hold; a rate or "
+        "latency verdict resting on it is unreliable",
+        100 * interrupted, interrupted_calls);
+}
+
 std::string TrialCondition::on_cpu_text() const {
     if (!measured) return "-";
     return on_cpu_percent(worker_on_cpu);
@@ -49,6 +65,8 @@ TrialCondition trial_condition(const db::TrialRow& t, const std::vector<db::Thre
                 c.worker_on_cpu = share;
                 c.worker = th.index;
                 c.involuntary = th.involuntary;
+                c.interrupted = std::min(1.0, static_cast<double>(th.interrupted_ns) / window);
+                c.interrupted_calls = th.interrupted_calls;
             }
             c.measured = true;
         } else if (std::isnan(c.client_on_cpu) || share < c.client_on_cpu) {
@@ -60,6 +78,7 @@ TrialCondition trial_condition(const db::TrialRow& t, const std::vector<db::Thre
     c.steal_cpus = static_cast<double>(t.steal_ns) / window;
     c.others_cpus = static_cast<double>(t.others_ns) / window;
     c.disturbed = t.max_disturbance > 0 && c.worker_lost() > t.max_disturbance;
+    c.cycles_disturbed = c.disturbed && c.worker_lost() - c.interrupted > t.max_disturbance;
     return c;
 }
 
@@ -82,6 +101,9 @@ DisturbanceSummary summarize_disturbance(const std::vector<TrialCondition>& cond
         if (!c.measured) continue;
         ++d.measured;
         d.disturbed += c.disturbed;
+        d.cycles_disturbed += c.cycles_disturbed;
+        d.interrupted_calls += c.interrupted_calls;
+        d.most_interrupted = std::max(d.most_interrupted, c.interrupted);
         d.least_on_cpu = std::min(d.least_on_cpu, c.worker_on_cpu);
         d.max_disturbance = std::max(d.max_disturbance, c.max_disturbance);
         if (c.client == db::kRrClientThread) d.request_response = true;
@@ -101,6 +123,15 @@ std::string disturbance_line(const DisturbanceSummary& d) {
     if (d.replaced)
         line += fmt::format("; {} disturbed trial{} replaced by a re-run", d.replaced,
                             d.replaced == 1 ? "" : "s");
+    if (d.interrupted_calls)
+        line += fmt::format(
+            "; stage cycles leave out {} interrupted call{} (at most {:.1f}% of a window; "
+            "engine.interrupted_call_us){}",
+            d.interrupted_calls, d.interrupted_calls == 1 ? "" : "s", 100 * d.most_interrupted,
+            d.disturbed ? fmt::format(", which leaves {} of the {} disturbed trial{} disturbed "
+                                      "for stage cycles",
+                                      d.cycles_disturbed, d.disturbed, d.disturbed == 1 ? "" : "s")
+                        : "");
     return line;
 }
 

@@ -1,4 +1,5 @@
 #include "capture/recorder.h"
+#include "capture/pcap_probe.h"
 
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include <memory>
 #include <optional>
 
+#include "analysis/experiment.h"
 #include "analysis/run_summary.h"
 #include "analysis/trial_conditions.h"
 #include "capture/environment.h"
@@ -355,10 +357,14 @@ bool RunRecording::trial(unsigned trial, unsigned block, bool replaceable, unsig
     return !disturbed || !replaceable;
 }
 
+/// The scenario's name and the --set settings that change what runs; how
+/// it is measured (capture.*, engine.duration) is stored with the run and
+/// left out, so that labels tell runs apart by what they ran.
 std::string default_label(const Scenario& sc, const RecordOptions& opt) {
     if (!opt.label.empty()) return opt.label;
     std::string label = std::filesystem::path(opt.scenario_path).stem().string();
-    for (const auto& o : sc.overrides) label += " " + o;
+    for (const auto& o : sc.overrides)
+        if (o.rfind("capture.", 0) != 0 && o.rfind("engine.duration=", 0) != 0) label += " " + o;
     return label;
 }
 
@@ -385,9 +391,15 @@ void check_sample_rate(const CaptureSettings& cs) {
 
 }  // namespace
 
+void check_before_recording(const Scenario& sc) {
+    check_sample_rate(sc.capture);
+    if (sc.engine.workload.kind == engine::WorkloadKind::pcap)
+        probe_ethernet_capture(sc.engine.workload.pcap.file);  // says why it cannot be read
+}
+
 RecordResult record_run(const Scenario& sc, const RecordOptions& opt) {
     const StopSignals stop_signals;
-    check_sample_rate(sc.capture);
+    check_before_recording(sc);
     eal_init(sc.engine.eal_args);
     RunRecording rec(sc, opt, default_label(sc, opt), "", "");
     for (unsigned block = 0;
@@ -413,16 +425,22 @@ std::vector<RecordResult> record_matrix(const std::string& scenario_path,
             throw ScenarioError("[matrix] cell " + describe_cell(cell) + ": " + e.what());
         }
         cells.back().overrides = overrides;  // the run keeps --set; its cell says the rest
-        check_sample_rate(cells.back().capture);
+        check_before_recording(cells.back());
     }
     eal_init(base.engine.eal_args);
     const std::string experiment = db::new_uuid().substr(0, 12);
     const std::string label = default_label(base, opt);
+    // Each cell is labelled by what tells it apart from the other cells
+    // ("route_cache=on bind=false"), as the run browser shows it.
+    std::vector<std::string> cell_texts;
+    for (const auto& s : settings) cell_texts.push_back(describe_cell(s, "\n"));
     std::vector<std::unique_ptr<RunRecording>> runs;
-    for (size_t i = 0; i < cells.size(); ++i)
-        runs.push_back(std::make_unique<RunRecording>(cells[i], opt,
-                                                      label + " [" + describe_cell(settings[i]) + "]",
-                                                      experiment, describe_cell(settings[i], "\n")));
+    for (size_t i = 0; i < cells.size(); ++i) {
+        const std::string apart = analysis::cell_difference(cell_texts[i], cell_texts);
+        runs.push_back(std::make_unique<RunRecording>(
+            cells[i], opt, opt.label.empty() ? label + " " + apart : label + " [" + apart + "]",
+            experiment, cell_texts[i]));
+    }
     // Trial by trial across the cells, so that drift of the machine during
     // the experiment falls on every cell alike.
     unsigned trials = 0;

@@ -62,6 +62,10 @@ struct RecordResult {
 /// committed before kept. A stop before the first trial started stores
 /// nothing: the result's run has no id then.
 RecordResult record_run(const Scenario& scenario, const RecordOptions& options);
+/// What only the machine can refuse, checked before anything starts or is
+/// printed: a sampling rate above the kernel's limit, a replay file that
+/// cannot be read. record_run and record_matrix check it too.
+void check_before_recording(const Scenario& scenario);
 
 /// Runs every cell of the scenario's [matrix] (each the scenario with the
 /// cell's settings over `overrides`) as its own run, all tagged with one new

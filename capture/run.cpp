@@ -93,6 +93,25 @@ void wait_until_taken(const Engine& engine, const EngineConfig& cfg, const std::
 }
 }  // namespace
 
+namespace {
+/// Each worker's interrupted calls over the window (engine.interrupted_call_us).
+void add_interrupted_calls(const EngineSnapshot& start, const EngineSnapshot& end,
+                           std::vector<db::ThreadRow>& threads) {
+    if (end.tsc_hz == 0) return;
+    for (auto& row : threads) {
+        if (row.role != db::kWorkerThread) continue;
+        const auto u = static_cast<size_t>(row.index);
+        if (u >= start.workers.size() || u >= end.workers.size()) continue;
+        const WorkerSnapshot& a = start.workers[u];
+        const WorkerSnapshot& b = end.workers[u];
+        row.interrupted_calls = b.interrupted_calls - a.interrupted_calls;
+        row.interrupted_ns = static_cast<uint64_t>(
+            1e9 * static_cast<double>(b.interrupted_cycles - a.interrupted_cycles) /
+            static_cast<double>(end.tsc_hz));
+    }
+}
+}  // namespace
+
 RunResult run_engine(EngineConfig cfg, const RunHooks& hooks) {
     const StopSignals stop_signals;
     prepare_workload(cfg);
@@ -167,6 +186,7 @@ RunResult run_engine(EngineConfig cfg, const RunHooks& hooks) {
         probe.stop();
     }
     result.threads = probe.threads(0);
+    add_interrupted_calls(result.window_start, result.window_end, result.threads);
     probe.fill(result.conditions);
     if (gen) gen->stop();
     if (rr) rr->stop();

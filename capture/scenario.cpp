@@ -1,5 +1,6 @@
 #include "capture/scenario.h"
 
+#include <fmt/format.h>
 #include <toml++/toml.h>
 #include <charconv>
 #include <cmath>
@@ -54,9 +55,10 @@ constexpr SettingRange kRanges[] = {
     {"engine.nd_probes", 1, 255, "solicitations"},
     {"engine.nd_retrans", 0.001, 3600, "seconds"},
     {"engine.extra_work", 0, 1e6, "cycles a packet"},
+    {"engine.interrupted_call_us", 0, 1e6, "microseconds (0: keep every call)"},
     // DPDK's RTE_MAX_QUEUES_PER_PORT; a device may allow fewer, which the
     // run finds out before it creates a run.
-    {"port.rx_queues", 0, 1024, "queues"},  // 0: a port that only sends (poll = false)
+    {"port.rx_queues", 0, 1024, "queues (0: a port that only sends, poll = false)"},
     {"port.tx_queues", 1, 1024, "queues"},
     {"nexthop.id", 1, std::numeric_limits<uint32_t>::max(), ""},
     {"route.nexthop", 0, std::numeric_limits<uint32_t>::max(), ""},
@@ -228,11 +230,13 @@ class Section {
     }
 
     [[noreturn]] void fail(const toml::node& n, const std::string& msg) const {
-        throw ScenarioError(where(n) + ": " + msg);
+        throw ScenarioError(where(n) + ": " + owner_ + msg);
     }
     [[noreturn]] void fail_here(const std::string& msg) const {
-        throw ScenarioError(where(t_) + ": " + msg);
+        throw ScenarioError(where(t_) + ": " + owner_ + msg);
     }
+    /// Names the table an error is in, for an array of tables ("port 'wire'").
+    void owned_by(const std::string& owner) { owner_ = owner + ": "; }
     std::string where(const toml::node& n) const { return capture::where(n, file_); }
 
     std::string key(const std::string& k) const { return path_.empty() ? k : path_ + "." + k; }
@@ -243,6 +247,7 @@ class Section {
     std::string path_;
     mutable std::set<std::string> known_;
     mutable std::vector<std::string> order_;
+    std::string owner_;
 };
 
 std::string resolve(const std::string& base_dir, const std::string& p) {
@@ -521,15 +526,27 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         auto choice = [&](const char* k, auto& out,
                           std::initializer_list<std::pair<const char*, std::decay_t<decltype(out)>>>
                               options) {
-            std::string v;
-            s.get(k, v);
-            if (!t->get(k)) return;
+            s.know(k);
+            const toml::node* n = t->get(k);
+            if (!n) return;
             std::string list;
+            bool on_off = false;
             for (const auto& [text, value] : options) {
-                if (v == text) return void(out = value);
                 list += (list.empty() ? "" : " or ") + std::string("\"") + text + "\"";
+                on_off = on_off || std::string_view(text) == "on";
             }
-            s.fail(*t->get(k), "'engine." + std::string(k) + "' = \"" + v + "\": expected " + list);
+            // A switch of "on" and "off" takes true and false too, as socket.bind does.
+            std::string v;
+            if (n->is_string())
+                v = n->as_string()->get();
+            else if (n->is_boolean() && on_off)
+                v = n->as_boolean()->get() ? "on" : "off";
+            else
+                s.fail(*n, "'engine." + std::string(k) + "' must be " + list +
+                               (on_off ? " (or true or false)" : ""));
+            for (const auto& [text, value] : options)
+                if (v == text) return void(out = value);
+            s.fail(*n, "'engine." + std::string(k) + "' = \"" + v + "\": expected " + list);
         };
         choice("route_cache", cfg.route_cache, {{"on", true}, {"off", false}});
         choice("socket_send", cfg.socket_send,
@@ -551,6 +568,7 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         s.get("nd_probes", cfg.nd_probes);
         s.get("nd_retrans", cfg.nd_retrans_s);
         s.get("extra_work", cfg.extra_work_cycles);
+        s.get("interrupted_call_us", cfg.interrupted_call_us);
         if (const toml::node* n = t->get("timing")) {
             s.know("timing");
             cfg.timing_period = parse_timing(n, name);
@@ -572,6 +590,7 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         PortConfig p;
         s.get("name", p.name);
         if (p.name.empty()) s.fail_here("every [[port]] needs a name");
+        s.owned_by("port '" + p.name + "'");
         s.get("device", p.device);
         s.get("rx_queues", p.rx_queues);
         s.get("tx_queues", p.tx_queues);
@@ -593,8 +612,7 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         // A polled port with no receive queue would run and measure nothing.
         if (p.poll && p.rx_queues == 0)
             s.fail(t->get("rx_queues") ? *t->get("rx_queues") : static_cast<const toml::node&>(*t),
-                   "'port.rx_queues' is 0 on port '" + p.name +
-                       "', which is polled: give it 1 or more queues, or poll = false for a "
+                   "'port.rx_queues' is 0, and the port is polled: give it 1 or more queues, or poll = false for a "
                        "port that only sends");
         for (const auto& q : cfg.ports)
             if (q.name == p.name) s.fail_here("port name '" + p.name + "' is used twice");
@@ -792,8 +810,28 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         else
             s.fail(*t->get("kind"),
                    "'workload.kind' = \"" + kind + "\": expected generator, pcap, rr, tap or none");
-        if (g.sink_percent + g.echo_percent + g.malformed_percent > 100)
-            s.fail_here("workload percentages add up to more than 100");
+        if (g.sink_percent + g.echo_percent + g.malformed_percent > 100) {
+            // Blame the values where they were set (a --set, or the file's line).
+            std::string parts;
+            const toml::node* blamed = nullptr;
+            for (const char* k : {"sink_percent", "echo_percent", "malformed_percent"}) {
+                const toml::node* n = t->get(k);
+                if (!n) continue;
+                parts += fmt::format("{}{} = {} ({})", parts.empty() ? "" : ", ", k,
+                                     number_text(n->value_or(0.0)), s.where(*n));
+                if (!blamed || s.where(*n).rfind("--set ", 0) == 0) blamed = n;
+            }
+            s.fail(blamed ? *blamed : static_cast<const toml::node&>(*t),
+                   fmt::format("workload percentages add up to {}%, more than 100: {}",
+                               number_text(g.sink_percent + g.echo_percent + g.malformed_percent),
+                               parts));
+        }
+        if (cfg.workload.kind != WorkloadKind::pcap)
+            for (const char* k : {"file", "infinite"})
+                if (const toml::node* n = t->get(k))
+                    s.fail(*n, "'workload." + std::string(k) +
+                                   "' is a setting of a pcap replay (workload.kind = \"pcap\"), "
+                                   "not of kind = \"" + kind + "\": set the kind, or leave it out");
         if (cfg.workload.kind == WorkloadKind::generator ||
             cfg.workload.kind == WorkloadKind::pcap) {
             if (port.empty()) s.fail_here("'workload.port' must name the port the workload feeds");

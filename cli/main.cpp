@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "capture/scenario.h"
 #include "cli/cli_support.h"
 #include "analysis/safe_text.h"
 
@@ -152,6 +153,10 @@ int main(int argc, char** argv) {
         if (verb != chosen) continue;
         try {
             return run();
+        } catch (const pathscope::capture::ScenarioError& e) {
+            // A setting refused (in the file or a --set): as a bad flag, exit 2.
+            std::cerr << "pathscope " << verb_name << ": " << printable_lines(e.what()) << "\n";
+            return 2;
         } catch (const UsageError& e) {
             std::cerr << "pathscope " << verb_name << ": " << printable_lines(e.what()) << " (see pathscope "
                       << verb_name << " --help)\n";

@@ -110,7 +110,8 @@ int export_run(const ExportArgs& a) {
         write_output(out, folded);
         const auto lines = std::count(folded.begin(), folded.end(), '\n');
         return done(std::to_string(lines) + " folded stacks (" + std::to_string(t.size() - 1) +
-                    " tree nodes) of " + tree);
+                    " tree nodes, from the " +
+                    (tree == "stages" ? "stage cycles" : "sampled call stacks") + ")");
     }
     std::vector<analysis::NamedTree> profiles;
     if (stages.size() > 1) profiles.push_back({"stage cycles", &stages});

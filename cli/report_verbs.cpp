@@ -17,6 +17,15 @@ namespace pathscope::cli {
 
 namespace {
 
+/// "an HTML report", "a Markdown report": the format as a reader names it.
+std::string report_format_name(const std::string& format) {
+    if (format == "html") return "an HTML";
+    if (format == "md" || format == "markdown") return "a Markdown";
+    if (format == "json") return "a JSON";
+    if (format == "svg") return "an SVG";
+    return "a " + format;
+}
+
 struct CompareArgs {
     /// "": 95, or the level an "auto" experiment's runs were decided at.
     std::string db, base, cand, confidence;
@@ -142,7 +151,7 @@ int report(const ReportArgs& a) {
     }
     write_output(a.out, text);
     if (a.out != "-")
-        std::cerr << "wrote a " << a.format << " report (" << text.size() << " bytes) to " << a.out
+        std::cerr << "wrote " << report_format_name(a.format) << " report (" << text.size() << " bytes) to " << a.out
                   << "\n";
     return 0;
 }

@@ -119,6 +119,7 @@ int run_matrix(const RunArgs& a, const std::string& scenario_path,
     // The experiment's stop (a cell that had run all its trials stays complete).
     const int stop_signal = capture::StopSignals::received();
     bool failed = false, balanced = true, aborted = false;
+    size_t fewest = SIZE_MAX;  // the trials of the cell with fewest
     std::string setup_error;
     int width = 4;
     for (const auto& r : results)
@@ -136,6 +137,7 @@ int run_matrix(const RunArgs& a, const std::string& scenario_path,
         std::replace(cell.begin(), cell.end(), '\n', ' ');
         cell = analysis::printable(cell);
         const analysis::DisturbanceSummary& d = s.disturbance;
+        fewest = std::min(fewest, d.trials);
         const std::string disturbed =
             d.measured ? std::to_string(d.disturbed) + (d.replaced ? " +" + std::to_string(d.replaced) + " re-run" : "")
                        : "-";
@@ -155,7 +157,7 @@ int run_matrix(const RunArgs& a, const std::string& scenario_path,
                 static_cast<long long>(results.front().run.info.id),
                 static_cast<long long>(results.back().run.info.id));
     if (stop_signal)
-        std::printf("stopped by %s: %zu of the %zu cells ran%s\n",
+        std::printf("stopped by %s: %zu of the %zu cells have trials%s\n",
                     capture::stop_name(stop_signal).c_str(), results.size(), cells.size(),
                     aborted ? "; the runs it cut short are marked aborted" : "");
     std::printf("trials: those that count (a disturbed trial a re-run replaced is kept apart); "
@@ -170,9 +172,16 @@ int run_matrix(const RunArgs& a, const std::string& scenario_path,
                                                     analysis::judged_confidence(runs, 95));
         std::printf("\n%s", analysis::render_experiment_text(e).c_str());
     }
-    for (const auto& axis : sc.matrix)
-        std::printf("  pathscope compare%s --experiment %s --by %s\n", db_argument(opt.db_path).c_str(),
-                    experiment.c_str(), axis.key.c_str());
+    // compare --by judges a cell's trials against another's: suggest it only
+    // where every cell has the 2 trials a test needs.
+    if (fewest >= 2)
+        for (const auto& axis : sc.matrix)
+            std::printf("  pathscope compare%s --experiment %s --by %s\n", db_argument(opt.db_path).c_str(),
+                        experiment.c_str(), axis.key.c_str());
+    else
+        std::printf("a cell has %zu trial%s: compare --experiment needs 2 a cell to judge anything "
+                    "(run it again with --trials 3 or more)\n",
+                    fewest, fewest == 1 ? "" : "s");
     if (!setup_error.empty()) {
         std::cerr << "pathscope run: " << setup_error << "\n";
         return 1;
@@ -212,6 +221,7 @@ int run(const RunArgs& a) {
                          "the scenario a [matrix], or run --ab KEY=A,B");
     if (!a.by.empty() && sc.matrix.empty())
         throw UsageError("--by names the setting an experiment decides: it needs a [matrix] or --ab");
+    capture::check_before_recording(sc);  // before the start lines: nothing said, then refused
     db::check_store(a.db);  // a store it could not write is refused before the engine starts
     if (!sc.matrix.empty()) return run_matrix(a, scenario_path, sets, sc);
 

@@ -19,8 +19,10 @@ namespace pathscope::cli {
 namespace {
 
 int list(const std::string& path) {
-    // Read-write, so that runs whose capture died are marked aborted first.
-    auto db = open_existing_store(path, db::Database::Mode::read_write);
+    // Read-only: listing a store never changes it (an older one is read
+    // through a migrated copy; a dead capture's run shows as aborted, and
+    // the next capture into the store marks it so).
+    auto db = open_existing_store(path, db::Database::Mode::read_only);
     const auto runs = db::list_runs(*db);
     if (runs.empty()) {
         std::cout << db::redacted(path) << ": no runs yet (pathscope run" << db_argument(path)
@@ -57,7 +59,7 @@ int list(const std::string& path) {
     auto row = [&](const db::RunInfo& r) {
         // An import ran no trials: "0/1" would read as a capture that stored none.
         char trials[32] = "  -   ";
-        if (r.kind == db::kCaptureKind)
+        if (db::runs_trials(r.kind))
             std::snprintf(trials, sizeof trials, "%3d/%-2d", recorded[r.id], r.trials);
         std::printf("%5lld  %-*s  %-9s %s  %-*s %-14s %s\n", static_cast<long long>(r.id), width,
                     name_of(r).c_str(), r.status.c_str(), trials, kind_width,

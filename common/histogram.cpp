@@ -72,12 +72,12 @@ std::string render_text(const Histogram& h, const std::string& unit, unsigned ro
     char line[256];
     std::string out;
     std::snprintf(line, sizeof line,
-                  "min=%llu max=%llu count=%llu average=%.0f 95th=%.0f 90th=%.0f 50th=%.0f "
+                  "min=%llu max=%llu count=%llu mean=%.0f p50=%.0f p90=%.0f p95=%.0f p99=%.0f "
                   "mad=%.0f (%s)\n",
                   static_cast<unsigned long long>(h.min()),
                   static_cast<unsigned long long>(h.max()),
-                  static_cast<unsigned long long>(h.count()), h.mean(), h.percentile(95),
-                  h.percentile(90), h.percentile(50), h.mad(), unit.c_str());
+                  static_cast<unsigned long long>(h.count()), h.mean(), h.percentile(50),
+                  h.percentile(90), h.percentile(95), h.percentile(99), h.mad(), unit.c_str());
     out += line;
     if (h.count() == 0 || rows == 0) return out;
 

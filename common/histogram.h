@@ -74,7 +74,7 @@ class Histogram {
 };
 
 /// Text rendering in the style of kernel micro-benchmarks:
-/// "min=.. max=.. count=.. average=.. 95th=.. 90th=.. 50th=.. mad=.." and one
+/// "min=.. max=.. count=.. mean=.. p50=.. p90=.. p95=.. p99=.. mad=.." and one
 /// row per non-empty value range with a bar. `rows` caps the number of rows;
 /// `width` is the total line width.
 std::string render_text(const Histogram& h, const std::string& unit, unsigned rows = 16,

@@ -72,7 +72,10 @@ double read_double(std::string_view text, size_t& used) {
 
 Database::Database(const std::string& name, Mode mode)
     : path_(redacted(name)),
-      impl_(is_server_store(name) ? open_postgres(name, mode) : open_sqlite(name, mode)) {}
+      impl_(is_server_store(name) ? open_postgres(name, mode) : open_sqlite(name, mode, name)) {}
+
+Database::Database(const std::string& file, Mode mode, const std::string& shown)
+    : path_(redacted(shown)), impl_(open_sqlite(file, mode, shown)) {}
 
 Database::~Database() = default;
 

@@ -179,6 +179,8 @@ class Database {
     /// cell size checks) and every statement bounded by a QueryBudget.
     /// Throws DbError.
     Database(const std::string& name, Mode mode);
+    /// An SQLite file that messages name as `shown` (a private copy of it).
+    Database(const std::string& file, Mode mode, const std::string& shown);
     ~Database();
     Database(const Database&) = delete;
     Database& operator=(const Database&) = delete;
@@ -210,7 +212,9 @@ class Database {
 };
 
 /// The SQLite back end of a Database (db/sqlite_connection.cpp).
-std::unique_ptr<ConnectionBackend> open_sqlite(const std::string& path, Database::Mode mode);
+/// `shown` names the store in its messages (a private copy's, its original).
+std::unique_ptr<ConnectionBackend> open_sqlite(const std::string& path, Database::Mode mode,
+                                               const std::string& shown);
 /// The PostgreSQL back end of a Database (db/postgres_connection.cpp).
 std::unique_ptr<ConnectionBackend> open_postgres(const std::string& url, Database::Mode mode);
 

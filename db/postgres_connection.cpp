@@ -41,6 +41,17 @@ std::pair<int, std::string> classify(const char* sqlstate) {
     return {SQLITE_ERROR, ""};
 }
 
+/// The start of a statement for a message: its first line, whole words up
+/// to about 60 characters, "..." where it was cut.
+std::string sql_excerpt(std::string_view sql) {
+    std::string one;
+    for (char c : sql) one += c == '\n' || c == '\t' ? ' ' : c;
+    if (one.size() <= 60) return one;
+    size_t cut = one.rfind(' ', 60);
+    if (cut == std::string::npos || cut < 20) cut = 60;
+    return one.substr(0, cut) + " ...";
+}
+
 std::string trimmed(const char* m) {
     std::string s = m ? m : "";
     while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
@@ -61,7 +72,7 @@ std::string trimmed(const char* m) {
     }
     std::string m = where + ": " + trimmed(res ? PQresultErrorMessage(res) : PQerrorMessage(conn));
     if (m.size() == where.size() + 2) m += trimmed(PQerrorMessage(conn));
-    if (!sql.empty()) m += " (in \"" + std::string(sql.substr(0, 60)) + "\")";
+    if (!sql.empty()) m += " (in \"" + sql_excerpt(sql) + "\")";
     throw DbError(m + advice, code);
 }
 
@@ -284,7 +295,7 @@ class PgStatement final : public StatementBackend {
     void check_index(int i) const {
         if (i < 1 || i > static_cast<int>(values_.size()))
             throw DbError(where_ + ": bind: no parameter " + std::to_string(i) + " in \"" +
-                          sql_.substr(0, 60) + "\"");
+                          sql_excerpt(sql_) + "\"");
     }
     void set(int i, std::string v, int format) {
         check_index(i);

@@ -16,6 +16,8 @@ inline constexpr const char* kPcapImportKind = "pcap-import";
 /// A micro-benchmark run (pathscope bench route-output): trials of timed
 /// calls, no packets; its latency histograms and path events are its figures.
 inline constexpr const char* kBenchKind = "bench";
+/// Whether a run of `kind` ran trials (a capture, a benchmark); an import did not.
+inline bool runs_trials(const std::string& kind) { return kind == kCaptureKind || kind == kBenchKind; }
 inline constexpr const char* kStageCallCycles = "stage_call_cycles";  ///< histogram kind
 inline constexpr const char* kRxBurstSize = "rx_burst_size";          ///< histogram kind
 /// Histogram kind of latencies in cycles, one subject each: a packet's time
@@ -136,6 +138,10 @@ struct ThreadRow {
     int cpu = -1;      ///< the CPU it ran on last
     uint64_t cpu_ns = 0, wait_ns = 0;
     uint64_t involuntary = 0, voluntary = 0;  ///< context switches
+    /// v10, workers only: the engine's timed calls longer than
+    /// engine.interrupted_call_us over the window (the worker was preempted
+    /// in them; their stages estimate their cycles), and their wall time.
+    uint64_t interrupted_calls = 0, interrupted_ns = 0;
 };
 
 /// Per-interval receive ledger deltas (time series).

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <csignal>
@@ -310,6 +311,12 @@ CREATE TABLE IF NOT EXISTS trial_threads (
   PRIMARY KEY (run_id, trial, role, idx)
 ) WITHOUT ROWID;
 )sql",
+    // 9 -> 10: the workers' interrupted calls over the window (the time the
+    // engine kept out of its stage cycles).
+    R"sql(
+ALTER TABLE trial_threads ADD COLUMN interrupted_calls INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE trial_threads ADD COLUMN interrupted_ns INTEGER NOT NULL DEFAULT 0;
+)sql",
 };
 
 }  // namespace
@@ -317,6 +324,12 @@ CREATE TABLE IF NOT EXISTS trial_threads (
 bool capture_process_gone(const std::string& host, int64_t pid) {
     return host == host_name() && pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 &&
            errno == ESRCH;
+}
+
+std::string hex_id(int64_t id) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "0x%08llX", static_cast<unsigned long long>(id) & 0xffffffffULL);
+    return buf;
 }
 
 std::string host_name() {
@@ -398,7 +411,7 @@ void refuse_truncated(const std::string& path) {
                           std::to_string(pages) + " pages of " + std::to_string(page) +
                           " bytes, " + std::to_string(page * pages) + " bytes, the file holds " +
                           std::to_string(size) +
-                          "); copy it again from where it came from, or give --db another store",
+                          "); copy it again from where it came from, or open another store",
                       SQLITE_CORRUPT);
 }
 
@@ -426,14 +439,14 @@ StoreHeader read_header(const Database& db, const std::string& path) {
         if (e.code() == SQLITE_CORRUPT)
             throw DbError(path + ": damaged store: " + sqlite3_errstr(SQLITE_CORRUPT) +
                               " (its table list cannot be read: cut short or overwritten); copy "
-                              "it again from where it came from, or give --db another store",
+                              "it again from where it came from, or open another store",
                           SQLITE_CORRUPT);
         throw;
     }
     if (app != kApplicationId && !(app == 0 && h.tables == 0))
         throw not_a_store("an SQLite database of another application: application_id " +
-                          std::to_string(app) + ", pathscope's is " +
-                          std::to_string(kApplicationId));
+                          hex_id(app) + ", pathscope's is " + hex_id(kApplicationId) +
+                          " (\"PSCP\")");
     if (h.version > kSchemaVersion)
         throw DbError(path + ": written by a newer pathscope (schema version " +
                       std::to_string(h.version) + ", this build reads up to " +
@@ -452,6 +465,32 @@ void check_store(const std::string& path) {
     read_header(db, path);
 }
 
+namespace {
+/// An older store, read without a byte written to it: a private copy
+/// (VACUUM INTO reads one snapshot, WAL included), migrated, opened read-only
+/// and unlinked at once (the open connection keeps it until it closes).
+/// Whoever mailed the store keeps a file their pathscope still reads.
+std::unique_ptr<Database> migrated_copy(const Database& old, const std::string& path) {
+    std::string name = (std::filesystem::temp_directory_path() / "pathscope-read-XXXXXX").string();
+    const int fd = mkstemp(name.data());
+    if (fd < 0)
+        throw DbError(path + ": cannot make a private copy to read this older store in " +
+                      std::filesystem::temp_directory_path().string() + ": " +
+                      std::strerror(errno));
+    ::close(fd);  // an empty file: VACUUM INTO fills it
+    struct Unlink {
+        std::string name;
+        ~Unlink() { ::unlink(name.c_str()); }
+    } unlink_copy{name};
+    old.connection().exec("VACUUM INTO '" + name + "'");  // mkstemp's name holds no quote
+    {
+        Database copy(name, Database::Mode::read_write);
+        migrate(copy, kSchemaVersion);
+    }
+    return std::make_unique<Database>(name, Database::Mode::read_only, path);
+}
+}  // namespace
+
 std::unique_ptr<Database> open_store(const std::string& path, Database::Mode mode,
                                      Create create) {
     if (is_server_store(path)) return open_server_store(path, mode, create);
@@ -466,9 +505,7 @@ std::unique_ptr<Database> open_store(const std::string& path, Database::Mode mod
     if (tables == 0 && !may_create)
         throw DbError(path + ": empty file, not a pathscope store yet (capture into it first)");
     if (mode == Database::Mode::read_only) {
-        if (version < kSchemaVersion)
-            throw DbError(path + ": schema version " + std::to_string(version) +
-                          " needs a migration; open it once read-write (pathscope list --db)");
+        if (version < kSchemaVersion) return migrated_copy(*db, path);
         return db;
     }
     db->exec("PRAGMA journal_mode = WAL");

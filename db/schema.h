@@ -11,15 +11,16 @@ namespace pathscope::db {
 /// PRAGMA application_id of every pathscope store ("PSCP").
 inline constexpr int32_t kApplicationId = 0x50534350;
 /// PRAGMA user_version written by this build.
-inline constexpr int kSchemaVersion = 9;
+inline constexpr int kSchemaVersion = 10;
 
 /// Whether open_store may make a store of a missing or empty file.
 enum class Create { if_new, never };
 
 /// Opens a store. read_write creates it if needed (unless `create` is
-/// never: read verbs migrate and mark dead runs, but make nothing), applies
-/// forward migrations, switches to WAL and marks runs whose capture process
-/// died (same host, pid gone) as aborted. read_only never writes. A missing
+/// never), applies forward migrations, switches to WAL and marks runs whose
+/// capture process died (same host, pid gone) as aborted. read_only never
+/// writes: it reads an older store through a migrated private copy, and
+/// shows a dead capture's run as aborted without marking it. A missing
 /// or empty file that is not to be made a store, a file that is not a
 /// pathscope store, or one written by a newer pathscope, is refused with a
 /// DbError that names the file and says so.
@@ -46,6 +47,10 @@ int recover_stale_runs(Database& db);
 /// Whether a run marked running was started on this host by a process
 /// that no longer exists (killed, crashed).
 bool capture_process_gone(const std::string& host, int64_t pid);
+
+/// An application id as the README and `sqlite3 FILE 'PRAGMA application_id'`
+/// readers compare it: "0x50534350".
+std::string hex_id(int64_t id);
 
 /// This machine's host name.
 std::string host_name();

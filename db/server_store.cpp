@@ -40,8 +40,7 @@ void check_header(const ServerHeader& h, const std::string& name) {
     if (!h.made) return;
     if (h.app != kApplicationId)
         throw DbError(name + ": not a pathscope store (pathscope_store says application " +
-                      std::to_string(h.app) + ", pathscope's is " +
-                      std::to_string(kApplicationId) + ")");
+                      hex_id(h.app) + ", pathscope's is " + hex_id(kApplicationId) + ")");
     if (h.version > kSchemaVersion)
         throw DbError(name + ": written by a newer pathscope (schema version " +
                       std::to_string(h.version) + ", this build reads up to " +

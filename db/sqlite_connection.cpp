@@ -15,7 +15,7 @@ std::string advice(int rc) {
         case SQLITE_BUSY:
             return " (another process held the store's write lock for over " +
                    std::to_string(kBusyTimeoutMs / 1000) +
-                   " s: let it finish and try again, or give --db another store)";
+                   " s: let it finish and try again, or open another store)";
         case SQLITE_IOERR:
             return " (the disk failed a read or write: check the device, e.g. dmesg, and its "
                    "free space)";
@@ -122,8 +122,8 @@ namespace {
 
 class SqliteConnection final : public ConnectionBackend {
   public:
-    SqliteConnection(const std::string& path, Database::Mode mode)
-        : path_(path), budget_(std::make_unique<QueryBudget>()) {
+    SqliteConnection(const std::string& path, Database::Mode mode, const std::string& shown)
+        : path_(shown), budget_(std::make_unique<QueryBudget>()) {
         const int flags = mode == Database::Mode::read_only
                               ? SQLITE_OPEN_READONLY
                               : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
@@ -132,7 +132,7 @@ class SqliteConnection final : public ConnectionBackend {
             std::string m = message(db_, rc);
             sqlite3_close(db_);
             db_ = nullptr;
-            throw DbError(path + ": cannot open the store: " + m +
+            throw DbError(shown + ": cannot open the store: " + m +
                               (mode == Database::Mode::read_only ? " (does the file exist?)" : ""),
                           rc);
         }
@@ -199,8 +199,9 @@ class SqliteConnection final : public ConnectionBackend {
 
 }  // namespace
 
-std::unique_ptr<ConnectionBackend> open_sqlite(const std::string& path, Database::Mode mode) {
-    return std::make_unique<SqliteConnection>(path, mode);
+std::unique_ptr<ConnectionBackend> open_sqlite(const std::string& path, Database::Mode mode,
+                                               const std::string& shown) {
+    return std::make_unique<SqliteConnection>(path, mode, shown);
 }
 
 }  // namespace pathscope::db

@@ -423,6 +423,10 @@ const Table<ThreadRow>& trial_threads() {
                                         field<&ThreadRow::wait_ns>("wait_ns", kInt),
                                         field<&ThreadRow::involuntary>("involuntary", kInt),
                                         field<&ThreadRow::voluntary>("voluntary", kInt),
+                                        field<&ThreadRow::interrupted_calls>(
+                                            "interrupted_calls", kIntZero),
+                                        field<&ThreadRow::interrupted_ns>("interrupted_ns",
+                                                                          kIntZero),
                                     },
                                     "PRIMARY KEY (run_id, trial, role, idx)"};
     return t;

@@ -182,6 +182,8 @@ struct alignas(64) EdgeCounters {
 struct alignas(64) WalkCounters {
     Counter walks;
     Counter idle_walks;
+    Counter interrupted;         ///< timed calls longer than engine.interrupted_call_us
+    Counter interrupted_cycles;  ///< their wall cycles
 };
 
 struct alignas(64) RxQueueCounters {

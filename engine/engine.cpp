@@ -77,6 +77,9 @@ Engine::Engine(const EngineConfig& cfg) : cfg_(cfg), serial_(next_serial()) {
     ctx_ = std::make_unique<EngineContext>();
     ctx_->burst = cfg_.burst;
     ctx_->tsc_hz = rte_get_tsc_hz();
+    if (cfg_.interrupted_call_us > 0)
+        interrupted_limit_ = static_cast<uint64_t>(static_cast<double>(ctx_->tsc_hz) *
+                                                   cfg_.interrupted_call_us / 1e6);
     ctx_->icmp_per_s = cfg_.icmp_errors_per_s;
     ctx_->route_cache = cfg_.route_cache;
     ctx_->latency_histograms = cfg_.call_histograms;
@@ -557,6 +560,7 @@ void Engine::walk_loop(Worker& w, const bool timed, uint64_t now) {
     [[maybe_unused]] const rte_mbuf* traced = nullptr;
     [[maybe_unused]] float source_share = 0;  ///< its eth_rx call's cycles per packet
     [[maybe_unused]] uint16_t source = 0;     ///< that eth_rx instance
+    const uint64_t interrupted = interrupted_limit_;
     uint64_t stamp = timed ? rte_rdtsc() : 0;
     while (likely(head != graph->tail)) {
         rte_node* node =
@@ -578,7 +582,16 @@ void Engine::walk_loop(Worker& w, const bool timed, uint64_t now) {
             const uint64_t cycles = after - stamp;
             stamp = after;
             node->total_cycles += cycles;
-            if (likely(rc)) {
+            if (unlikely(cycles > interrupted)) {
+                // Preempted in the call: counted as an untimed call (the
+                // stage's recent cycles per packet), its wall cycles apart.
+                wc.walks.interrupted.add();
+                wc.walks.interrupted_cycles.add(cycles);
+                if (rc)
+                    untimed[node->id].untimed_busy(rc);
+                else
+                    untimed[node->id].untimed_idle();
+            } else if (likely(rc)) {
                 hist[node->id].record(cycles);
                 untimed[node->id].timed_busy(cycles, rc);
             } else {
@@ -724,7 +737,8 @@ void Engine::poll_apps(bool timed) {
         return;
     }
     if (apps_.empty()) return;
-    AppPollCounters& polls = ctx_->app_worker().app_polls;
+    WorkerContext& wc = ctx_->app_worker();
+    AppPollCounters& polls = wc.app_polls;
     if (!timed) {  // engine.timing = "1/N": counted, its cycles estimated
         unsigned handled = 0;
         for (auto& app : apps_) handled += app->poll();
@@ -740,7 +754,16 @@ void Engine::poll_apps(bool timed) {
     unsigned handled = 0;
     for (auto& app : apps_) handled += app->poll();
     const uint64_t cycles = rte_rdtsc() - start;
-    if (handled) {
+    if (unlikely(cycles > interrupted_limit_)) {  // preempted: as in walk_loop
+        wc.walks.interrupted.add();
+        wc.walks.interrupted_cycles.add(cycles);
+        if (handled) {
+            polls.untimed.untimed_busy(handled);
+            polls.datagrams.add(handled);
+        } else {
+            polls.untimed.untimed_idle();
+        }
+    } else if (handled) {
         polls.busy.record(cycles);
         polls.datagrams.add(handled);
         polls.untimed.timed_busy(cycles, handled);
@@ -942,6 +965,8 @@ WorkerSnapshot Engine::worker_snapshot(const Worker& w, bool histograms) const {
     s.lcore = w.lcore;
     s.walks = wc.walks.walks.get();
     s.idle_walks = wc.walks.idle_walks.get();
+    s.interrupted_calls = wc.walks.interrupted.get();
+    s.interrupted_cycles = wc.walks.interrupted_cycles.get();
     for (const rte_node_t id : w.stages) {
         StageSnapshot st = stage_snapshot(w, id, histograms);
         add_stage(s.stages, st);

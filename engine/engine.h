@@ -173,6 +173,7 @@ class Engine {
     std::atomic<bool> stop_{false};
     TraceRing traces_;                               ///< written by worker 0 only
     std::atomic<uint64_t> trace_period_{0};          ///< TSC cycles between traces; 0: off
+    uint64_t interrupted_limit_ = UINT64_MAX;
     std::atomic<uint64_t> timing_period_{1};         ///< engine.timing: one walk in N timed
     double timestamp_cycles_ = 0;                    ///< what one timestamp costs (measured)
     uint64_t trace_next_ = 0;                        ///< worker-0-owned: TSC of the next trace

@@ -119,6 +119,11 @@ struct WorkerSnapshot {
     unsigned lcore = 0;  ///< the EAL lcore it ran on
     uint64_t walks = 0;
     uint64_t idle_walks = 0;
+    /// Timed calls that took longer than engine.interrupted_call_us (the
+    /// worker was interrupted in them), and their wall cycles: their stages
+    /// count them as untimed calls.
+    uint64_t interrupted_calls = 0;
+    uint64_t interrupted_cycles = 0;
     std::vector<StageSnapshot> stages;
     std::vector<EdgeSnapshot> edges;
     Ledger ledger;

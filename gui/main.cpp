@@ -1,5 +1,6 @@
 // pathscope-gui [STORE] [--screenshot PAGE -o FILE.png [--run REF] [--size WxH]]
 #include <QApplication>
+#include <QComboBox>
 #include <QCommandLineParser>
 #include <QTableView>
 #include <QTimer>
@@ -8,8 +9,10 @@
 #include <cstring>
 
 #include "gui/main_window.h"
+#include "gui/pages/experiments_page.h"
 #include "gui/models/run_list_model.h"
 
+using pathscope::gui::ExperimentsPage;
 using pathscope::gui::MainWindow;
 
 namespace {
@@ -47,8 +50,21 @@ bool choose_platform(int argc, char** argv) {
 
 }  // namespace
 
+/// Qt's offscreen platform says, on every screenshot, what it cannot do for
+/// a window that is never shown (propagateSizeHints) and that it made a
+/// runtime folder: neither is the user's concern, so neither is printed.
+/// Every other message passes as Qt would print it.
+void quiet_offscreen_notes(QtMsgType type, const QMessageLogContext& context, const QString& msg) {
+    if (msg.contains(QLatin1String("propagateSizeHints()")) ||
+        msg.startsWith(QLatin1String("QStandardPaths: XDG_RUNTIME_DIR not set")))
+        return;
+    std::fprintf(stderr, "%s\n", qPrintable(qFormatLogMessage(type, context, msg)));
+}
+
 int main(int argc, char** argv) {
     if (!choose_platform(argc, argv)) return 1;
+    if (std::getenv("QT_QPA_PLATFORM") && std::strcmp(std::getenv("QT_QPA_PLATFORM"), "offscreen") == 0)
+        qInstallMessageHandler(quiet_offscreen_notes);
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("pathscope"));
     QApplication::setApplicationName(QStringLiteral("pathscope-gui"));
@@ -64,7 +80,7 @@ int main(int argc, char** argv) {
                                   QStringLiteral("render PAGE (runs, stages, path, flame, stacks, queues, "
                                                  "histograms, timeseries, traces, compare, experiments; of the "
                                                  "sampled stacks: topdown, bottomup, callers) to a PNG and exit "
-                                                 "(experiments: the newest experiment's grid)"),
+                                                 "(experiments: the shown run's experiment, or --experiment)"),
                                   QStringLiteral("PAGE"));
     const QCommandLineOption out({QStringLiteral("o"), QStringLiteral("output")},
                                  QStringLiteral("the PNG to write"), QStringLiteral("FILE"));
@@ -80,7 +96,16 @@ int main(int argc, char** argv) {
     const QCommandLineOption size(QStringLiteral("size"),
                                   QStringLiteral("window size (default 1400x860)"),
                                   QStringLiteral("WxH"));
-    cli.addOptions({shot, out, run, baseline, candidate, size});
+    const QCommandLineOption experiment(
+        QStringLiteral("experiment"),
+        QStringLiteral("experiments: the experiment to judge (its id; default: the shown run's, "
+                       "else the newest)"),
+        QStringLiteral("ID"));
+    const QCommandLineOption by(QStringLiteral("by"),
+                                QStringLiteral("experiments: the setting to judge (default: the "
+                                               "first that varies)"),
+                                QStringLiteral("SETTING"));
+    cli.addOptions({shot, out, run, baseline, candidate, size, experiment, by});
     cli.process(app);
 
     const QStringList args = cli.positionalArguments();
@@ -143,6 +168,18 @@ int main(int argc, char** argv) {
                              "histograms, timeseries, traces, compare or experiments)\n",
                              qPrintable(page));
                 return 2;
+            }
+        }
+        if (cli.isSet(experiment) || cli.isSet(by)) {
+            ExperimentsPage* e = w.experiments_page();
+            const QString id = cli.isSet(experiment) ? cli.value(experiment)
+                                                     : e->experiment_box()->currentData().toString();
+            if (!e->choose(id, cli.value(by))) {
+                std::fprintf(stderr,
+                             "pathscope-gui: no experiment '%s' with a setting '%s' that varies in "
+                             "%s (pathscope list shows the experiments)\n",
+                             qPrintable(id), qPrintable(cli.value(by)), qPrintable(store));
+                return 1;
             }
         }
         w.show();

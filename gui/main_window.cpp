@@ -160,7 +160,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     tables->setChildrenCollapsible(false);
     tables->setStretchFactor(0, 1);
     tables->setStretchFactor(1, 0);
-    tables->setSizes({760, 250});
+    tables->setSizes({1000, 110});
     auto* legend = new QLabel(
         tr("%1: busy cycles over received packets (%2: over sent datagrams, for a run that only "
            "sent); the rows add up to \"%3\". Hover a column header for what it counts; click "
@@ -251,8 +251,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     split->addWidget(left);
     split->addWidget(right);
     split->setStretchFactor(1, 3);
-    // The run table's id, label, cell and experiment in view at the default size.
-    split->setSizes({520, 880});
+    // The run table's id, label, cell and experiment in view at the default
+    // size, and the stage table whole beside it.
+    split->setSizes({510, 890});
     setCentralWidget(split);
     progress_ = new QProgressBar;
     progress_->setRange(0, 0);  // busy
@@ -381,6 +382,8 @@ void MainWindow::load_selected() {
     if (rows.isEmpty() || path_.empty()) return;
     const db::RunInfo* r = runs_->run(run_proxy_->mapToSource(rows.first()).row());
     if (!r) return;
+    // The Experiments page follows the selected run's experiment.
+    if (!r->experiment.empty()) experiments_->follow(QString::fromStdString(r->experiment));
     // Two runs: the later selected row is the candidate, the other the base.
     const db::RunInfo* other =
         rows.size() == 2 ? runs_->run(run_proxy_->mapToSource(rows.last()).row()) : nullptr;
@@ -448,8 +451,8 @@ void MainWindow::loaded(const LoadedRun& run) {
     for (const auto& c : run.summary.conditions)
         if (c.disturbed && !c.replaced)
             warn += (warn.empty() ? "" : "\n") + std::string("trial ") + std::to_string(c.trial) +
-                    " was disturbed: " + c.why() + "; a verdict resting on it is unreliable";
-    warning_->setText(display_text(warn));
+                    " was disturbed: " + c.why() + ". " + c.consequence() + ".";
+    warning_->setText(display_lines(warn));
     warning_->setVisible(!warn.empty());
     QStringList perf;
     for (const auto& pl : run.summary.perf)
@@ -459,9 +462,10 @@ void MainWindow::loaded(const LoadedRun& run) {
                                     .arg(display_text(pl.unit))
                               : QStringLiteral("%1 -").arg(display_text(pl.event)));
     const bool transmit = run.summary.basis.transmit;
+    const QString who = run.summary.worker_stages.size() > 1 ? tr("worker 0") : tr("the worker");
     perf_->setText(perf.isEmpty() ? tr("no perf counters in this run")
-                                  : (transmit ? tr("perf counters of the worker, per sent datagram: ")
-                                              : tr("perf counters of the worker, per received packet: ")) +
+                                  : (transmit ? tr("perf counters of %1, per datagram it sent: ").arg(who)
+                                              : tr("perf counters of %1, per packet it received: ").arg(who)) +
                                         perf.join(QStringLiteral(", ")) +
                                         tr(" (- : not offered by this machine's PMU)"));
     figures_->setText(figures_text(run.summary));

@@ -98,7 +98,9 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const {
             case Label: return display_text(r.label);
             case Status: return display_text(r.status);
             case Kind: return display_text(r.kind);
-            case Trials: return QStringLiteral("%1/%2").arg(recorded).arg(r.trials);
+            case Trials:  // an import ran no trials: "-", as pathscope list shows it
+                if (!db::runs_trials(r.kind)) return QStringLiteral("-");
+                return QStringLiteral("%1/%2").arg(recorded).arg(r.trials);
             case Started: return display_text(r.started_at);
             case Host: return display_text(r.host);
             case Settings: return display_text(one_line(r.settings));

@@ -26,6 +26,9 @@ ComparePage::ComparePage(QWidget* parent) : QWidget(parent) {
     table_->setModel(verdicts_);
     table_->verticalHeader()->hide();
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // The metric and its unit tell the rows apart; the group's column would
+    // push the verdict's test off the page at the default size.
+    table_->setColumnHidden(VerdictTableModel::Group, true);
     flame_ = new FlamePage;
     stage_ = new QComboBox;
     histogram_ = new HistogramWidget;

@@ -30,6 +30,8 @@ class ComparePage : public QWidget {
     FlamePage* flame() const { return flame_; }
     HistogramWidget* histogram() const { return histogram_; }
 
+    QTableView* table() const { return table_; }
+
   private:
     void redraw_histogram();
     std::shared_ptr<const analysis::Report> report_;

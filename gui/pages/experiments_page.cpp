@@ -144,6 +144,11 @@ bool ExperimentsPage::choose(const QString& experiment, const QString& setting) 
     return true;
 }
 
+void ExperimentsPage::follow(const QString& experiment) {
+    const int at = experiment_->findData(experiment);
+    if (at >= 0 && at != experiment_->currentIndex()) experiment_->setCurrentIndex(at);
+}
+
 void ExperimentsPage::ensure_loaded() {
     const QString experiment = experiment_->currentData().toString();
     const auto it = cells_.find(experiment);

@@ -34,6 +34,9 @@ class ExperimentsPage : public QWidget {
     /// Chooses an experiment (its id) and the setting to judge ("" for the
     /// first that varies) and loads the grid; false if there is no such.
     bool choose(const QString& experiment, const QString& setting = {});
+    /// Turns to `experiment` (a selected run's), loading it when the page is
+    /// shown; nothing when it is not in the list.
+    void follow(const QString& experiment);
     /// Loads the chosen grid if it is not loaded yet (the newest
     /// experiment's first setting when none is chosen).
     void ensure_loaded();

@@ -11,6 +11,7 @@
 #include <QMouseEvent>
 #include <QSplitter>
 #include <QValueAxis>
+#include <cmath>
 #include <QVBoxLayout>
 #include <QCoreApplication>
 #include <QtConcurrent/QtConcurrentRun>
@@ -162,10 +163,22 @@ void TimeSeriesPage::draw_series() {
     }
     for (QLegendMarker* m : chart_->legend()->markers())
         if (m->label().isEmpty()) m->setVisible(false);
-    x->setRange(0, std::max(end, 0.1));
+    // Time ends where the data does (applyNiceNumbers would round 2.1 s up
+    // to 3.0), with ticks on round seconds from 0.
+    const double span = std::max(end, 0.1);
+    x->setRange(0, span);
+    double step = std::pow(10.0, std::floor(std::log10(span / 6)));
+    for (double k : {2.0, 5.0, 10.0})
+        if (span / step > 8) step = std::pow(10.0, std::floor(std::log10(span / 6))) * k;
+    x->setTickType(QValueAxis::TicksDynamic);
+    x->setTickAnchor(0);
+    x->setTickInterval(step);
+    x->setLabelFormat(step >= 1     ? QStringLiteral("%.0f")
+                      : step >= 0.1 ? QStringLiteral("%.1f")
+                                    : QStringLiteral("%.2f"));
     rate->setRange(0, std::max(top_rate * 1.1, 0.001));
     cycles->setRange(0, std::max(top_cycles * 1.1, 1.0));
-    for (QValueAxis* a : {x, rate, cycles}) a->applyNiceNumbers();  // ticks on round values
+    for (QValueAxis* a : {rate, cycles}) a->applyNiceNumbers();  // ticks on round values
     chart_->setTitle(run_ ? tr("Per interval, run %1").arg(run_->info.id) : QString());
 }
 

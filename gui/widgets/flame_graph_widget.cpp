@@ -285,10 +285,13 @@ void FlameGraphWidget::paintEvent(QPaintEvent* e) {
             chars = static_cast<size_t>(double(chars) * room / advance);
             label = label_of(chars);
             if (!label.isEmpty() && fm.horizontalAdvance(label) > room) {
-                // Cut at the front as flame_label does ("~walk"); "~" is no
-                // wider than the ellipsis it replaces.
-                label = fm.elidedText(label, Qt::ElideLeft, room);
+                // Cut where flame_label does (the front of a C++ name,
+                // "~walk"; the end of any other, "ip6_in~"); "~" is no wider
+                // than the ellipsis it replaces.
+                const bool front = analysis::flame_cuts_front(label.toStdString());
+                label = fm.elidedText(label, front ? Qt::ElideLeft : Qt::ElideRight, room);
                 if (label.startsWith(QChar(0x2026))) label[0] = QLatin1Char('~');
+                if (label.endsWith(QChar(0x2026))) label[label.size() - 1] = QLatin1Char('~');
             }
         }
         if (label.isEmpty()) continue;

@@ -150,7 +150,13 @@ void PathGraphWidget::paintEvent(QPaintEvent*) {
         p.drawRoundedRect(r, radius, radius);
         QStringList lines{shown_name(n)};
         if (n.kind == analysis::PathNode::Kind::stage) {
-            lines << tr("%1 cyc/pkt").arg(n.cycles_per_packet, 0, 'f', n.cycles_per_packet >= 100 ? 0 : 1);
+            // Compared: the figure the change below is of.
+            if (graph_->comparison)
+                lines << tr("%1 %2").arg(n.cycles_per_path_packet, 0, 'f',
+                                         n.cycles_per_path_packet >= 100 ? 0 : 1)
+                             .arg(QString::fromStdString(graph_->path_unit));
+            else
+                lines << tr("%1 cyc/pkt").arg(n.cycles_per_packet, 0, 'f', n.cycles_per_packet >= 100 ? 0 : 1);
             if (n.compared && std::isfinite(n.relative))
                 lines << tr("%1%2%%3").arg(n.relative >= 0 ? "+" : "").arg(n.relative * 100, 0, 'f', 1)
                               .arg(n.noise ? tr(" noise") : QString());

@@ -218,7 +218,7 @@ TEST_P(CaptureAnyStore, CtrlCDuringAMatrixPrintsTheCellsThatRan) {
     EXPECT_NE(out.find("    1  engine.burst=16       1"), std::string::npos) << out;
     EXPECT_NE(out.find("stored as experiment"), std::string::npos) << out;
     EXPECT_NE(out.find("stopped by Ctrl-C: "), std::string::npos) << out;
-    EXPECT_NE(out.find(" of the 3 cells ran"), std::string::npos) << out;
+    EXPECT_NE(out.find(" of the 3 cells have trials"), std::string::npos) << out;
     auto store = open_store(db, Database::Mode::read_write);  // marks dead runs, if any
     const auto runs = list_runs(*store);
     ASSERT_GE(runs.size(), 1u);

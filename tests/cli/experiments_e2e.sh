@@ -56,6 +56,18 @@ for id in 1 2 3 4 5 6 7 8; do
   [ "$lookups" = "$want" ] || fail "run $id ($cell): lookups/send '$lookups', expected $want"
 done
 echo "lookups/send: 0.000 for connected sockets with the cache on, 1.000 in the other cells"
+# A report of two cells names the settings they differ in (the scenario's
+# text is the same for both), and a one-cell report names its cell.
+"$P" report 1 2 --db "$DB" > "$D/cells.txt"
+sed -n '/^Scenario difference/,/^Verdicts/p' "$D/cells.txt"
+grep -q "none: both runs used the same scenario" "$D/cells.txt" && fail "a report of two cells calls them the same"
+grep -Eq '^  -cell [a-z_.]+=' "$D/cells.txt" || fail "the report does not name the base cell's settings"
+grep -Eq '^  \+cell [a-z_.]+=' "$D/cells.txt" || fail "the report does not name the candidate cell's settings"
+"$P" report 1 --db "$DB" --format md > "$D/one.md"
+sed -n '/^## Settings/,/^## Measurements/p' "$D/one.md" | grep -q '^--set capture.max_disturbance=100$' \
+  || fail "a one-run report does not name its --set settings"
+sed -n '/^## Settings/,/^## Measurements/p' "$D/one.md" | grep -q '^cell engine.route_cache=' \
+  || fail "a one-run report does not name its cell"
 "$P" compare --db "$DB" --experiment "$EXP" --by engine.route_cache --metric udp6_output --format json -o "$D/cmp.json"
 "$PY" - "$D/cmp.json" <<'PY'
 import json, sys

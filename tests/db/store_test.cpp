@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -213,6 +214,36 @@ TEST_F(StoreTest, VersionThreeRunsReadAsOutsideAnyExperimentWithNoSends) {
     EXPECT_EQ(runs[0].id, cid);
     EXPECT_EQ(experiment_runs(*db, std::to_string(cid))[0].cell, "engine.route_cache=on");
     EXPECT_THROW(experiment_runs(*db, std::to_string(id)), DbError);  // not in an experiment
+}
+
+// A store someone mailed, of an older schema: reading it (list, show,
+// report) leaves every byte as it was, so their older pathscope still reads
+// it; the reader sees it migrated.
+TEST_F(StoreTest, ReadingAnOlderStoreNeverWritesIt) {
+    const auto path = file("mailed.db");
+    const int64_t id = write_sample_run(path, "old");
+    {
+        Database raw(path, Database::Mode::read_write);
+        downgrade_to_v3(raw);
+        raw.exec("PRAGMA journal_mode = DELETE");
+    }
+    auto bytes = [&] {
+        std::ifstream in(path, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    const std::string before = bytes();
+    {
+        auto db = open_store(path, Database::Mode::read_only, Create::never);
+        EXPECT_EQ(db->scalar("PRAGMA user_version"), kSchemaVersion);
+        const RunData d = load_run(*db, id);
+        ASSERT_EQ(d.rows.trials.size(), 1u);
+        EXPECT_EQ(d.rows.trials[0].received, 100u);
+        EXPECT_EQ(list_runs(*db).size(), 1u);
+    }
+    EXPECT_EQ(bytes(), before) << "reading the store changed it";
+    EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
+    Database raw(path, Database::Mode::read_only);
+    EXPECT_EQ(raw.scalar("PRAGMA user_version"), 3);
 }
 
 TEST_F(StoreTest, VersionTwoStacksSurviveTheMigration) {

@@ -1,5 +1,6 @@
 // A trial knows whether it was disturbed: a worker that shares its CPU
-// with a spinning thread is flagged, one that has its CPU to itself is not.
+// with a spinning thread is flagged, one that has its CPU to itself is not;
+// the stage cycles of a preempted worker leave out the time it lost.
 // Real engine, real worker lcore, the sample forwarding replay; the test
 // runs alone (RUN_SERIAL), since a neighbour test would disturb it too.
 #include <gtest/gtest.h>
@@ -26,12 +27,33 @@ capture::Scenario replay(double seconds) {
     return sc;
 }
 
+/// One trial's condition against a limit, and its busy cycles per received
+/// packet over the steady window (all stages).
+struct Trial {
+    analysis::TrialCondition condition;
+    double cycles_per_packet = 0;
+};
+
 /// Runs one trial; its condition against `limit` (share of the window).
-analysis::TrialCondition trial(const capture::Scenario& sc, double limit) {
+Trial run_trial(const capture::Scenario& sc, double limit) {
     const capture::RunResult r = capture::run_engine(sc.engine);
     db::Batch b = capture::trial_rows(0, r);
     b.trials.at(0).max_disturbance = limit;
-    return analysis::trial_condition(b.trials.at(0), b.threads);
+    Trial t;
+    t.condition = analysis::trial_condition(b.trials.at(0), b.threads);
+    uint64_t busy = 0;
+    for (size_t i = 0; i < r.window_end.stages.size(); ++i) {
+        const auto& a = r.window_start.stages.at(i);
+        const auto& e = r.window_end.stages.at(i);
+        busy += (e.cycles - e.idle_cycles) - (a.cycles - a.idle_cycles);
+    }
+    const uint64_t rx = r.window_end.ledger.received - r.window_start.ledger.received;
+    t.cycles_per_packet = rx ? static_cast<double>(busy) / static_cast<double>(rx) : 0;
+    return t;
+}
+
+analysis::TrialCondition trial(const capture::Scenario& sc, double limit) {
+    return run_trial(sc, limit).condition;
 }
 
 /// A thread spinning on `cpu` while it lives.
@@ -73,6 +95,39 @@ TEST_F(Disturbance, AWorkerSharingItsCpuWithASpinningThreadIsFlagged) {
     EXPECT_LT(c.worker_on_cpu, 0.8);
     EXPECT_GT(c.involuntary, 10u);
     EXPECT_NE(c.why().find("worker 0 on CPU"), std::string::npos) << c.why();
+}
+
+// The spinner takes the worker's CPU for a time slice (milliseconds) at a
+// time, mostly in the middle of a stage's call: the engine counts such a call
+// (longer than engine.interrupted_call_us) apart and estimates its cycles, so
+// the stage cycles stay what the code costs. Without it they grow by the
+// time the worker lost.
+TEST_F(Disturbance, APreemptedWorkersStageCyclesLeaveTheLostTimeOut) {
+    capture::Scenario sc = replay(1.0);
+    const Trial quiet = run_trial(sc, 0.02);
+    ASSERT_GT(quiet.cycles_per_packet, 0);
+    Trial kept, raw;
+    {
+        const Spinner spinner(1);
+        kept = run_trial(sc, 0.02);
+        sc.engine.interrupted_call_us = 0;
+        raw = run_trial(sc, 0.02);
+    }
+    const analysis::TrialCondition& c = kept.condition;
+    ASSERT_TRUE(c.measured);
+    ASSERT_TRUE(c.disturbed) << "worker on CPU " << c.worker_on_cpu;
+    EXPECT_GT(c.interrupted_calls, 10u);
+    // The interrupted calls' wall time is about what the worker lost.
+    EXPECT_NEAR(c.interrupted, c.worker_lost(), 0.1)
+        << c.interrupted_calls << " interrupted calls";
+    EXPECT_FALSE(c.cycles_disturbed) << c.why_cycles();
+    EXPECT_NEAR(kept.cycles_per_packet / quiet.cycles_per_packet, 1.0, 0.25)
+        << kept.cycles_per_packet << " against " << quiet.cycles_per_packet << " quiet";
+    // Every call kept: the lost time lands in the stages.
+    EXPECT_EQ(raw.condition.interrupted_calls, 0u);
+    EXPECT_TRUE(raw.condition.cycles_disturbed);
+    EXPECT_GT(raw.cycles_per_packet / quiet.cycles_per_packet, 1.4)
+        << raw.cycles_per_packet << " against " << quiet.cycles_per_packet << " quiet";
 }
 
 TEST_F(Disturbance, AWorkerWithItsCpuToItselfIsNot) {

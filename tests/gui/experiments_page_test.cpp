@@ -179,6 +179,34 @@ class ExperimentsPageTest : public QObject {
         QCOMPARE(w.experiments_page()->grid()->rowCount(), 4);
     }
 
+    // Last: it adds a newer experiment to the store. Selecting a run of the
+    // older one turns the page to the older one.
+    void thePageFollowsTheSelectedRunsExperiment() {
+        int status = -1;
+        const QString out =
+            cli_output({"run", "samples/forward-replay.toml", "--db", db_, "--ab",
+                        "engine.extra_work=0,4", "--trials", "2", "--duration", "0.2"},
+                       &status);
+        QCOMPARE(status, 0);
+        const auto at = out.indexOf(QStringLiteral("stored as experiment "));
+        QVERIFY2(at >= 0, qPrintable(out));
+        const QString newer = out.mid(at + 21).section(' ', 0, 0);
+        QVERIFY(newer != experiment_);
+        MainWindow w;
+        QCOMPARE(w.open_store(db_), QString());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.select_run(QStringLiteral("1")));  // the first cell of the older experiment
+        w.wait_until_loaded();
+        QVERIFY(w.show_page(QStringLiteral("experiments")));
+        w.wait_until_loaded();
+        QCOMPARE(w.experiments_page()->experiment_box()->currentData().toString(), experiment_);
+        QCOMPARE(w.experiments_page()->grid()->rowCount(), 4);
+        QVERIFY(w.select_run(newer.isEmpty() ? QString() : QStringLiteral("9")));  // a cell of the newer
+        w.wait_until_loaded();
+        QCOMPARE(w.experiments_page()->experiment_box()->currentData().toString(), newer);
+    }
+
   private:
     fs::path dir_;
     QString db_;

@@ -22,6 +22,7 @@
 #include "db/writer.h"
 #include "gui/main_window.h"
 #include "gui/models/stage_table_model.h"
+#include "gui/pages/compare_page.h"
 #include "gui/pages/flame_page.h"
 #include "gui/pages/histograms_page.h"
 #include "gui/pages/queues_page.h"
@@ -120,6 +121,80 @@ void add_forwarding_run(const std::string& path, int extra_stages = 0) {
     }
     w.submit(b);
     w.finish("complete");
+}
+
+// A run of a real machine's size (45 million packets a trial, thousands of
+// cycles a call, a million drops): the widest figures the Stages and Compare
+// pages show. `slower` scales the cycles (a candidate).
+void add_busy_run(const std::string& path, const std::string& label, double slower = 1) {
+    db::RunInfo info;
+    info.label = label;
+    info.host = db::host_name();
+    info.trials = 3;
+    db::RunWriter w(path, info);
+    db::Batch b;
+    const std::vector<std::string> stages = {
+        "eth_rx",     "eth_input",   "ip6_input",  "ila_early",   "early_demux",
+        "ip6_lookup", "ila_late",    "ip6_local",  "ip6_forward", "icmp6_input",
+        "udp6_input", "udp6_output", "ip6_output", "nd_resolve",  "nd_timer",
+        "txq_select", "eth_tx",      "drop",       "apps"};
+    for (int t = 0; t < 3; ++t) {
+        db::TrialRow tr;
+        tr.trial = t;
+        tr.seconds = 1.6;
+        tr.received = 45'582'304 + 1000 * t;
+        tr.forwarded = tr.received - 1'093'480;
+        tr.dropped = 1'093'480;
+        tr.window_received = tr.received;
+        tr.rx_pps = tr.forwarded_pps = 28'488'940;
+        tr.walks = 2'028'312;
+        tr.idle_walks = 713'966;
+        b.trials.push_back(tr);
+        for (size_t s = 0; s < stages.size(); ++s) {
+            const uint64_t calls = 1'424'447, idle_calls = s == 0 ? 713'966 : 0;
+            const auto cycles = static_cast<uint64_t>(slower * (1900.2 + 73.1 * s) * calls * (1 + 0.01 * t));
+            b.stages.push_back({t, -1, stages[s], static_cast<int>(s), calls + idle_calls,
+                                tr.received, cycles + idle_calls * 210, idle_calls, idle_calls * 210});
+        }
+        b.drops.push_back({t, "ip6_hop_limit", "ip6_forward", "receive", 1'093'480});
+        b.queues.push_back({t, -1, "wire", 0, "rx", tr.received, tr.received * 64, 1'424'447, 713'966, 0});
+        b.histograms.push_back(histogram_row(t, "ip6_lookup", 2000));
+    }
+    w.submit(b);
+    w.finish("complete");
+}
+
+/// Every cell of `v`'s rows and columns shows its whole text: as wide as the
+/// column (with the style's margins) and the column within the view.
+void check_cells_fit(QTableView* v, const char* what) {
+    QAbstractItemModel* m = v->model();
+    const int margin = v->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, v) + 1;
+    for (int c = 0; c < m->columnCount(); ++c) {
+        if (v->isColumnHidden(c)) continue;
+        const int x = v->columnViewportPosition(c), width = v->columnWidth(c);
+        QVERIFY2(x >= 0 && x + width <= v->viewport()->width(),
+                 qPrintable(QString("%1: column %2 (%3) at %4..%5 px, the view shows 0..%6")
+                                .arg(what)
+                                .arg(c)
+                                .arg(m->headerData(c, Qt::Horizontal).toString())
+                                .arg(x)
+                                .arg(x + width)
+                                .arg(v->viewport()->width())));
+        for (int r = 0; r < m->rowCount(); ++r) {
+            const QModelIndex at = m->index(r, c);
+            const QVariant f = at.data(Qt::FontRole);
+            const QFontMetrics fm(f.isValid() ? f.value<QFont>() : v->font());
+            const QString text = at.data().toString();
+            const int need = fm.horizontalAdvance(text) + 2 * margin;
+            QVERIFY2(need <= width, qPrintable(QString("%1: \"%2\" (row %3, %4) needs %5 px, its "
+                                                       "column is %6 px")
+                                                   .arg(what, text)
+                                                   .arg(r)
+                                                   .arg(m->headerData(c, Qt::Horizontal).toString())
+                                                   .arg(need)
+                                                   .arg(width)));
+        }
+    }
 }
 
 // main 100 = walk 70 (lookup 40, rx 30) + idle 30.
@@ -281,6 +356,30 @@ class GuiPagesTest : public QObject {
         const QModelIndex last = v->model()->index(v->model()->rowCount() - 1, 0);
         QCOMPARE(last.data().toString(), QString("all stages"));
         QVERIFY(v->viewport()->rect().contains(v->visualRect(last)));
+    }
+
+    // At the default size, the Stages page and the Compare page show every
+    // figure whole: no cut "1900." for 1900.2, no "no differenc", no column
+    // off the right edge.
+    void everyCellFitsItsColumnAtTheDefaultSize() {
+        const std::string path = fresh(dir_, "busy.db");
+        add_busy_run(path, "base");
+        add_busy_run(path, "cand", 1.03);
+        MainWindow w;
+        QCOMPARE(w.size(), QSize(1400, 860));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(open(w, path, "cand"));
+        QVERIFY(w.show_page("stages"));
+        QTRY_VERIFY(w.stage_view()->model()->rowCount() > 0);
+        QApplication::processEvents();
+        check_cells_fit(w.stage_view(), "Stages");
+        QVERIFY(w.select_pair("base", "cand"));
+        w.wait_until_loaded();
+        QVERIFY(w.show_page("compare"));
+        QTRY_VERIFY(w.compare_page()->table()->model()->rowCount() > 0);
+        QApplication::processEvents();
+        check_cells_fit(w.compare_page()->table(), "Compare");
     }
 
     void hitTestFindsTheFrameUnderThePointer() {

@@ -7,6 +7,8 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <limits>
+#include <set>
 #include <random>
 #include <sstream>
 #include <string>
@@ -105,6 +107,33 @@ TEST(OneDefinition, RunCyclesPerPacketIsTheMeanOfItsTrials) {
             }
         }
     }
+}
+
+// A trial whose worker lost its time inside calls the engine left out of the
+// stage cycles: its rates rest on a disturbed trial, its stage cycles not.
+TEST(OneDefinition, InterruptedCallsDisturbRatesButNotStageCycles) {
+    db::RunData run = run_with_a_stalled_trial();
+    for (auto& t : run.rows.trials) {
+        t.window_ns = 1'000'000'000;
+        t.max_disturbance = 0.02;
+        db::ThreadRow w;
+        w.trial = t.trial;
+        w.role = db::kWorkerThread;
+        w.cpu_ns = t.trial == 2 ? 900'000'000 : 999'000'000;
+        w.involuntary = t.trial == 2 ? 50 : 0;
+        w.interrupted_calls = t.trial == 2 ? 40 : 0;
+        w.interrupted_ns = t.trial == 2 ? 95'000'000 : 0;
+        run.rows.threads.push_back(w);
+    }
+    const std::vector<Metric> metrics = run_metrics(run);
+    const Metric* all = find_metric(metrics, kStageCycles, kAllStages);
+    const Metric* rx = find_metric(metrics, kThroughput, kRxRate);
+    ASSERT_NE(all, nullptr);
+    ASSERT_NE(rx, nullptr);
+    EXPECT_EQ(all->disturbed.at(2), "");
+    EXPECT_NE(rx->disturbed.at(2).find("worker 0 on CPU 90.0%"), std::string::npos)
+        << rx->disturbed.at(2);
+    EXPECT_EQ(rx->disturbed.at(0), "");
 }
 
 // A stage's own per-call and per-packet figures are formed like every
@@ -247,6 +276,35 @@ TEST(Verdicts, TheTextTableExplainsOnlyTheMarksItUses) {
     EXPECT_NE(warned.find("\n! "), std::string::npos) << warned;
 }
 
+// The 80-column text: a call-latency row with the widest unit, a long name
+// and a flagged verdict keeps to one line (the report folds at 80 and
+// would put "U!" on a line of its own), and names that differ at their end
+// stay apart.
+TEST(Verdicts, EveryRowKeepsTo80Columns) {
+    std::vector<Metric> base, cand;
+    for (const char* name : {"rte_fib6_lookup_bulk p50", "rte_fib6_lookup_bulk p99", "eth_rx p99"}) {
+        Metric b{kCallLatency, name, "cyc/pkt@call", false, true, {171.2, 175.9, 169.4}, {}};
+        Metric c = b;
+        c.values = {111.5, 112.1, 0};  // one trial without a value: a flagged verdict
+        c.values[2] = std::numeric_limits<double>::quiet_NaN();
+        base.push_back(b);
+        cand.push_back(c);
+    }
+    const std::string text = render_verdicts_text(compare_metrics(base, cand, 95), 95);
+    std::istringstream lines(text);
+    std::set<std::string> names;
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("rte_fib6", 0) == 0 || line.rfind("eth_rx", 0) == 0) {
+            EXPECT_LE(line.size(), 80u) << line;
+            names.insert(line.substr(0, 20));  // the name column, cut or not
+        }
+    }
+    EXPECT_EQ(names.size(), 3u) << text;
+    const auto table = text.substr(0, text.find("\nN = "));
+    std::istringstream rows(table);
+    for (std::string line; std::getline(rows, line);) EXPECT_LE(line.size(), 80u) << line;
+}
+
 TEST(Text, ARateColumnReadsInOneUnit) {
     db::RunData r = run_with_a_stalled_trial();
     r.rows.trials[1].rx_pps = 5000;  // kpps on its own
@@ -254,6 +312,19 @@ TEST(Text, ARateColumnReadsInOneUnit) {
     const std::string text = render_run(r);
     EXPECT_EQ(text.find("kpps"), std::string::npos) << text;
     EXPECT_NE(text.find("0.005 Mpps"), std::string::npos) << text;
+}
+
+// A slow run reads in Mpps too, as compare, report and the GUI give it,
+// with the digits it needs.
+TEST(Text, ASlowRateReadsInMppsAsInEveryView) {
+    db::RunData r = run_with_a_stalled_trial();
+    for (auto& t : r.rows.trials) t.rx_pps = t.forwarded_pps = 38'800;
+    const std::string text = render_run(r);
+    EXPECT_EQ(text.find("kpps"), std::string::npos) << text;
+    EXPECT_NE(text.find("0.0388 Mpps"), std::string::npos) << text;
+    const Metric* rx = find_metric(run_metrics(r), kThroughput, kRxRate);
+    ASSERT_NE(rx, nullptr);
+    EXPECT_EQ(rx->unit, "Mpps");
 }
 
 // The path events and latencies are per-trial metrics like every other: each

@@ -8,6 +8,7 @@
 
 #include "capture/profile_text.h"
 #include "analysis/flame_diff.h"
+#include "analysis/flame_layout.h"
 #include "analysis/flame_tree.h"
 #include "analysis/queue_skew.h"
 #include "analysis/report.h"
@@ -191,4 +192,16 @@ TEST(QueueSkew, FlagsOneBusyQueueAmongIdleOnes) {
 TEST(Report, LineDiffKeepsOrder) {
     EXPECT_EQ(line_diff("a\nb\nc\n", "a\nB\nc\nd\n"),
               (std::vector<std::string>{" a", "-b", "+B", " c", "+d"}));
+}
+
+// A frame too narrow for its name keeps the part that tells it apart: the
+// start of a stage (eth_input, ip6_input and ip6_output all end in "put"),
+// the end of a qualified C++ name (its function, not its namespace).
+TEST(FlameLabel, AStageKeepsItsStartAFunctionItsEnd) {
+    using pathscope::analysis::flame_label;
+    EXPECT_EQ(flame_label("ip6_input", 0.5, 7), "ip6_in~");
+    EXPECT_EQ(flame_label("eth_input", 0.5, 7), "eth_in~");
+    EXPECT_EQ(flame_label("pathscope::engine::walk", 0.5, 5), "~walk");
+    EXPECT_EQ(flame_label("ip6_input", 0.5, 9), "ip6_input");
+    EXPECT_EQ(flame_label("ip6_input", 0.5, 3), "");
 }

@@ -144,7 +144,7 @@ TEST(Scenario, NothingToRunIsRefused) {
     EXPECT_EQ(error_of(gen), "s.toml:6: 'workload.flows' must be between 1 and 16777216 flows, not 0");
     const std::string rx = "[[port]]\nname = \"wire\"\nrx_queues = 0\n";
     EXPECT_EQ(error_of(rx),
-              "s.toml:3: 'port.rx_queues' is 0 on port 'wire', which is polled: give it 1 or more "
+              "s.toml:3: port 'wire': 'port.rx_queues' is 0, and the port is polled: give it 1 or more "
               "queues, or poll = false for a port that only sends");
     // A port that only sends needs no receive queue.
     EXPECT_EQ(error_of(rx + "poll = false\n"), "");
@@ -165,7 +165,9 @@ TEST(Scenario, OneRangeCheckForTheFileAndForSet) {
         {"engine.duration=0", "'engine.duration' must be between 0.01 and 86400 seconds, not 0"},
         {"capture.interval=nan", "'capture.interval' must be between 0.01 and 60 seconds, not nan"},
         {"workload.flows=0", "'workload.flows' must be between 1 and 16777216 flows, not 0"},
-        {"port.wire.rx_queues=1025", "'port.rx_queues' must be between 0 and 1024 queues, not 1025"},
+        {"port.wire.rx_queues=1025",
+         "'port.rx_queues' must be between 0 and 1024 queues (0: a port that only sends, poll = "
+         "false), not 1025"},
         // The generator's own minimum (the headers), not just the type's range.
         {"workload.frame_size=10", "'workload.frame_size' must be between 62 and 2048 bytes, not 10"},
         {"capture.sample_hz=2000000",
@@ -176,8 +178,10 @@ TEST(Scenario, OneRangeCheckForTheFileAndForSet) {
     };
     for (const auto& c : cases) {
         SCOPED_TRACE(c.set);
-        // From the command line: named as typed, never a line of the file.
-        EXPECT_EQ(override_error(text, {c.set}), "--set " + c.set + ": " + c.message);
+        // From the command line: named as typed, never a line of the file;
+        // a port's own setting names the port too.
+        const std::string owner = c.set.rfind("port.", 0) == 0 ? "port 'wire': " : "";
+        EXPECT_EQ(override_error(text, {c.set}), "--set " + c.set + ": " + owner + c.message);
         // From the file: the file and the line, and the same message.
         const std::string key = c.set.substr(0, c.set.find('='));
         const std::string value = c.set.substr(c.set.find('=') + 1);
@@ -187,7 +191,7 @@ TEST(Scenario, OneRangeCheckForTheFileAndForSet) {
                                      ? "[[port]]\nname = \"wire\"\n" + name + " = " + value + "\n"
                                      : "[" + section + "]\n" + name + " = " + value + "\n";
         const std::string line = section == "port" ? "3" : "2";
-        EXPECT_EQ(error_of(file), "s.toml:" + line + ": " + c.message);
+        EXPECT_EQ(error_of(file), "s.toml:" + line + ": " + owner + c.message);
         // The run verb's own options (--duration, --trials) ask the same check.
         EXPECT_EQ(capture::check_setting(key == "port.wire.rx_queues" ? "port.rx_queues" : key,
                                          std::stod(value)),
@@ -206,6 +210,36 @@ TEST(Scenario, OneRangeCheckForTheFileAndForSet) {
 
 // Every numeric key of every section reaches the table (a key without a
 // range would throw std::logic_error on any parse).
+// A switch of "on" and "off" takes true and false too (as socket.bind
+// does), and any other value is refused with the values it takes.
+TEST(Scenario, OnOffSwitchesTakeTrueAndFalseAndListTheirValues) {
+    const std::string sample = std::string(PATHSCOPE_SOURCE_DIR) + "/samples/default.toml";
+    EXPECT_FALSE(capture::load_scenario(sample, {"engine.route_cache=false"}).engine.route_cache);
+    EXPECT_TRUE(capture::load_scenario(sample, {"engine.route_cache=true"}).engine.route_cache);
+    const std::string text = "[engine]\nduration = 1\n";
+    EXPECT_EQ(override_error(text, {"engine.route_cache=7"}),
+              "--set engine.route_cache=7: 'engine.route_cache' must be \"on\" or \"off\" (or true "
+              "or false)");
+    EXPECT_EQ(override_error(text, {"engine.txq_hash=true"}),
+              "--set engine.txq_hash=true: 'engine.txq_hash' must be \"flow\" or \"none\"");
+}
+
+// A setting of another workload kind is refused, not carried silently into
+// the label; percentages over 100 blame the --set that made them.
+TEST(Scenario, WorkloadSettingsOfAnotherKindAndTheirSumAreRefused) {
+    const std::string gen =
+        "[[port]]\nname = \"wire\"\n[workload]\nkind = \"generator\"\nport = \"wire\"\n"
+        "sink_percent = 20\necho_percent = 5\n";
+    EXPECT_EQ(override_error(gen, {"workload.file=/nonexistent.pcap"}),
+              "--set workload.file=/nonexistent.pcap: 'workload.file' is a setting of a pcap "
+              "replay (workload.kind = \"pcap\"), not of kind = \"generator\": set the kind, or "
+              "leave it out");
+    const std::string e = override_error(gen, {"workload.sink_percent=80", "workload.echo_percent=30"});
+    EXPECT_EQ(e.rfind("--set workload.", 0), 0u) << e;
+    EXPECT_NE(e.find("add up to 115%, more than 100"), std::string::npos) << e;
+    EXPECT_NE(e.find("sink_percent = 80 (--set workload.sink_percent=80)"), std::string::npos) << e;
+}
+
 TEST(Scenario, EveryNumericSettingHasARange) {
     EXPECT_NO_THROW(parse_scenario(R"(
 [engine]

@@ -57,6 +57,26 @@ TEST(TrialConditions, WithinTheLimitIsClean) {
                     .disturbed);
 }
 
+TEST(TrialConditions, InterruptedCallsKeepTheStageCyclesClean) {
+    // The worker lost 8% of its window, 7% of it inside calls the engine
+    // left out of its stage cycles: rates are disturbed, stage cycles not.
+    db::ThreadRow w = thread(0, db::kWorkerThread, 0, 920'000'000, 40);
+    w.interrupted_calls = 35;
+    w.interrupted_ns = 70'000'000;
+    const TrialCondition c = trial_condition(trial(0, 1'000'000'000, 0.02), {w});
+    EXPECT_TRUE(c.disturbed);
+    EXPECT_FALSE(c.cycles_disturbed);
+    EXPECT_NEAR(c.interrupted, 0.07, 1e-12);
+    EXPECT_EQ(c.why_cycles(), "");
+    // Only 5% of it inside them: 3% beyond the limit of 2% is left.
+    w.interrupted_ns = 50'000'000;
+    const TrialCondition d = trial_condition(trial(0, 1'000'000'000, 0.02), {w});
+    EXPECT_TRUE(d.cycles_disturbed);
+    EXPECT_EQ(d.why_cycles(),
+              "worker 0 on CPU 92.0% of the window (40 forced switches; 5.0% in 35 interrupted "
+              "calls, left out)");
+}
+
 TEST(TrialConditions, ARunStoredBeforeTheMeasureIsNotJudged) {
     db::TrialRow old;
     old.trial = 2;
