@@ -29,6 +29,14 @@ EXP=$(sed -n 's/^stored as experiment \([0-9a-f]*\) .*/\1/p' "$D/run.txt")
 
 "$P" list --db "$DB" > "$D/list.txt"
 grep -q "^experiment $EXP: 8 cells" "$D/list.txt" || fail "list does not group the experiment"
+# A cell is labelled by what tells it apart; how it was measured is no part of it.
+label=$("$P" show 1 --db "$DB" --no-histograms | sed -n '1s/^run 1  "\([^"]*\)".*/\1/p')
+echo "run 1 is labelled '$label'"
+case $label in
+  "udp6-tx-bind-connect "*cache=*bind=*connect=*) ;;
+  *) fail "a cell is not labelled by the settings that tell it apart: '$label'" ;;
+esac
+case $label in *capture.*|*engine.duration*|*"["*) fail "a label carries how the run was measured: '$label'" ;; esac
 # The compare line it suggests works as printed: it names this store.
 hint=$(sed -n 's/^ *compare: pathscope compare //p' "$D/list.txt")
 case $hint in "--db $DB --experiment $EXP --by "*) ;; *) fail "list's compare hint lacks --db $DB: $hint" ;; esac
