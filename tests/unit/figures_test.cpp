@@ -322,7 +322,8 @@ TEST(Text, ASlowRateReadsInMppsAsInEveryView) {
     const std::string text = render_run(r);
     EXPECT_EQ(text.find("kpps"), std::string::npos) << text;
     EXPECT_NE(text.find("0.0388 Mpps"), std::string::npos) << text;
-    const Metric* rx = find_metric(run_metrics(r), kThroughput, kRxRate);
+    const std::vector<Metric> metrics = run_metrics(r);
+    const Metric* rx = find_metric(metrics, kThroughput, kRxRate);
     ASSERT_NE(rx, nullptr);
     EXPECT_EQ(rx->unit, "Mpps");
 }
