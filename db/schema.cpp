@@ -471,6 +471,7 @@ namespace {
 /// and unlinked at once (the open connection keeps it until it closes).
 /// Whoever mailed the store keeps a file their pathscope still reads.
 std::unique_ptr<Database> migrated_copy(const Database& old, const std::string& path) {
+    // mkstemp's template: it replaces the six X's with a unique suffix.
     std::string name = (std::filesystem::temp_directory_path() / "pathscope-read-XXXXXX").string();
     const int fd = mkstemp(name.data());
     if (fd < 0)
