@@ -1,0 +1,2 @@
+#include "store/rows.h"
+#include "net/route.h"  // the deliberate forbidden edge
