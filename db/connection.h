@@ -24,6 +24,9 @@ namespace pathscope::db {
 /// How long a connection waits for another process's write lock before it
 /// gives up with SQLITE_BUSY.
 inline constexpr int kBusyTimeoutMs = 5000;
+/// The wait of connections opened from now on, in this process (a test
+/// whose reader must wait on a lock longer than the test does lengthens it).
+inline std::atomic<int> busy_timeout_ms{kBusyTimeoutMs};
 
 class DbError : public std::runtime_error {
   public:

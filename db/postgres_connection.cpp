@@ -340,7 +340,7 @@ class PgConnection final : public ConnectionBackend {
         // Quiet notices (CREATE ... IF NOT EXISTS), a writer that waits for
         // another's lock as an SQLite store does, and every statement bounded.
         exec("SET client_min_messages = warning; SET lock_timeout = '" +
-             std::to_string(kBusyTimeoutMs) + "ms'; SET application_name = 'pathscope'");
+             std::to_string(busy_timeout_ms.load()) + "ms'; SET application_name = 'pathscope'");
         set_query_budget(QueryBudget::default_limit.load());
         if (mode == Database::Mode::read_only) exec("SET default_transaction_read_only = on");
     }

@@ -14,7 +14,7 @@ std::string advice(int rc) {
             return " (this file is not an SQLite database)";
         case SQLITE_BUSY:
             return " (another process held the store's write lock for over " +
-                   std::to_string(kBusyTimeoutMs / 1000) +
+                   std::to_string(busy_timeout_ms.load() / 1000) +
                    " s: let it finish and try again, or open another store)";
         case SQLITE_IOERR:
             return " (the disk failed a read or write: check the device, e.g. dmesg, and its "
@@ -139,7 +139,7 @@ class SqliteConnection final : public ConnectionBackend {
         sqlite3_extended_result_codes(db_, 0);
         // A capture's writer holds the write lock for one short batch at a time;
         // readers and a second writer wait for it rather than fail.
-        sqlite3_busy_timeout(db_, kBusyTimeoutMs);
+        sqlite3_busy_timeout(db_, busy_timeout_ms.load());
         // A store may come from anyone: SQLite's settings for untrusted files
         // (https://sqlite.org/security.html). No writes to the schema by SQL,
         // no functions with side effects from views or triggers it holds,

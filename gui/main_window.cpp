@@ -2,6 +2,7 @@
 #include "gui/display_text.h"
 
 #include <QApplication>
+#include <QEventLoop>
 #include <QFileDialog>
 #include <QInputDialog>
 #include <QHeaderView>
@@ -321,6 +322,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(reader_, &StoreReader::cancelled, this, [this](unsigned generation) {
         if (generation == generation_) answered_ = generation;
     });
+    connect(reader_, &StoreReader::poll_failed, this, [this](const QString& error) {
+        if (error.isEmpty())
+            statusBar()->showMessage(tr("live view: reading the store again"), 5000);
+        else
+            statusBar()->showMessage(tr("live view stopped: %1 (it tries again every poll)").arg(error));
+    });
     reader_thread_.setObjectName(QStringLiteral("store reader"));
     reader_thread_.start();
     set_live(kLivePollMs);
@@ -340,11 +347,14 @@ void MainWindow::choose_store() {
 }
 
 QString MainWindow::open_store(const QString& path, bool interactive) {
-    // The reader lists the store on its thread; the window waits for it, as
-    // it has nothing to show before.
+    // A load of the store being left stops; the reader lists the new one
+    // on its thread while the window waits for it, drawn but taking no input.
+    reader_->want(++generation_);
+    answered_ = generation_;
+    progress_->hide();
+    cancel_->hide();
     StoreListing listing;
-    QMetaObject::invokeMethod(
-        reader_, [&] { listing = reader_->open(path); }, Qt::BlockingQueuedConnection);
+    on_reader([&] { listing = reader_->open(path); });
     if (!listing.error.isEmpty()) {
         statusBar()->showMessage(listing.error);
         if (interactive) QMessageBox::critical(this, tr("Cannot open the store"), listing.error);
@@ -659,9 +669,17 @@ void MainWindow::set_live(int ms) {
 
 bool MainWindow::poll_store() {
     bool changed = false;
-    QMetaObject::invokeMethod(
-        reader_, [&] { changed = reader_->poll(); }, Qt::BlockingQueuedConnection);
+    on_reader([&] { changed = reader_->poll(); });
     return changed;
+}
+
+void MainWindow::on_reader(const std::function<void()>& work) {
+    QEventLoop wait;
+    QMetaObject::invokeMethod(reader_, [&] {
+        work();
+        QMetaObject::invokeMethod(&wait, &QEventLoop::quit, Qt::QueuedConnection);
+    });
+    wait.exec(QEventLoop::ExcludeUserInputEvents);
 }
 
 void MainWindow::stage_clicked(const QModelIndex& index) {

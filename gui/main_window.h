@@ -7,6 +7,7 @@
 
 #include <QMainWindow>
 #include <QThread>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -112,6 +113,9 @@ class MainWindow : public QMainWindow {
     int worker_views() const { return worker_views_; }
 
   private:
+    /// Runs `work` on the reader's thread; the window waits for it, drawn
+    /// but taking no input.
+    void on_reader(const std::function<void()>& work);
     void load_selected();
     void loaded(const LoadedRun& run);
     void runs_changed(const StoreListing& changes);

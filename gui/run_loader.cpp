@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <optional>
+#include <utility>
 
 #include "analysis/run_metrics.h"
 #include "analysis/running_trial.h"
+#include "db/connection.h"
 #include "db/schema.h"
 
 namespace pathscope::gui {
@@ -148,9 +150,21 @@ StoreReader::~StoreReader() = default;
 
 void StoreReader::want(unsigned generation) {
     wanted_.store(generation);
-    // A query under way stops now, not at its end.
+    // A read under way for an older ask stops now, not at its end. A read
+    // for this very ask (it may have started already) is left alone.
     const std::lock_guard lock(db_mutex_);
-    if (db_) db_->interrupt();
+    const unsigned reading = reading_.load();
+    if (db_ && reading != kIdle && reading != generation) {
+        interrupt_sent_ = true;
+        db_->interrupt();
+    }
+}
+
+bool StoreReader::stray_interrupt(const std::exception& e) {
+    const auto* d = dynamic_cast<const db::DbError*>(&e);
+    if (!d || (d->code() & 0xff) != SQLITE_INTERRUPT) return false;
+    const std::lock_guard lock(db_mutex_);
+    return std::exchange(interrupt_sent_, false);  // not a statement_timeout
 }
 
 StoreListing StoreReader::open(const QString& path) {
@@ -188,34 +202,55 @@ StoreListing StoreReader::open(const QString& path) {
 }
 
 void StoreReader::load(unsigned generation, qint64 base, qint64 id) {
-    if (!current(generation) || !db_) return;  // stale: a newer load is queued
+    // Marked before the look at wanted_, as want() marks wanted_ before its
+    // look at this: an ask that comes meanwhile either stops this load here
+    // or interrupts its query.
+    const Reading reading(reading_, generation);
+    if (!current(generation)) return;  // stale: a newer load is queued
     LoadedRun out;
-    try {
-        std::shared_ptr<db::RunData> run;
-        db::RunCursor cursor;
-        run = std::make_shared<db::RunData>(
-            std::move(db::load_run_since(*db_, id, cursor, kViewer).data));
-        if (!current(generation)) throw LoadCancelled{};
-        out = compute_pages(run, [&] { return current(generation); });
-        if (base) {
-            const db::RunData b = db::load_run(*db_, base, kViewer);
-            if (!current(generation)) throw LoadCancelled{};
-            add_comparison(out, b);
-        }
-        follow_ = base ? Followed{} : Followed{id, generation, cursor, run};
-    } catch (const LoadCancelled&) {
-        emit cancelled(generation);
+    if (!db_) {
+        out.generation = generation;
+        out.error = QStringLiteral("no store is open: open one first (File > Open store...)");
+        emit loaded(out);
         return;
-    } catch (const std::exception& e) {
-        if (!current(generation)) {  // interrupted by a newer ask or Cancel
+    }
+    // A server's cancel reaches the query running when it arrives: one sent
+    // for an older load that ended first stops this one, which then starts
+    // again (SQLite's interrupt stops only what runs when it is called).
+    for (int attempt = 0;; ++attempt) {
+        try {
+            out = load_current(generation, base, id);
+        } catch (const LoadCancelled&) {
             emit cancelled(generation);
             return;
+        } catch (const std::exception& e) {
+            if (!current(generation)) {  // interrupted by a newer ask or Cancel
+                emit cancelled(generation);
+                return;
+            }
+            if (stray_interrupt(e) && attempt < 3) continue;
+            out = LoadedRun{};
+            out.error = display_lines(e.what());
         }
-        out = LoadedRun{};
-        out.error = display_lines(e.what());
+        break;
     }
     out.generation = generation;
     emit loaded(out);
+}
+
+LoadedRun StoreReader::load_current(unsigned generation, qint64 base, qint64 id) {
+    db::RunCursor cursor;
+    auto run = std::make_shared<db::RunData>(
+        std::move(db::load_run_since(*db_, id, cursor, kViewer).data));
+    if (!current(generation)) throw LoadCancelled{};
+    LoadedRun out = compute_pages(run, [&] { return current(generation); });
+    if (base) {
+        const db::RunData b = db::load_run(*db_, base, kViewer);
+        if (!current(generation)) throw LoadCancelled{};
+        add_comparison(out, b);
+    }
+    follow_ = base ? Followed{} : Followed{id, generation, cursor, run};
+    return out;
 }
 
 void StoreReader::set_poll(int ms) {
@@ -235,14 +270,23 @@ void StoreReader::set_poll(int ms) {
 
 bool StoreReader::poll() {
     if (!db_) return false;
+    const Reading reading(reading_, kPolling);
     try {
         const int64_t v = db::data_version(*db_);
         if (v == data_version_) return false;
         list_changes();
         follow_changes();
         data_version_ = v;  // only once read: an interrupted poll is tried again
-    } catch (const std::exception&) {
-        return false;  // busy or interrupted: the next poll tries again
+        if (std::exchange(poll_failing_, false)) emit poll_failed({});
+    } catch (const std::exception& e) {
+        // Stopped for a load, or another writer's lock: the next poll tries
+        // again, quietly. Anything else is said when polls start failing, as
+        // the live view stands still until they work again.
+        const auto* d = dynamic_cast<const db::DbError*>(&e);
+        const int code = d ? d->code() & 0xff : SQLITE_ERROR;
+        if (stray_interrupt(e) || code == SQLITE_BUSY || code == SQLITE_LOCKED) return false;
+        if (!std::exchange(poll_failing_, true)) emit poll_failed(display_lines(e.what()));
+        return false;
     }
     // Announcements that came in while this poll's queries ran wait in the
     // connection, not on the socket: take them, and look again.

@@ -122,14 +122,32 @@ class StoreReader : public QObject {
     void runs_changed(pathscope::gui::StoreListing changes);
     void loaded(pathscope::gui::LoadedRun run);
     void cancelled(unsigned generation);
+    /// Polls started to fail, for a reason other than a load or another
+    /// writer (said once, until they work again: then an empty message).
+    void poll_failed(QString error);
 
   private:
+    static constexpr unsigned kIdle = 0;
+    static constexpr unsigned kPolling = ~0u - 1;  ///< above any generation the window asks for
+    /// Which read the reader's thread is doing, for want()'s interrupt.
+    struct Reading {
+        std::atomic<unsigned>& at;
+        Reading(std::atomic<unsigned>& a, unsigned what) : at(a) { at = what; }
+        ~Reading() { at = kIdle; }
+    };
     bool current(unsigned generation) const { return wanted_.load() == generation; }
+    LoadedRun load_current(unsigned generation, qint64 base, qint64 id);
+    /// Whether `e` is an interrupt want() sent (not a statement timeout);
+    /// it is then taken.
+    bool stray_interrupt(const std::exception& e);
     void list_changes();
     void follow_changes();
 
     std::atomic<unsigned> wanted_{0};
-    std::mutex db_mutex_;  ///< guards db_ against want()'s interrupt from another thread
+    std::atomic<unsigned> reading_{kIdle};
+    std::mutex db_mutex_;  ///< guards db_ and interrupt_sent_ against want() on another thread
+    bool interrupt_sent_ = false;  ///< an interrupt went out and has not been seen failing a read
+    bool poll_failing_ = false;    ///< polls fail (said when they started to)
     std::unique_ptr<db::Database> db_;
     std::string path_;
     int64_t data_version_ = -1;

@@ -23,6 +23,13 @@ using namespace pathscope;
 namespace fs = std::filesystem;
 
 
+// Connections opened while it lives wait `ms` for another's lock.
+struct LongerLockWait {
+    int was = db::busy_timeout_ms.load();
+    explicit LongerLockWait(int ms) { db::busy_timeout_ms = ms; }
+    ~LongerLockWait() { db::busy_timeout_ms = was; }
+};
+
 // A store reader on a thread of its own, as the desktop program runs it,
 // with a store open (or the error that refused it).
 struct ReaderThread {
@@ -87,6 +94,9 @@ class StoreReaderTest : public QObject {
         if (!pg.why_not().empty()) skip_without_server();
         const std::string url = pg.new_database("cancel");
         const int64_t id = test::write_profile_store(url, "small", 100, 2);
+        // The reader waits on a lock far longer than this test waits for the
+        // cancel (5 s by default, which would end the load by itself).
+        const LongerLockWait longer(60'000);
         db::Database holder(url, db::Database::Mode::read_write);
         holder.exec("BEGIN");
         holder.exec("LOCK TABLE stack_samples IN ACCESS EXCLUSIVE MODE");
@@ -105,9 +115,11 @@ class StoreReaderTest : public QObject {
             return watcher.scalar("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = "
                                   "'Lock' AND datname = current_database()");
         };
-        QTRY_VERIFY_WITH_TIMEOUT(waiting() == 1, 4'000);  // within the reader's 5 s lock_timeout
+        QTRY_VERIFY_WITH_TIMEOUT(waiting() == 1, 10'000);
         reader->want(2);  // what Cancel does
-        // (PQcancel returns once the server has it: the signal may come first)
+        // (PQcancel returns once the server has it: the signal may come first.)
+        // Well before the reader's lock_timeout (60 s here): a load that was
+        // not interrupted would still be waiting.
         QTRY_COMPARE_WITH_TIMEOUT(cancelled.count(), 1, 10'000);
         QCOMPARE(cancelled.at(0).at(0).toUInt(), 1u);
         QCOMPARE(loaded.count(), 0);
@@ -119,6 +131,42 @@ class StoreReaderTest : public QObject {
         const auto run = loaded.at(0).at(0).value<gui::LoadedRun>();
         QVERIFY2(run.error.isEmpty(), qPrintable(run.error));
         QCOMPARE(run.data->rows.stacks.size(), size_t(200));
+    }
+
+    // A load asked of a reader with no store answers, with the reason.
+    void aLoadWithoutAStoreSaysSo() {
+        gui::StoreReader reader;
+        QSignalSpy loaded(&reader, &gui::StoreReader::loaded);
+        reader.want(1);
+        reader.load(1, 0, 1);
+        QCOMPARE(loaded.count(), 1);
+        const auto run = loaded.at(0).at(0).value<gui::LoadedRun>();
+        QCOMPARE(run.generation, 1u);
+        QVERIFY2(run.error.contains("no store is open"), qPrintable(run.error));
+    }
+
+    // Polls that cannot read the store say why (once, while they fail), and
+    // say when they read again; a busy store or an interrupt stays quiet.
+    void aFailingPollSaysWhy() {
+        const std::string path = (dir_ / "polled.db").string();
+        test::write_profile_store(path, "small", 10, 1);
+        gui::StoreReader reader;
+        QVERIFY(reader.open(QString::fromStdString(path)).error.isEmpty());
+        QSignalSpy failed(&reader, &gui::StoreReader::poll_failed);
+        QVERIFY(!reader.poll());  // nothing changed
+        QCOMPARE(failed.count(), 0);
+        // Another process damages the store: the runs table is gone.
+        db::Database other(path, db::Database::Mode::read_write);
+        other.exec("ALTER TABLE runs RENAME TO runs_gone");
+        QVERIFY(!reader.poll());
+        QVERIFY(!reader.poll());
+        QCOMPARE(failed.count(), 1);  // said once
+        const QString said = failed.at(0).at(0).toString();
+        QVERIFY2(said.contains("runs"), qPrintable(said));
+        other.exec("ALTER TABLE runs_gone RENAME TO runs");
+        QVERIFY(reader.poll());
+        QCOMPARE(failed.count(), 2);
+        QCOMPARE(failed.at(1).at(0).toString(), QString());  // reading again
     }
 
   private:
@@ -174,8 +222,14 @@ class StoreReaderTest : public QObject {
         QCOMPARE(loaded.count(), 2);  // only the first two
         qInfo("a whole load took %lld ms; cancelled a tenth of the way in, it had stopped within %lld ms (looked at every 50 ms)",
               whole_ms, stop_ms);
-        // Stopped inside the load, whatever the machine's speed: it was
-        // cancelled, and its result never came (loaded counted only the first two).
+        // Stopped inside the load's query, not at its end: the rest of the
+        // load would have taken nine tenths of a whole one, most of it in
+        // the query that reads the samples (a load that only looked
+        // between its steps stopped after about half a whole load).
+        QVERIFY2(stop_ms < whole_ms / 4,
+                 qPrintable(QString("stopped %1 ms after Cancel, a whole load takes %2 ms")
+                                .arg(stop_ms)
+                                .arg(whole_ms)));
     }
 };
 
