@@ -160,9 +160,16 @@ void StoreReader::want(unsigned generation) {
     }
 }
 
-bool StoreReader::stray_interrupt(const std::exception& e) {
+namespace {
+/// SQLite's primary result code for a store error (SQLITE_ERROR for others).
+int store_code(const std::exception& e) {
     const auto* d = dynamic_cast<const db::DbError*>(&e);
-    if (!d || (d->code() & 0xff) != SQLITE_INTERRUPT) return false;
+    return d ? d->code() & 0xff : SQLITE_ERROR;
+}
+}  // namespace
+
+bool StoreReader::our_interrupt(const std::exception& e) {
+    if (store_code(e) != SQLITE_INTERRUPT) return false;
     const std::lock_guard lock(db_mutex_);
     return std::exchange(interrupt_sent_, false);  // not a statement_timeout
 }
@@ -228,7 +235,7 @@ void StoreReader::load(unsigned generation, qint64 base, qint64 id) {
                 emit cancelled(generation);
                 return;
             }
-            if (stray_interrupt(e) && attempt < 3) continue;
+            if (our_interrupt(e) && attempt < 3) continue;  // meant for an older load
             out = LoadedRun{};
             out.error = display_lines(e.what());
         }
@@ -282,9 +289,8 @@ bool StoreReader::poll() {
         // Stopped for a load, or another writer's lock: the next poll tries
         // again, quietly. Anything else is said when polls start failing, as
         // the live view stands still until they work again.
-        const auto* d = dynamic_cast<const db::DbError*>(&e);
-        const int code = d ? d->code() & 0xff : SQLITE_ERROR;
-        if (stray_interrupt(e) || code == SQLITE_BUSY || code == SQLITE_LOCKED) return false;
+        const int code = store_code(e);
+        if (our_interrupt(e) || code == SQLITE_BUSY || code == SQLITE_LOCKED) return false;
         if (!std::exchange(poll_failing_, true)) emit poll_failed(display_lines(e.what()));
         return false;
     }

@@ -139,7 +139,7 @@ class StoreReader : public QObject {
     LoadedRun load_current(unsigned generation, qint64 base, qint64 id);
     /// Whether `e` is an interrupt want() sent (not a statement timeout);
     /// it is then taken.
-    bool stray_interrupt(const std::exception& e);
+    bool our_interrupt(const std::exception& e);
     void list_changes();
     void follow_changes();
 
