@@ -34,8 +34,8 @@ std::pair<int, std::string> classify(const char* sqlstate) {
     if (s == "53100") return {SQLITE_FULL, " (the server's disk is full: ask its administrator)"};
     if (s == "42501" || s == "25006")
         return {SQLITE_READONLY,
-                " (this role may not write here: capture with the store's writer role; see the "
-                "README's \"A team store\")"};
+                " (this role may not write here: capture with the store's writer role; see "
+                "docs/team-store-and-gate.md)"};
     if (s.rfind("08", 0) == 0)
         return {SQLITE_IOERR, " (the connection to the server broke: is it running?)"};
     return {SQLITE_ERROR, ""};

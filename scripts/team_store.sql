@@ -1,5 +1,5 @@
 -- A team store on PostgreSQL: its database and two roles. Run once, as the
--- server's superuser (the README's "A team store" shows the whole set-up):
+-- server's superuser (docs/team-store-and-gate.md shows the whole set-up):
 --   psql -v db=pathscope -v writer_password="'...'" -v reader_password="'...'" \
 --        -f scripts/team_store.sql
 -- pathscope_writer: capture hosts and CI jobs (run, import, push, merge into
