@@ -29,18 +29,12 @@ constexpr unsigned kClientRing = 256;
 class ConnectedEchoApp final : public App {
   public:
     ConnectedEchoApp(EngineContext& ctx, const AppConfig& cfg)
-        : ctx_(ctx), port_(cfg.port), max_clients_(cfg.max_clients) {
+        : ctx_(ctx), port_(cfg.port), max_clients_(cfg.max_clients), ready_(cfg.max_clients) {
         listen_ = std::make_unique<UdpSocket>(ctx);
         if (const int rc = listen_->bind(Ip6Addr{}, port_))
             throw std::runtime_error("[[app]] on UDP port " + std::to_string(port_) +
                                      ": bind: " + strerror(-rc));
-        ready_.reserve(max_clients_);
         clients_.reserve(max_clients_);
-    }
-
-    ~ConnectedEchoApp() override {
-        ready_.clear();
-        clients_.clear();
     }
 
     unsigned poll() override {
@@ -61,8 +55,12 @@ class ConnectedEchoApp final : public App {
             }
         }
         handled += n;
-        // Clients whose connected socket received something since the last poll.
-        for (UdpSocket* s : ready_) {
+        // Clients whose connected socket received something since the last
+        // poll (on any worker); one burst of them a poll.
+        UdpSocket* ready[kBurst];
+        const unsigned listed = ready_.take(ready, kBurst);
+        for (unsigned r = 0; r < listed; ++r) {
+            UdpSocket* s = ready[r];
             s->unlist();
             unsigned got;
             do {
@@ -74,7 +72,6 @@ class ConnectedEchoApp final : public App {
                 handled += got;
             } while (got == kBurst);
         }
-        ready_.clear();
         return handled;
     }
 

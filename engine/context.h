@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -147,10 +148,19 @@ struct EngineContext {
     std::unique_ptr<InterfaceAddresses> ifaddrs;
     /// Bumped when routes change: connected sockets' cached routes are then stale.
     uint32_t route_generation = 0;
-    rte_hash* connected = nullptr;   ///< ConnKey -> connected UdpSocket*
-    unsigned connected_count = 0;    ///< skip the 4-tuple lookup while no socket is connected
+    /// ConnKey -> connected UdpSocket*. Written by one thread at a time (the
+    /// control thread before the start, the applications' worker after),
+    /// read by every worker without a lock (RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF).
+    rte_hash* connected = nullptr;
+    /// Connected sockets: the receive path skips the 4-tuple lookup while
+    /// there are none. Read relaxed: a worker that reads a stale 0 misses a
+    /// socket that has just connected and falls back to the bound socket,
+    /// as a datagram that arrived a moment earlier would have.
+    std::atomic<unsigned> connected_count{0};
     std::vector<Ip6Addr> local_addresses;
-    UdpSocket* bound[65536] = {};     ///< bound sockets by local port
+    /// Bound sockets by local port: set (release) by the thread that binds,
+    /// read (acquire) by every worker's udp6_input.
+    std::atomic<UdpSocket*> bound[65536] = {};
     std::vector<UdpSocket*> sockets;  ///< every open socket, for the send path
     uint16_t next_ephemeral = 49152;  ///< where the search for a free ephemeral port starts
     uint64_t icmp_per_s = 100;  ///< the whole engine's; each worker has its share

@@ -51,7 +51,7 @@ namespace pathscope::engine {
     X(nptv6_no_adjust_word, "ila_late", "NPTv6 /49-/64: words 4-7 all 0xffff (RFC 6296)")        \
     X(xlat_no_route, "ila_late", "translated destination unroutable (or routed to translate)")
 
-enum class DropReason : uint16_t {
+enum class DropReason : uint8_t {  // one byte: PacketMeta fills its 24 bytes
 #define PATHSCOPE_X(name, stage, text) name,
     PATHSCOPE_DROP_REASONS(PATHSCOPE_X)
 #undef PATHSCOPE_X
@@ -59,6 +59,7 @@ enum class DropReason : uint16_t {
 };
 
 inline constexpr unsigned kDropReasonCount = static_cast<unsigned>(DropReason::count_);
+static_assert(kDropReasonCount <= 256, "DropReason is stored in one byte");
 
 inline constexpr std::string_view kDropReasonNames[] = {
 #define PATHSCOPE_X(name, stage, text) #name,

@@ -259,6 +259,9 @@ rte_hash* Engine::make_hash(const char* what, uint32_t key_len) const {
     hp.entries = 4096;
     hp.key_len = key_len;
     hp.socket_id = static_cast<int>(rte_socket_id());
+    // Every worker looks up while one thread adds (the applications' worker
+    // opens sockets at run time): lock-free readers, as DPDK's RW_CONCURRENCY_LF gives.
+    hp.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF;
     rte_hash* h = rte_hash_create(&hp);
     if (!h)
         throw std::runtime_error(std::string("cannot create the ") + what +

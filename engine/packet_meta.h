@@ -32,7 +32,15 @@ struct PacketMeta {
     uint8_t l4_proto;  ///< upper-layer protocol found by the extension header walk
     Fate fate;         ///< which counter eth_tx bumps on success
     DropReason drop;   ///< set before a packet is sent to the drop node
+    /// Set by early demux for each UDP packet it sees: it found the packet's
+    /// connected socket (in SocketMeta::socket), which udp6_input then
+    /// delivers to. Carried with the packet, so the hand-off holds on any
+    /// worker however the connection table changes in between.
+    bool demuxed;
 };
+// The mbuf's dynamic field area (36 bytes in DPDK 22.11) must keep room for
+// the drivers' own fields (net_pcap's 8-byte receive timestamp).
+static_assert(sizeof(PacketMeta) == 24, "PacketMeta grew: the drivers' dynamic fields may no longer fit");
 
 /// Socket-path state in the mbuf's private area.
 class UdpSocket;
@@ -43,7 +51,7 @@ struct SocketMeta {
     /// Send path: the sending socket (hop limit, class, flow label; and its
     /// in-flight bytes, released when the datagram is transmitted or dropped).
     /// Receive path, with engine.early_demux on: the connected socket early
-    /// demux found for a UDP packet, nullptr when it found none (Linux's skb->sk).
+    /// demux found for a UDP packet (Linux's skb->sk), valid while PacketMeta::demuxed.
     UdpSocket* socket;
 };
 

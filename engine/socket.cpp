@@ -33,6 +33,18 @@ bool v4_mapped(const uint8_t* a) {
 
 }  // namespace
 
+ReadyList::ReadyList(unsigned capacity) {
+    static unsigned serial = 0;
+    const std::string name = "ready" + std::to_string(serial++);
+    ring_ = rte_ring_create(name.c_str(), std::max(capacity, 1u), SOCKET_ID_ANY,
+                            RING_F_SC_DEQ | RING_F_EXACT_SZ);
+    if (!ring_)
+        throw std::runtime_error("cannot create the ready list of " + std::to_string(capacity) +
+                                 " sockets: " + rte_strerror(rte_errno));
+}
+
+ReadyList::~ReadyList() { rte_ring_free(ring_); }
+
 UdpSocket::UdpSocket(EngineContext& ctx, unsigned ring_size)
     : ctx_(ctx), accounting_(ctx.send_accounting) {
     static unsigned serial = 0;
@@ -44,10 +56,17 @@ UdpSocket::UdpSocket(EngineContext& ctx, unsigned ring_size)
 
 UdpSocket::~UdpSocket() {
     if (connected_) {
-        rte_hash_del_key(ctx_.connected, &key_);
-        --ctx_.connected_count;
+        // The table's readers are lock-free (RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF),
+        // so a deleted key's slot is kept until freed. Sockets close only
+        // when the engine has stopped (the applications go after the
+        // workers), so no reader can hold it: it is freed at once, with no
+        // rte_rcu_qsbr grace period to wait for.
+        const int32_t pos = rte_hash_del_key(ctx_.connected, &key_);
+        if (pos >= 0) rte_hash_free_key_with_position(ctx_.connected, pos);
+        ctx_.connected_count.fetch_sub(1, std::memory_order_relaxed);
     }
-    if (port_ && ctx_.bound[port_] == this) ctx_.bound[port_] = nullptr;
+    if (port_ && ctx_.bound[port_].load(std::memory_order_relaxed) == this)
+        ctx_.bound[port_].store(nullptr, std::memory_order_relaxed);
     std::erase(ctx_.sockets, this);
     rte_mbuf* m;
     while (rte_ring_dequeue(rx_, reinterpret_cast<void**>(&m)) == 0) rte_pktmbuf_free(m);
@@ -68,14 +87,16 @@ int UdpSocket::bind(const Ip6Addr& addr, uint16_t port) {
         for (unsigned tries = 0; tries < 16384 && !port; ++tries) {
             const uint16_t p = ctx_.next_ephemeral;
             ctx_.next_ephemeral = p == 65535 ? 49152 : static_cast<uint16_t>(p + 1);
-            if (!ctx_.bound[p]) port = p;
+            if (!ctx_.bound[p].load(std::memory_order_relaxed)) port = p;
         }
         if (!port) return -EAGAIN;
-    } else if (ctx_.bound[port] && !reuse_addr_) {
+    } else if (ctx_.bound[port].load(std::memory_order_relaxed) && !reuse_addr_) {
         return -EADDRINUSE;
     }
     port_ = port;
-    if (!ctx_.bound[port]) ctx_.bound[port] = this;
+    // Published with release: a worker that finds it (acquire) sees the socket made.
+    if (!ctx_.bound[port].load(std::memory_order_relaxed))
+        ctx_.bound[port].store(this, std::memory_order_release);
     if (!all_zero(addr.data())) {
         source_ = addr;
         has_source_ = true;
@@ -117,12 +138,18 @@ int UdpSocket::connect(const Ip6Addr& peer, uint16_t port) {
     k.remote_port = port;
     k.local_port = port_;
     if (rte_hash_lookup(ctx_.connected, &k) >= 0) return -EADDRINUSE;
-    if (rte_hash_add_key_data(ctx_.connected, &k, this) < 0) return -ENOBUFS;
+    // Everything a worker reads of a connected socket is set before the
+    // table publishes it (the lock-free add stores with release, lookups load
+    // with acquire): another worker may find it the moment it is added.
     key_ = k;
     nexthop_ = nh;
     route_generation_ = ctx_.route_generation;
     connected_ = true;
-    ++ctx_.connected_count;
+    if (rte_hash_add_key_data(ctx_.connected, &k, this) < 0) {
+        connected_ = false;
+        return -ENOBUFS;
+    }
+    ctx_.connected_count.fetch_add(1, std::memory_order_release);
     return 0;
 }
 

@@ -32,10 +32,26 @@ class UdpSocket;
 /// Sockets with datagrams waiting, for an application that owns many (what
 /// epoll's ready list is to a server): a socket joins when udp6_input
 /// delivers to it while it is not listed, so the application visits only
-/// those instead of polling every socket's ring. Worker thread only (the
-/// stages and the applications' polls run there); reserve room for every
-/// socket that may join, so that joining never allocates.
-using ReadyList = std::vector<UdpSocket*>;
+/// those instead of polling every socket's ring. Any worker may add (a
+/// multi-producer ring: with engine.workers > 1 every worker delivers); only
+/// the application's worker takes. Room for `capacity` sockets: a socket is
+/// listed at most once at a time, so a list as large as the sockets that may
+/// join never fills.
+class ReadyList {
+  public:
+    explicit ReadyList(unsigned capacity);
+    ~ReadyList();
+    ReadyList(const ReadyList&) = delete;
+    ReadyList& operator=(const ReadyList&) = delete;
+
+    void add(UdpSocket* s) { rte_ring_mp_enqueue(ring_, s); }
+    unsigned take(UdpSocket** out, unsigned n) {
+        return rte_ring_sc_dequeue_burst(ring_, reinterpret_cast<void**>(out), n, nullptr);
+    }
+
+  private:
+    rte_ring* ring_ = nullptr;
+};
 
 class UdpSocket {
   public:
@@ -68,8 +84,11 @@ class UdpSocket {
     void set_flow_label(uint32_t fl) { flow_label_ = fl & 0xfffff; }
     /// Joins `list` whenever a datagram arrives while not listed (nullptr: never).
     void set_ready_list(ReadyList* list) { ready_ = list; }
-    /// The application took this socket off its ready list: the next delivery lists it again.
-    void unlist() { listed_ = false; }
+    /// The application took this socket off its ready list: the next delivery
+    /// lists it again. Call it before draining the receive ring: a datagram
+    /// queued before this is drained then, one queued after lists the socket
+    /// again (both sides exchange `listed_`, so one of them sees the other).
+    void unlist() { listed_.exchange(false, std::memory_order_acq_rel); }
 
     /// Queues `m` (data = payload) for the connected peer. 0, -EDESTADDRREQ
     /// when not connected, -ENOBUFS when the send ring is full (counted as a
@@ -147,10 +166,7 @@ class UdpSocket {
     // Stage side.
     bool deliver(rte_mbuf* m) {
         if (rte_ring_enqueue(rx_, m) != 0) return false;  // multi-producer with several workers
-        if (ready_ && !listed_) {
-            listed_ = true;
-            ready_->push_back(this);
-        }
+        if (ready_ && !listed_.exchange(true, std::memory_order_acq_rel)) ready_->add(this);
         return true;
     }
     unsigned take_outgoing(rte_mbuf** out, unsigned n) {
@@ -190,7 +206,7 @@ class UdpSocket {
     rte_ring* rx_ = nullptr;
     rte_ring* tx_ = nullptr;
     ReadyList* ready_ = nullptr;
-    bool listed_ = false;  ///< on ready_ now
+    std::atomic<bool> listed_{false};  ///< on ready_ now
     SendAccounting accounting_;
     /// Bytes in flight; accessed through atomic_ref in atomic accounting,
     /// plainly in local accounting (then only the worker lcore touches it).

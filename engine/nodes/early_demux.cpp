@@ -35,15 +35,15 @@ uint16_t early_demux_process(rte_graph* graph, rte_node* node, void** objs, uint
         for (uint16_t i = 0; i < len; ++i) {
             rte_mbuf* m = static_cast<rte_mbuf*>(objs[base + i]);
             slot[i] = -1;
-            const PacketMeta* pm = meta(m);
+            PacketMeta* pm = meta(m);
             if (pm->l4_proto != IPPROTO_UDP) continue;  // not a candidate, not counted
+            pm->demuxed = false;  // udp6_input reads it for every UDP packet
             // No connected socket: a miss that leaves the socket-path line
-            // (the mbuf's third) untouched; udp6_input then looks no further.
-            if (ctx.connected_count == 0) {
+            // (the mbuf's third) untouched.
+            if (ctx.connected_count.load(std::memory_order_relaxed) == 0) {
                 slot[i] = static_cast<int8_t>(kChunk);
                 continue;
             }
-            socket_meta(m)->socket = nullptr;  // udp6_input reads it for every UDP packet
             const rte_ipv6_hdr* ip = ip6_hdr(m);
             const uint32_t l4 = kL3Offset + pm->l4_off;
             // A short header or a multicast destination is udp6_input's to judge, after the lookup.
@@ -72,6 +72,7 @@ uint16_t early_demux_process(rte_graph* graph, rte_node* node, void** objs, uint
                 if (s->cached_route(ctx.route_generation, &route) &&
                     memcmp(s->fixed_source(), ip6_hdr(m)->dst_addr, 16) == 0) {
                     socket_meta(m)->socket = s;
+                    meta(m)->demuxed = true;
                     ++hits;
                     return to_udp6;
                 }

@@ -40,13 +40,10 @@ uint16_t udp6_input_process(rte_graph* graph, rte_node* node, void** objs, uint1
                      ((m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) != RTE_MBUF_F_RX_L4_CKSUM_GOOD &&
                       l4_checksum_sum(m, ip, l4_off, IPPROTO_UDP, l4_len) != 0xffff)))
             return drop_as(m, DropReason::udp_bad_checksum, to_drop);
-        // Early demux already found the connected socket of a packet it let
-        // through (it writes the field only while some socket is connected;
-        // that count changes between graph walks, never within one).
-        UdpSocket* s =
-            ctx.early_demux && ctx.connected_count ? socket_meta(m)->socket : nullptr;
-        if (!s && unlikely(ctx.connected_count)) {  // connected 4-tuple first
-            ConnKey key;
+        // Early demux already found the connected socket of a packet it let through.
+        UdpSocket* s = ctx.early_demux && pm->demuxed ? socket_meta(m)->socket : nullptr;
+        if (!s && unlikely(ctx.connected_count.load(std::memory_order_relaxed))) {
+            ConnKey key;  // connected 4-tuple first
             memcpy(key.remote, ip->src_addr, 16);
             key.remote_port = rte_be_to_cpu_16(udp->src_port);
             key.local_port = rte_be_to_cpu_16(udp->dst_port);
@@ -54,7 +51,7 @@ uint16_t udp6_input_process(rte_graph* graph, rte_node* node, void** objs, uint1
             if (rte_hash_lookup_data(ctx.connected, &key, &found) >= 0)
                 s = static_cast<UdpSocket*>(found);
         }
-        if (!s) s = ctx.bound[rte_be_to_cpu_16(udp->dst_port)];
+        if (!s) s = ctx.bound[rte_be_to_cpu_16(udp->dst_port)].load(std::memory_order_acquire);
         if (likely(s != nullptr)) {
             SocketMeta* sm = socket_meta(m);
             memcpy(sm->peer, ip->src_addr, 16);

@@ -92,7 +92,7 @@ TEST_F(Rr, TwoHundredStreamsEachGetTheirResponsesOnTheirOwnSocket) {
     const EngineSnapshot s = eng.snapshot();
 
     // The server opened exactly one connected socket per stream.
-    EXPECT_EQ(eng.context().connected_count, kStreams);
+    EXPECT_EQ(eng.context().connected_count.load(), kStreams);
     EXPECT_EQ(event(s, PathEvent::rr_server_unconnected), 0u);
     // Nothing was lost, so nothing timed out and no response came late.
     EXPECT_EQ(client.timeouts(), 0u);
@@ -170,7 +170,7 @@ TEST_F(Rr, LostRequestIsResentAndALateResponseIsNotTakenForItsResend) {
     EXPECT_EQ(event(s, PathEvent::rr_timeouts), 2 * kStreams);
     EXPECT_EQ(event(s, PathEvent::rr_transactions), kStreams);
     EXPECT_EQ(s.rr_latency.count(), kStreams);
-    EXPECT_EQ(eng.context().connected_count, kStreams);
+    EXPECT_EQ(eng.context().connected_count.load(), kStreams);
     EXPECT_EQ(event(s, PathEvent::rr_server_unconnected), 0u);
     EXPECT_EQ(s.ledger.delivered, 2 * kStreams);
     EXPECT_TRUE(s.ledger.balanced());
@@ -189,7 +189,7 @@ TEST_F(Rr, ClientsPastTheLimitAreAnsweredFromTheBoundSocket) {
     }
     client.step();  // takes the last responses (and sends the next requests, unanswered)
     const EngineSnapshot s = eng.snapshot();
-    EXPECT_EQ(eng.context().connected_count, kLimit);
+    EXPECT_EQ(eng.context().connected_count.load(), kLimit);
     const std::vector<uint64_t> done = client.per_stream();
     // Driven in lock step, every stream completes one transaction a round.
     for (uint64_t d : done) EXPECT_EQ(d, kRounds);
@@ -215,7 +215,7 @@ TEST_F(Rr, PlainEchoServesTheStreamsWithoutConnectedSockets) {
         eng.run_until_idle(4);
     }
     client.step();
-    EXPECT_EQ(eng.context().connected_count, 0u);
+    EXPECT_EQ(eng.context().connected_count.load(), 0u);
     EXPECT_EQ(client.transactions(), kStreams * kRounds);
     EXPECT_EQ(event(eng.snapshot(), PathEvent::rr_server_unconnected), 0u);
 }

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstring>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "engine/eal.h"
@@ -66,6 +68,111 @@ const StageSnapshot* stage(const std::vector<StageSnapshot>& stages, const std::
     return nullptr;
 }
 
+
+/// What the connected echo server sent back, checked reply by reply.
+struct EchoOutcome {
+    uint64_t requests = 0;
+    uint64_t replies = 0;
+    uint64_t duplicates = 0;    ///< a request answered twice
+    uint64_t wrong_client = 0;  ///< answered to another client than the one that asked
+    EngineSnapshot snapshot;
+    unsigned connected = 0;
+};
+
+void put_u32(std::vector<uint8_t>& f, size_t at, uint32_t v) { memcpy(f.data() + at, &v, 4); }
+uint32_t get_u32(const std::vector<uint8_t>& f, size_t at) {
+    uint32_t v;
+    memcpy(&v, f.data() + at, 4);
+    return v;
+}
+
+/// kClients clients of the connected echo server (each its own source port)
+/// join over the first half of kRounds rounds, each sending one request a
+/// round, alternately on receive queue 0 (worker 0) and 1 (worker 1): so
+/// worker 1 delivers to connected sockets while worker 0 opens new ones, the
+/// early demux (when on) and udp6_input of both workers look them up, and
+/// every socket's datagrams come from both workers. A request carries its
+/// client and round; its reply must go to that client, once.
+EchoOutcome connected_echo_from_both_workers(bool early_demux) {
+    constexpr unsigned kClients = 400, kRounds = 24, kInFlight = 2048;
+    constexpr size_t kPayload = kEthLen + kIp6Len + kUdpLen;
+    EngineConfig c = two_worker_config();
+    c.apps[1].connected = true;
+    c.apps[1].max_clients = kClients;
+    c.early_demux = early_demux;
+    Engine eng(c);
+    EchoOutcome out;
+    std::set<std::pair<uint32_t, uint32_t>> answered;
+    const auto take_replies = [&] {
+        for (const auto& f : test::collect(eng, "wire")) {
+            if (f.size() < kPayload + 8) continue;
+            const uint16_t dst_port = static_cast<uint16_t>(f[kEthLen + kIp6Len + 2] << 8 |
+                                                            f[kEthLen + kIp6Len + 3]);
+            const uint32_t client = get_u32(f, kPayload), round = get_u32(f, kPayload + 4);
+            ++out.replies;
+            if (dst_port != 20000 + client) ++out.wrong_client;
+            if (!answered.insert({client, round}).second) ++out.duplicates;
+        }
+    };
+    eng.start();
+    for (unsigned r = 0; r < kRounds; ++r) {
+        const unsigned active = std::min(kClients, (r + 1) * kClients / (kRounds / 2));
+        for (unsigned cl = 0; cl < active; ++cl) {
+            FrameSpec s = test::from_peer(eng, "2001:db8:1::1", 7);
+            s.src_port = static_cast<uint16_t>(20000 + cl);
+            s.payload = 8;
+            auto f = udp6_frame(s);
+            put_u32(f, kPayload, cl);
+            put_u32(f, kPayload + 4, r);
+            fix_l4_checksum(f);
+            // At most kInFlight requests unanswered: the replies' ring
+            // (4096) never fills, however late this thread gets the CPU.
+            while (out.requests - out.replies >= kInFlight ||
+                   !eng.inject("wire", f.data(), f.size(), (cl + r) % 2)) {
+                take_replies();
+                std::this_thread::sleep_for(std::chrono::microseconds(200));
+            }
+            ++out.requests;
+        }
+        take_replies();
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (out.replies < out.requests && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        take_replies();
+    }
+    eng.stop();
+    take_replies();
+    out.snapshot = eng.snapshot();
+    out.connected = eng.context().connected_count.load();
+    return out;
+}
+
+void expect_every_request_answered_once_to_its_client(const EchoOutcome& o) {
+    EXPECT_EQ(o.replies, o.requests) << "datagrams lost";
+    EXPECT_EQ(o.wrong_client, 0u) << "datagrams delivered to another client's socket";
+    EXPECT_EQ(o.duplicates, 0u);
+    EXPECT_EQ(o.connected, 400u);
+    const EngineSnapshot& s = o.snapshot;
+    EXPECT_EQ(s.ledger.received, o.requests);
+    EXPECT_EQ(s.ledger.delivered, o.requests);
+    EXPECT_EQ(s.ledger.total_drops(), 0u);
+    EXPECT_EQ(s.ledger.total_send_drops(), 0u);
+    for (unsigned r = 0; r < kDropReasonCount; ++r) {
+        EXPECT_EQ(s.ledger.drops[r], 0u) << drop_reason_name(static_cast<DropReason>(r));
+        EXPECT_EQ(s.ledger.send_drops[r], 0u) << drop_reason_name(static_cast<DropReason>(r));
+    }
+    EXPECT_TRUE(s.ledger.balanced());
+    EXPECT_TRUE(s.ledger.send_balanced());
+    ASSERT_EQ(s.workers.size(), 2u);
+    uint64_t received = 0;
+    for (const WorkerSnapshot& w : s.workers) {
+        EXPECT_TRUE(w.ledger.balanced()) << "worker " << w.worker;
+        EXPECT_GT(w.ledger.delivered, 0u) << "worker " << w.worker;
+        received += w.ledger.received;
+    }
+    EXPECT_EQ(received, o.requests);
+}
 }  // namespace
 
 TEST_F(Workers, EachWorkerBalancesItsOwnLedgerAndTheEngineIsTheirSum) {
@@ -193,6 +300,22 @@ TEST_F(Workers, ConfigurationsThatCannotGiveEachWorkerItsQueuesAreRefusedByName)
         EXPECT_NE(std::string(e.what()).find("port 'out'"), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find("tx_queues = 2"), std::string::npos) << e.what();
     }
+}
+
+// A test that failed before sockets were made safe for several workers:
+// worker 1 appended to the server's ready list while worker 0 walked and
+// cleared it (a socket listed then forgotten never got its datagrams).
+TEST_F(Workers, ConnectedSocketsTakeDatagramsFromBothWorkersWhileNewOnesOpen) {
+    expect_every_request_answered_once_to_its_client(connected_echo_from_both_workers(false));
+}
+
+// The same with early demux: its socket, found on one worker while worker 0
+// opens sockets, is the one udp6_input delivers to (before, udp6_input read
+// a stale socket pointer when the first connection opened between the two).
+TEST_F(Workers, EarlyDemuxOnBothWorkersDeliversToTheRightSocket) {
+    const EchoOutcome o = connected_echo_from_both_workers(true);
+    expect_every_request_answered_once_to_its_client(o);
+    EXPECT_GT(o.snapshot.events[static_cast<unsigned>(PathEvent::demux_hits)], 0u);
 }
 
 int main(int argc, char** argv) {
