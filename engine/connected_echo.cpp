@@ -29,7 +29,7 @@ constexpr unsigned kClientRing = 256;
 class ConnectedEchoApp final : public App {
   public:
     ConnectedEchoApp(EngineContext& ctx, const AppConfig& cfg)
-        : ctx_(ctx), port_(cfg.port), max_clients_(cfg.max_clients), ready_(cfg.max_clients) {
+        : ctx_(ctx), port_(cfg.port), max_clients_(cfg.max_clients), ready_(cfg.max_clients, ctx.worker_count) {
         listen_ = std::make_unique<UdpSocket>(ctx);
         if (const int rc = listen_->bind(Ip6Addr{}, port_))
             throw std::runtime_error("[[app]] on UDP port " + std::to_string(port_) +

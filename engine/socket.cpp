@@ -33,14 +33,10 @@ bool v4_mapped(const uint8_t* a) {
 
 }  // namespace
 
-ReadyList::ReadyList(unsigned capacity) {
+ReadyList::ReadyList(unsigned capacity, unsigned producers) {
     static unsigned serial = 0;
-    const std::string name = "ready" + std::to_string(serial++);
-    ring_ = rte_ring_create(name.c_str(), std::max(capacity, 1u), SOCKET_ID_ANY,
-                            RING_F_SC_DEQ | RING_F_EXACT_SZ);
-    if (!ring_)
-        throw std::runtime_error("cannot create the ready list of " + std::to_string(capacity) +
-                                 " sockets: " + rte_strerror(rte_errno));
+    // A ring holds one less than its size: room for every socket that may join.
+    ring_ = make_ring("ready" + std::to_string(serial++), rte_align32pow2(capacity + 1), producers);
 }
 
 ReadyList::~ReadyList() { rte_ring_free(ring_); }

@@ -32,19 +32,18 @@ class UdpSocket;
 /// Sockets with datagrams waiting, for an application that owns many (what
 /// epoll's ready list is to a server): a socket joins when udp6_input
 /// delivers to it while it is not listed, so the application visits only
-/// those instead of polling every socket's ring. Any worker may add (a
-/// multi-producer ring: with engine.workers > 1 every worker delivers); only
-/// the application's worker takes. Room for `capacity` sockets: a socket is
-/// listed at most once at a time, so a list as large as the sockets that may
-/// join never fills.
+/// those instead of polling every socket's ring. Every worker that delivers
+/// (`producers`, engine.workers) may add; only the application's worker
+/// takes. Room for `capacity` sockets: a socket is listed at most once at a
+/// time, so a list as large as the sockets that may join never fills.
 class ReadyList {
   public:
-    explicit ReadyList(unsigned capacity);
+    ReadyList(unsigned capacity, unsigned producers);
     ~ReadyList();
     ReadyList(const ReadyList&) = delete;
     ReadyList& operator=(const ReadyList&) = delete;
 
-    void add(UdpSocket* s) { rte_ring_mp_enqueue(ring_, s); }
+    void add(UdpSocket* s) { rte_ring_enqueue(ring_, s); }
     unsigned take(UdpSocket** out, unsigned n) {
         return rte_ring_sc_dequeue_burst(ring_, reinterpret_cast<void**>(out), n, nullptr);
     }
