@@ -210,20 +210,48 @@ void adjust_family(const std::vector<Verdict*>& family, double confidence) {
     }
 }
 
+std::vector<std::string> headline_names(const std::vector<Metric>& base) {
+    const bool received = find_metric(base, kThroughput, kRxRate) != nullptr;
+    return {received ? kRxRate : kTxRate, kAllStages};
+}
+
 std::vector<Verdict> compare_metrics(const std::vector<Metric>& base,
                                      const std::vector<Metric>& cand, double confidence) {
     std::map<std::pair<std::string, std::string>, const Metric*> by_key;
     for (const auto& m : cand) by_key[{m.group, m.name}] = &m;
+    const std::vector<std::string> headline = headline_names(base);
     std::vector<Verdict> out;
     for (const auto& b : base) {
         auto it = by_key.find({b.group, b.name});
         if (it == by_key.end()) continue;
         out.push_back(judge_metric(b, *it->second, confidence));
+        out.back().headline = (b.group == kThroughput || b.group == kStageCycles) &&
+                              std::find(headline.begin(), headline.end(), b.name) != headline.end();
     }
-    std::vector<Verdict*> family;
-    for (auto& v : out) family.push_back(&v);
-    adjust_family(family, confidence);
+    std::vector<Verdict*> families[2];
+    for (auto& v : out) families[v.headline ? 0 : 1].push_back(&v);
+    for (const auto& family : families) adjust_family(family, confidence);
     return out;
+}
+
+void mark_stages_by_verdicts(FlameDiff& stages, const std::vector<Verdict>& verdicts) {
+    if (stages.nodes.empty()) return;
+    std::map<std::string, const Verdict*> by_stage;
+    for (const auto& v : verdicts)
+        if (v.base.group == kStageCycles) by_stage[v.base.name] = &v;
+    auto mark = [&](DiffNode& n, const std::string& name) {
+        if (auto it = by_stage.find(name); it != by_stage.end())
+            n.noise = it->second->outcome != kBetter && it->second->outcome != kWorse;
+    };
+    mark(stages.nodes[0], kAllStages);
+    for (int k : stages.nodes[0].children) {
+        DiffNode& n = stages.nodes[static_cast<size_t>(k)];
+        mark(n, n.name);
+    }
+    if (!by_stage.empty())
+        stages.method =
+            "within noise: no difference proven by the stage's verdict under stage cycles (the "
+            "verdict every view gives it)";
 }
 
 namespace {
@@ -268,15 +296,36 @@ std::string format_difference(const Verdict& v) {
 std::string verdict_word(const Verdict& v) { return v.outcome.empty() ? kTooFewTrials : v.outcome; }
 
 std::string family_note(const std::vector<Verdict>& verdicts, double confidence) {
-    size_t m = 0;
-    double level = confidence;
+    // Each family's size and level, headline first.
+    struct Family {
+        size_t m = 0;
+        double level = 0;
+    } family[2];
     for (const auto& v : verdicts)
-        if (v.possible) m = std::max(m, v.family), level = v.confidence;
-    if (m <= 1) return fmt::format("{:g}% confidence", confidence);
+        if (v.possible) {
+            Family& f = family[v.headline ? 0 : 1];
+            f.m = std::max(f.m, v.family);
+            f.level = v.confidence;
+        }
+    const Family& head = family[0];
+    const Family& rest = family[1];
+    if (head.m <= 1 && rest.m <= 1) return fmt::format("{:g}% confidence", confidence);
+    const std::string bh = fmt::format("{:g}% confidence, false discovery rate controlled (Benjamini-Hochberg)",
+                                       confidence);
+    auto part = [](const Family& f, const char* what, const char* detail) {
+        return fmt::format("{}{} {} ({}{} at {:.2f}%)", f.m <= 1 ? "" : "the ", f.m, what, detail,
+                           f.m <= 1 ? "interval" : "intervals", f.level);
+    };
+    if (head.m == 0 || rest.m == 0) {
+        const Family& f = head.m ? head : rest;
+        return fmt::format("{} over the {} verdicts: intervals at {:.2f}%, significant where they exclude 0",
+                           bh, f.m, f.level);
+    }
     return fmt::format(
-        "{:g}% confidence, false discovery rate controlled over the {} verdicts "
-        "(Benjamini-Hochberg): intervals at {:.2f}%, significant where they exclude 0",
-        confidence, m, level);
+        "{} in two families: {} and {}; significant where an interval excludes 0 (the headline "
+        "figures get the same verdict in every view)",
+        bh, part(head, head.m == 1 ? "headline figure" : "headline figures", "rate and all stages; "),
+        part(rest, rest.m == 1 ? "other figure" : "others", ""));
 }
 
 namespace {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/flame_diff.h"
 #include "analysis/paired.h"
 #include "analysis/run_metrics.h"
 #include "analysis/stats.h"
@@ -47,6 +48,8 @@ struct Verdict {
     std::string unreliable;    ///< why, when unreliable: the disturbed trial and its figure
     std::string warning;
     std::string note;  ///< how the values were judged, when not as their unit says
+    /// One of the headline figures (headline_names), judged in their own family.
+    bool headline = false;
 
     bool t_family() const;  ///< Student's or paired t: an interval in the data's unit
 };
@@ -60,9 +63,24 @@ Verdict judge_metric(const Metric& base, const Metric& cand, double confidence);
 /// adjusted verdict is significant; then each outcome.
 void adjust_family(const std::vector<Verdict*>& family, double confidence);
 
-/// Every metric the two runs share, judged as one family.
+/// The headline figures: the rate (rx rate, or tx rate for a run that
+/// received nothing) and "all stages". Every view judges them as a family of
+/// their own, apart from the other figures it shows, so that the gate,
+/// compare, a report and the GUI give each of them one verdict and one
+/// interval: how many other figures a view shows never widens theirs.
+std::vector<std::string> headline_names(const std::vector<Metric>& base);
+
+/// Every metric the two runs share, judged in two families: the headline
+/// figures (headline_names), and all the others.
 std::vector<Verdict> compare_metrics(const std::vector<Metric>& base,
                                      const std::vector<Metric>& cand, double confidence);
+
+/// Marks the stage rows of a stage diff (its root, "all stages", and each
+/// stage under it) within noise or changed by the stages' verdicts among
+/// `verdicts` (group "stage cycles"), and says so in its method: the stage
+/// table, the flame graphs and the Path page then say what the verdicts say.
+/// A row without a verdict, and every deeper node, keeps the tree's own rule.
+void mark_stages_by_verdicts(FlameDiff& stages, const std::vector<Verdict>& verdicts);
 
 /// The change as a percentage of the base mean: "+5.1% +/-1.2%" (t tests:
 /// the verdict's interval, with as many decimals as it takes for the
@@ -77,8 +95,9 @@ std::string format_difference(const Verdict& v);
 std::string format_mean(const Summary& s);
 /// "too few trials", "unreliable", "better", ...: the outcome as a table cell.
 std::string verdict_word(const Verdict& v);
-/// How a family's verdicts were judged, for a legend: "95% confidence;
-/// Benjamini-Hochberg over 37 verdicts: intervals at 99.2%".
+/// How a view's verdicts were judged, for a legend: "95% confidence, false
+/// discovery rate controlled ... the 2 headline figures (intervals at
+/// 97.50%) and the 60 others (intervals at 99.92%) ...".
 std::string family_note(const std::vector<Verdict>& verdicts, double confidence);
 /// The verdict table for a terminal or a mailing list: fits in 80 columns.
 std::string render_verdicts_text(const std::vector<Verdict>& verdicts, double confidence);

@@ -98,12 +98,15 @@ GateResult judge_gate(const db::RunData& base, const db::RunData& cand, const Ga
 
     // The defaults: the base's rate (tx for a run that only sent) and the
     // whole path's cycles per packet; then what was asked, each once.
-    std::vector<std::string> names{
-        packet_basis(base.rows.trials).transmit ? kTxRate : kRxRate, kAllStages};
+    const std::vector<Metric> bm = run_metrics(base), cm = run_metrics(cand);
+    std::vector<std::string> names = headline_names(bm);
     for (const auto& n : opt.metrics)
         if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
-
-    const std::vector<Metric> bm = run_metrics(base), cm = run_metrics(cand);
+    // Each metric gets the verdict every other view gives it: judged with
+    // all the runs' figures (the headline in a family of its own), not in a
+    // family of the gate's few, which would make the gate's interval and
+    // the report's differ for one figure.
+    const std::vector<Verdict> all = compare_metrics(bm, cm, opt.confidence);
     const WorkerLoad load[2] = {worker_load(base), worker_load(cand)};
     const bool starved[2] = {load[0].starved() || load[0].client_starved(),
                              load[1].starved() || load[1].client_starved()};
@@ -120,14 +123,11 @@ GateResult judge_gate(const db::RunData& base, const db::RunData& cand, const Ga
         GateLine line;
         line.name = name;
         line.unit = (b ? b : c)->unit;
-        if (b && c) line.verdict = judge_metric(*b, *c, opt.confidence);
+        if (b && c)
+            for (const auto& v : all)
+                if (v.base.group == b->group && v.base.name == b->name) line.verdict = v;
         lines.push_back(std::move(line));
     }
-    // The gate's verdicts are one family: adjusted together, intervals at its level.
-    std::vector<Verdict*> family;
-    for (auto& l : lines)
-        if (l.verdict.possible) family.push_back(&l.verdict);
-    adjust_family(family, opt.confidence);
     bool any_regression = false, all_judged = true;
     for (auto& line : lines) {
         const Metric* b = find_metric(bm, line.name);

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/compare.h"
 #include "analysis/flame_diff.h"
 #include "analysis/run_metrics.h"
 #include "analysis/run_summary.h"
@@ -219,7 +220,8 @@ PathGraph path_graph_compare(const db::RunData& base, const db::RunData& cand, d
     g.comparison = true;
     DiffOptions opt;
     opt.confidence = confidence;
-    const FlameDiff stages = diff_trees(stage_tree(base), stage_tree(cand), opt);
+    FlameDiff stages = diff_trees(stage_tree(base), stage_tree(cand), opt);
+    mark_stages_by_verdicts(stages, compare_metrics(run_metrics(base), run_metrics(cand), confidence));
     g.method = stages.method;
     for (int k : stages.nodes[0].children) {
         const DiffNode& d = stages.nodes[static_cast<size_t>(k)];

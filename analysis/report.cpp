@@ -180,11 +180,18 @@ Report build_report(const db::RunData& base, const db::RunData* cand, const Repo
         MinistatOptions mo;
         mo.confidence = opt.confidence;
         const std::string unit = " (" + b->unit + ")";
-        r.ministat_plots.push_back(
-            {std::string(title) + " (ministat, " + b->unit + ")",
-             render_ministat({{printable(base.info.label) + unit, present_values(b->values)},
-                              {printable(cand->info.label) + unit, present_values(c->values)}},
-                             mo)});
+        const std::string text =
+            render_ministat({{printable(base.info.label) + unit, present_values(b->values)},
+                             {printable(cand->info.label) + unit, present_values(c->values)}},
+                            mo);
+        // ministat's last line is its own test of this figure alone; the
+        // report's verdict on it is the one every view gives.
+        std::string verdict;
+        for (const auto& v : r.verdicts)
+            if (v.base.group == group && v.base.name == name)
+                verdict = "pathscope's verdict (as in every view): " + verdict_word(v) + ", " +
+                          format_change(v) + fmt::format(" at {:.2f}%", v.confidence);
+        r.ministat_plots.push_back({std::string(title) + " (ministat, " + b->unit + ")", text, verdict});
     }
 
     // The busiest stages by cycles get their per-call distributions drawn.
@@ -209,6 +216,7 @@ Report build_report(const db::RunData& base, const db::RunData* cand, const Repo
     DiffOptions diff;
     diff.confidence = opt.confidence;
     r.stages = diff_trees(base_stages, cand ? stage_tree(*cand) : base_stages, diff);
+    if (cand) mark_stages_by_verdicts(r.stages, r.verdicts);
     // What of "all stages" is pathscope's own timing, on each side.
     const char* unit = transmit ? "cyc/tx pkt" : "cyc/rx pkt";
     for (const auto& [side, run, all] :

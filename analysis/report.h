@@ -51,7 +51,10 @@ struct Report {
     /// when both runs have the 3 trials a side it needs.
     struct MinistatPlot {
         std::string title;
-        std::string text;
+        std::string text;  ///< ministat's own output, its last line its own test alone
+        /// "pathscope's verdict (as in every view): ...": the figure's
+        /// verdict from `verdicts`, which may differ from ministat's test.
+        std::string verdict;
     };
     std::vector<MinistatPlot> ministat_plots;
 

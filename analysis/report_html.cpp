@@ -145,11 +145,12 @@ std::string render_report_html(const Report& r) {
          html_table(verdict_table(r), 7);
     for (const auto& n : verdict_notes(r)) o += "<p>" + xml_escape(n) + "</p>\n";
     for (const auto& plot : r.ministat_plots)
-        o += "<h2>" + xml_escape(plot.title) + "</h2>\n" + pre(plot.text);
+        o += "<h2>" + xml_escape(plot.title) + "</h2>\n" + pre(plot.text) +
+             (plot.verdict.empty() ? "" : "<p>" + xml_escape(plot.verdict) + "</p>\n");
     o += "<h2>Cycles per " + r.per_packet + " by stage</h2>\n" + html_table(stage_table(r));
     for (const auto& t : r.timing) o += "<p>" + xml_escape(t) + "</p>\n";
     o += flame_section(r.has_cand ? "Stage cycles per packet, difference" : "Stage cycles per packet",
-                       "stages", r.stages, "cycles/pkt", r.has_cand, r.stages.method);
+                       "stages", r.stages, r.transmit ? "cyc/tx pkt" : "cyc/rx pkt", r.has_cand, r.stages.method);
     for (const auto& h : r.histograms) {
         o += "<h2>Cycles per call of " + xml_escape(h.stage) + "</h2>\n";
         std::vector<SvgHistogram> series{{(r.has_cand ? "base: " : "") + r.base.label, "#3070d0", &h.base}};

@@ -68,7 +68,8 @@ std::string render_report_markdown(const Report& r) {
          markdown_table(verdict_table(r));
     for (const auto& n : verdict_notes(r)) o += "\n" + markdown_text(n) + "\n";
     for (const auto& plot : r.ministat_plots)
-        o += "\n## " + markdown_text(plot.title) + "\n\n" + markdown_code(plot.text);
+        o += "\n## " + markdown_text(plot.title) + "\n\n" + markdown_code(plot.text) +
+             (plot.verdict.empty() ? "" : "\n" + markdown_text(plot.verdict) + "\n");
     o += "\n## Cycles per " + r.per_packet + " by stage\n\n" + markdown_table(stage_table(r));
     if (r.has_cand) o += "\n" + markdown_text(r.stages.method) + "\n";
     for (const auto& t : r.timing) o += "\n" + markdown_text(t) + "\n";

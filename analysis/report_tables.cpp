@@ -91,8 +91,10 @@ std::vector<std::string> verdict_notes(const Report& r) {
 
 Table stage_table(const Report& r) {
     Table t;
-    t.header = {"stage", "base cycles/pkt", "cand cycles/pkt", "delta", "change", "noise"};
-    if (!r.has_cand) t.header = {"stage", "cycles/pkt", "share"};
+    // The unit of the figure: cycles per received packet, or per sent datagram.
+    const std::string unit = r.transmit ? "cyc/tx pkt" : "cyc/rx pkt";
+    t.header = {"stage", "base " + unit, "cand " + unit, "delta", "change", "noise"};
+    if (!r.has_cand) t.header = {"stage", unit, "share"};
     const DiffNode& all = r.stages.nodes[0];
     for (int k : all.children) {
         const DiffNode& n = r.stages.nodes[k];

@@ -84,6 +84,7 @@ std::string render_report_text(const Report& r) {
     for (const auto& plot : r.ministat_plots) {
         o.heading(printable(plot.title));
         o.raw(plot.text);
+        if (!plot.verdict.empty()) o.raw(fold_lines(plot.verdict));
     }
 
     o.heading("Cycles per " + r.per_packet + " by stage (exact counters)");
@@ -95,7 +96,12 @@ std::string render_report_text(const Report& r) {
                n.cand, n.delta, rel, r.has_cand ? (n.noise ? "~ noise" : "changed") : "");
     }
     const DiffNode& all = r.stages.nodes[0];
-    o.line("  %-14s %10.2f %10.2f %+10.2f", kAllStages, all.base, all.cand, all.delta);
+    if (r.has_cand)
+        o.line("  %-14s %10.2f %10.2f %+10.2f %+7.1f%%  %s", kAllStages, all.base, all.cand,
+               all.delta, std::isfinite(all.relative) ? all.relative * 100 : 0,
+               all.noise ? "~ noise" : "changed");
+    else
+        o.line("  %-14s %10.2f %10.2f %+10.2f", kAllStages, all.base, all.cand, all.delta);
     if (r.has_cand) o.line("  ~ %s", r.stages.method.c_str());
     for (const auto& t : r.timing) o.raw(fold_lines("  " + t));
 

@@ -85,7 +85,7 @@ void ComparePage::set_report(std::shared_ptr<const analysis::Report> report) {
     for (const auto& h : r.histograms) stage_->addItem(display_text(h.stage));
     QString text;
     for (const auto& plot : r.ministat_plots)
-        text += display_lines(plot.title + "\n" + plot.text + "\n");
+        text += display_lines(plot.title + "\n" + plot.text + plot.verdict + "\n\n");
     if (text.isEmpty()) text = tr("ministat needs at least 3 trials a side.");
     ministat_->setPlainText(text);
     redraw_histogram();

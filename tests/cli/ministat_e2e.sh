@@ -38,8 +38,9 @@ cat "$D/cmp.txt"
 [ "$(grep -c "(ministat, " "$D/cmp.txt")" -eq 4 ] || fail "not 4 ministat blocks"
 [ "$(grep -c "at 95.0% confidence" "$D/cmp.txt")" -eq 4 ] || fail "not 4 ministat verdicts"
 
-# The body under the heading that starts with $2, up to the next blank line.
-block() { awk -v p="$2" 'index($0, p) == 1 { getline; on = 1; next } on && /^$/ { exit } on' "$1"; }
+# The body under the heading that starts with $2: ministat's block, up to the
+# next blank line or the report's own verdict line under it.
+block() { awk -v p="$2" 'index($0, p) == 1 { getline; on = 1; next } on && (/^$/ || /^pathscope.s verdict/) { exit } on' "$1"; }
 
 cells=0
 sed -n 's/^  \(.*\): engine.send_accounting=atomic run \([0-9]*\) engine.send_accounting=local run \([0-9]*\)$/\1 \2 \3/p' \

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "analysis/gate.h"
+#include "analysis/metric_names.h"
+#include "analysis/report.h"
 
 using namespace pathscope;
 using namespace pathscope::analysis;
@@ -185,4 +187,71 @@ TEST(Gate, ALostTrialCannotBeJudged) {
     EXPECT_NE(line(g, "all stages").why_not.find("the candidate lost trials: 3 of its 4 have a value"),
               std::string::npos)
         << line(g, "all stages").why_not;
+}
+
+namespace {
+
+// Five trials through twelve stages: each stage's cycles per packet wobble
+// by trial (`seed` moves the wobble), and `slow` is added to the first.
+db::RunData many_stages(int64_t id, double rate, double slow, int seed) {
+    db::RunData r;
+    r.info.id = id;
+    r.info.label = "run " + std::to_string(id);
+    r.info.uuid = "uuid-" + std::to_string(id);
+    for (int t = 0; t < 5; ++t) {
+        db::TrialRow tr;
+        tr.trial = t;
+        tr.rx_pps = rate * (1 + 0.01 * ((t * 7 + seed) % 5 - 2));
+        tr.seconds = kPackets / tr.rx_pps;
+        tr.received = tr.forwarded = tr.window_received = kPackets;
+        tr.walks = 100'000;
+        tr.idle_walks = 1'000;
+        r.rows.trials.push_back(tr);
+        for (int s = 0; s < 12; ++s) {
+            const double cpp = 20 + ((t * 3 + s + seed) % 5) + (s == 0 ? slow : 0);
+            r.rows.stages.push_back({t, -1, "stage" + std::to_string(s), s, kPackets / 32, kPackets,
+                                     static_cast<uint64_t>(cpp * kPackets), 0, 0});
+        }
+    }
+    return r;
+}
+
+}  // namespace
+
+TEST(Gate, EveryViewGivesAFigureOneVerdict) {
+    // The gate, the report's verdicts, its stage table (and the flame graphs
+    // and Path page drawn from it) and its ministat block judge "all stages"
+    // and each stage alike: one verdict and one interval per figure.
+    const auto base = many_stages(1, 10e6, 0, 0);
+    const auto cand = many_stages(2, 9.7e6, 3, 1);
+    const GateResult g = judge_gate(base, cand, {{"stage0"}}, "a.db", "a.db");
+    const Report r = build_report(base, &cand, {});
+    auto report_verdict = [&](const std::string& name) -> const Verdict& {
+        for (const auto& v : r.verdicts)
+            if (v.base.name == name) return v;
+        throw std::runtime_error("no report verdict " + name);
+    };
+    for (const char* name : {"rx rate", "all stages", "stage0"}) {
+        const Verdict& gv = line(g, name).verdict;
+        const Verdict& rv = report_verdict(name);
+        EXPECT_EQ(gv.outcome, rv.outcome) << name;
+        EXPECT_DOUBLE_EQ(gv.percent_half_width, rv.percent_half_width) << name;
+        EXPECT_DOUBLE_EQ(gv.confidence, rv.confidence) << name;
+    }
+    // The headline pair is its own family: 60-odd other figures never widen it.
+    EXPECT_TRUE(report_verdict("all stages").headline);
+    EXPECT_EQ(report_verdict("all stages").family, 2u);
+    const DiffNode& all = r.stages.nodes[0];
+    auto proven = [](const Verdict& v) { return v.outcome == kBetter || v.outcome == kWorse; };
+    EXPECT_EQ(!all.noise, proven(report_verdict("all stages")));
+    for (int k : all.children) {
+        const DiffNode& n = r.stages.nodes[static_cast<size_t>(k)];
+        EXPECT_EQ(!n.noise, proven(report_verdict(n.name))) << n.name;
+    }
+    ASSERT_EQ(r.ministat_plots.size(), 2u);
+    EXPECT_NE(r.ministat_plots[1].verdict.find("pathscope's verdict (as in every view): " +
+                                            verdict_word(report_verdict("all stages")) + ", " +
+                                            format_change(report_verdict("all stages"))),
+              std::string::npos)
+        << r.ministat_plots[1].verdict;
 }
