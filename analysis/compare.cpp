@@ -50,10 +50,12 @@ struct Pairs {
 Pairs pairs_of(const Metric& b, const Metric& c) {
     std::map<int, size_t> cand_at;
     for (size_t i = 0; i < c.values.size(); ++i)
-        if (!std::isnan(c.values[i])) cand_at[i < c.blocks.size() ? c.blocks[i] : static_cast<int>(i)] = i;
+        if (!std::isnan(c.values[i]))
+            cand_at[i < c.blocks.size() ? c.blocks[i] : static_cast<int>(i)] = i;
     std::map<int, size_t> base_at;
     for (size_t i = 0; i < b.values.size(); ++i)
-        if (!std::isnan(b.values[i])) base_at[i < b.blocks.size() ? b.blocks[i] : static_cast<int>(i)] = i;
+        if (!std::isnan(b.values[i]))
+            base_at[i < b.blocks.size() ? b.blocks[i] : static_cast<int>(i)] = i;
     Pairs p;
     for (const auto& [block, i] : base_at)
         if (auto it = cand_at.find(block); it != cand_at.end()) {
@@ -163,6 +165,10 @@ Verdict judge_metric(const Metric& base, const Metric& cand, double confidence) 
     }
     v.unreliable = first_disturbed(v.base, used_base, "base");
     if (v.unreliable.empty()) v.unreliable = first_disturbed(v.cand, used_cand, "cand");
+    if (v.unreliable.empty() && !v.base.workload_bound.empty())
+        v.unreliable = "base: " + v.base.workload_bound;
+    if (v.unreliable.empty() && !v.cand.workload_bound.empty())
+        v.unreliable = "cand: " + v.cand.workload_bound;
     v.q = v.p;
     adjust_family({&v}, confidence);
     return v;
@@ -310,21 +316,23 @@ std::string family_note(const std::vector<Verdict>& verdicts, double confidence)
     const Family& head = family[0];
     const Family& rest = family[1];
     if (head.m <= 1 && rest.m <= 1) return fmt::format("{:g}% confidence", confidence);
-    const std::string bh = fmt::format("{:g}% confidence, false discovery rate controlled (Benjamini-Hochberg)",
-                                       confidence);
+    const std::string bh = fmt::format(
+        "{:g}% confidence, false discovery rate controlled (Benjamini-Hochberg)", confidence);
     auto part = [](const Family& f, const char* what, const char* detail) {
         return fmt::format("{}{} {} ({}{} at {:.2f}%)", f.m <= 1 ? "" : "the ", f.m, what, detail,
                            f.m <= 1 ? "interval" : "intervals", f.level);
     };
     if (head.m == 0 || rest.m == 0) {
         const Family& f = head.m ? head : rest;
-        return fmt::format("{} over the {} verdicts: intervals at {:.2f}%, significant where they exclude 0",
-                           bh, f.m, f.level);
+        return fmt::format(
+            "{} over the {} verdicts: intervals at {:.2f}%, significant where they exclude 0", bh,
+            f.m, f.level);
     }
     return fmt::format(
         "{} in two families: {} and {}; significant where an interval excludes 0 (the headline "
         "figures get the same verdict in every view)",
-        bh, part(head, head.m == 1 ? "headline figure" : "headline figures", "rate and all stages; "),
+        bh,
+        part(head, head.m == 1 ? "headline figure" : "headline figures", "rate and all stages; "),
         part(rest, rest.m == 1 ? "other figure" : "others", ""));
 }
 
@@ -376,17 +384,19 @@ std::string render_verdicts_text(const std::vector<Verdict>& verdicts, double co
     for (const auto& v : verdicts) {
         if (v.base.group != group) {
             group = v.base.group;
-            out += fmt::format("{}{:<{}} {:<{}} {:>9} {:>9} {:<16} {}\n", out.empty() ? "" : "\n",
-                               group, width, "unit", unit_width, "base", "cand", "change", "verdict");
+            out +=
+                fmt::format("{}{:<{}} {:<{}} {:>9} {:>9} {:<16} {}\n", out.empty() ? "" : "\n",
+                            group, width, "unit", unit_width, "base", "cand", "change", "verdict");
         }
         std::string verdict = short_verdict(v) + " " + test_mark(v);
         if (!v.warning.empty() || !v.unreliable.empty()) verdict += "!";
         const std::string& full = v.base.name;
         const std::string name =
-            full.size() > width ? full.substr(0, width - 5) + "~" + full.substr(full.size() - 4) : full;
-        out += fmt::format("{:<{}} {:<{}} {:>9} {:>9} {:<16} {}\n", name, width, v.base.unit, unit_width,
-                           short_number(v.base_summary.mean), short_number(v.cand_summary.mean),
-                           format_change(v), verdict);
+            full.size() > width ? full.substr(0, width - 5) + "~" + full.substr(full.size() - 4)
+                                : full;
+        out += fmt::format("{:<{}} {:<{}} {:>9} {:>9} {:<16} {}\n", name, width, v.base.unit,
+                           unit_width, short_number(v.base_summary.mean),
+                           short_number(v.cand_summary.mean), format_change(v), verdict);
         tests.insert(v.test);
         if (!v.warning.empty()) warnings.insert(v.warning);
         if (!v.unreliable.empty()) unreliable.insert(v.base.name + ": " + v.unreliable);
@@ -396,23 +406,26 @@ std::string render_verdicts_text(const std::vector<Verdict>& verdicts, double co
     const bool paired = tests.count(kPairedT) || tests.count(kSignedRank);
     std::string legend;
     if (paired)
-        legend += fmt::format(
-            "N = {} blocks both runs ran (interleaved cells of one experiment);", first.pairs);
+        legend += fmt::format("N = {} blocks both runs ran (interleaved cells of one experiment);",
+                              first.pairs);
     else
         legend += fmt::format("N = {} vs {} trials;", first.base_summary.n, first.cand_summary.n);
     legend += " means shown; verdicts at " + family_note(verdicts, confidence) + ". ";
-    legend += "change: cand - base over the base mean, +/- the interval the verdict was made "
-              "from (no difference when it holds 0).";
+    legend +=
+        "change: cand - base over the base mean, +/- the interval the verdict was made "
+        "from (no difference when it holds 0).";
     if (tests.count(kStudentT)) legend += " t: Student's t with pooled variance.";
     if (tests.count(kPairedT))
         legend += " p: paired t on the blocks' differences (Wilcoxon signed-rank beside it).";
     if (tests.count(kMannWhitneyU))
         legend += " U: Mann-Whitney U, two-sided, for the skewed per-call cycle percentiles.";
     if (tests.count(kSignedRank))
-        legend += " W: Wilcoxon signed-rank on the blocks' differences, for the skewed per-call "
-                  "cycle percentiles.";
-    legend += " no diff: no difference proven; too few: this N cannot prove one; unrelia.: "
-              "rests on a disturbed trial";
+        legend +=
+            " W: Wilcoxon signed-rank on the blocks' differences, for the skewed per-call "
+            "cycle percentiles.";
+    legend +=
+        " no diff: no difference proven; too few: this N cannot prove one; unrelia.: "
+        "rests on a disturbed trial";
     legend += warnings.empty() && unreliable.empty() ? "." : "; !: see the note below.";
     out += "\n" + fold_lines(legend, 78);
     for (const auto& n : notes) out += n + "\n";

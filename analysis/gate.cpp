@@ -17,7 +17,8 @@ namespace pathscope::analysis {
 namespace {
 
 std::string run_name(const GateRun& r) {
-    return "run " + std::to_string(r.id) + (r.label.empty() ? "" : " \"" + printable(r.label) + "\"");
+    return "run " + std::to_string(r.id) +
+           (r.label.empty() ? "" : " \"" + printable(r.label) + "\"");
 }
 
 // How much worse the candidate is, in % of the base (positive: worse).
@@ -40,14 +41,16 @@ std::string unknown_metric(const std::string& name, const std::string& run,
         (x.group == kCallLatency ? percentiles : list) +=
             ((x.group == kCallLatency ? percentiles : list).empty() ? "" : ", ") + x.name;
     return "no metric '" + name + "' in either run (" + run + " has: " + list +
-           (percentiles.empty() ? "" : "; and each stage's per-call cycle percentiles: " + percentiles) +
+           (percentiles.empty() ? ""
+                                : "; and each stage's per-call cycle percentiles: " + percentiles) +
            ")";
 }
 
 /// Why a metric cannot be judged ("" when it can): too few trials, a side
-/// that lost trials, disturbed trials, a starved worker's rate.
+/// that lost trials, an unreliable verdict (disturbed trials, a starved
+/// worker's rate: run_metrics marks it).
 std::string why_not_judged(const GateLine& line, const Metric* b, const Metric* c,
-                           const GateOptions& opt, const bool starved[2]) {
+                           const GateOptions& opt) {
     if (!b || !c) return "only the " + std::string(b ? "baseline" : "candidate") + " has it";
     const Verdict& v = line.verdict;
     for (const auto& [m, side] : {std::pair{b, "baseline"}, std::pair{c, "candidate"}})
@@ -59,10 +62,9 @@ std::string why_not_judged(const GateLine& line, const Metric* b, const Metric* 
         return fmt::format("too few trials: {} vs {} (the gate needs {} a side)", v.base_summary.n,
                            v.cand_summary.n, opt.min_trials);
     if (v.outcome == kTooFewTrials)
-        return "too few trials: " + (v.warning.empty() ? v.test + " cannot reject at this N" : v.warning);
+        return "too few trials: " +
+               (v.warning.empty() ? v.test + " cannot reject at this N" : v.warning);
     if (v.outcome == kUnreliable) return "unreliable: " + v.unreliable;
-    if (b->group == std::string(kThroughput) && (starved[0] || starved[1]))
-        return "a starved worker: the rate is the workload's, not the engine's";
     return "";
 }
 
@@ -70,18 +72,24 @@ std::string why_not_judged(const GateLine& line, const Metric* b, const Metric* 
 
 int GateResult::exit_status() const {
     switch (outcome) {
-        case GateOutcome::pass: return 0;
-        case GateOutcome::fail: return 1;
-        case GateOutcome::cannot_judge: return 2;
+        case GateOutcome::pass:
+            return 0;
+        case GateOutcome::fail:
+            return 1;
+        case GateOutcome::cannot_judge:
+            return 2;
     }
     return 2;
 }
 
 const char* gate_outcome_text(GateOutcome o) {
     switch (o) {
-        case GateOutcome::pass: return "pass";
-        case GateOutcome::fail: return "fail";
-        case GateOutcome::cannot_judge: return "cannot judge";
+        case GateOutcome::pass:
+            return "pass";
+        case GateOutcome::fail:
+            return "fail";
+        case GateOutcome::cannot_judge:
+            return "cannot judge";
     }
     return "cannot judge";
 }
@@ -108,11 +116,9 @@ GateResult judge_gate(const db::RunData& base, const db::RunData& cand, const Ga
     // the report's differ for one figure.
     const std::vector<Verdict> all = compare_metrics(bm, cm, opt.confidence);
     const WorkerLoad load[2] = {worker_load(base), worker_load(cand)};
-    const bool starved[2] = {load[0].starved() || load[0].client_starved(),
-                             load[1].starved() || load[1].client_starved()};
     const bool same = base.info.uuid == cand.info.uuid;
     for (int side = 0; side < (same ? 1 : 2); ++side)
-        if (starved[side])
+        if (load[side].starved() || load[side].client_starved())
             g.warnings.push_back(starved_warning(run_name(side ? g.cand : g.base), load[side]));
 
     std::vector<GateLine> lines;
@@ -132,7 +138,7 @@ GateResult judge_gate(const db::RunData& base, const db::RunData& cand, const Ga
     for (auto& line : lines) {
         const Metric* b = find_metric(bm, line.name);
         const Metric* c = find_metric(cm, line.name);
-        line.why_not = why_not_judged(line, b, c, opt, starved);
+        line.why_not = why_not_judged(line, b, c, opt);
         line.judged = line.why_not.empty();
         if (line.judged)
             line.regression = line.verdict.outcome == kWorse &&
@@ -165,7 +171,8 @@ std::string run_markdown(const GateRun& r) {
 std::string line_verdict(const GateLine& l, double limit) {
     if (!l.judged) return "cannot judge: " + markdown_text(l.why_not);
     if (l.regression)
-        return fmt::format("**regression** (its whole interval is beyond the {:g}% allowed)", limit);
+        return fmt::format("**regression** (its whole interval is beyond the {:g}% allowed)",
+                           limit);
     if (l.verdict.outcome == kWorse)
         return fmt::format("worse, not proven beyond the {:g}% allowed", limit);
     return markdown_text(l.verdict.outcome);
@@ -179,25 +186,30 @@ std::string render_gate_markdown(const GateResult& g) {
     size_t failing = 0;
     for (const auto& l : g.lines) failing += l.regression;
     switch (g.outcome) {
-        case GateOutcome::pass: out += "pass\n\n"; break;
+        case GateOutcome::pass:
+            out += "pass\n\n";
+            break;
         case GateOutcome::fail:
             out += fmt::format("FAIL, {} metric{} regressed by more than {:g}%\n\n", failing,
                                failing == 1 ? "" : "s", limit);
             break;
-        case GateOutcome::cannot_judge: out += "cannot judge\n\n"; break;
+        case GateOutcome::cannot_judge:
+            out += "cannot judge\n\n";
+            break;
     }
     out += "Candidate " + run_markdown(g.cand) + " against baseline " + run_markdown(g.base) +
-           fmt::format(", {}. A regression is a change whose whole interval is worse than the "
-                       "{:g}% allowed.\n\n",
-                       family_note(gate_verdicts(g), g.options.confidence), limit);
+           fmt::format(
+               ", {}. A regression is a change whose whole interval is worse than the "
+               "{:g}% allowed.\n\n",
+               family_note(gate_verdicts(g), g.options.confidence), limit);
     for (const auto& l : g.lines)
         if (l.regression)
-            out += fmt::format("- **{}** ({}) regressed: {} ({:.4g}% confidence interval of the "
-                               "change, {}), {} → {}\n",
-                               markdown_text(l.name), markdown_text(l.unit), format_change(l.verdict),
-                               l.verdict.confidence, l.verdict.test,
-                               format_mean(l.verdict.base_summary),
-                               format_mean(l.verdict.cand_summary));
+            out += fmt::format(
+                "- **{}** ({}) regressed: {} ({:.4g}% confidence interval of the "
+                "change, {}), {} → {}\n",
+                markdown_text(l.name), markdown_text(l.unit), format_change(l.verdict),
+                l.verdict.confidence, l.verdict.test, format_mean(l.verdict.base_summary),
+                format_mean(l.verdict.cand_summary));
     for (const auto& l : g.lines)
         if (!l.judged)
             out += "- cannot judge **" + markdown_text(l.name) + "**: " + markdown_text(l.why_not) +
@@ -208,9 +220,8 @@ std::string render_gate_markdown(const GateResult& g) {
     for (const auto& l : g.lines) {
         const bool compared = l.verdict.base_summary.n || l.verdict.cand_summary.n;
         out += "| " + markdown_text(l.name + " (" + l.unit + ")") + " | " +
-               format_mean(l.verdict.base_summary) + " | " +
-               format_mean(l.verdict.cand_summary) + " | " +
-               (compared ? format_change(l.verdict) : "-") + " | " +
+               format_mean(l.verdict.base_summary) + " | " + format_mean(l.verdict.cand_summary) +
+               " | " + (compared ? format_change(l.verdict) : "-") + " | " +
                line_verdict(l, limit) + " |\n";
     }
     return out;
@@ -219,7 +230,8 @@ std::string render_gate_markdown(const GateResult& g) {
 std::string render_gate_json(const GateResult& g) {
     using nlohmann::ordered_json;
     auto run = [](const GateRun& r) {
-        return ordered_json{{"id", r.id}, {"label", r.label}, {"store", r.store}, {"trials", r.trials}};
+        return ordered_json{
+            {"id", r.id}, {"label", r.label}, {"store", r.store}, {"trials", r.trials}};
     };
     ordered_json doc;
     doc["outcome"] = gate_outcome_text(g.outcome);
@@ -230,15 +242,17 @@ std::string render_gate_json(const GateResult& g) {
     doc["candidate"] = run(g.cand);
     auto& ms = doc["metrics"] = ordered_json::array();
     for (const auto& l : g.lines) {
-        ordered_json m{{"name", l.name}, {"unit", l.unit}, {"judged", l.judged},
-                       {"regression", l.regression}};
+        ordered_json m{
+            {"name", l.name}, {"unit", l.unit}, {"judged", l.judged}, {"regression", l.regression}};
         if (!l.judged) m["why_not"] = l.why_not;
         const Verdict& v = l.verdict;
         if (v.base_summary.n || v.cand_summary.n) {
             m["test"] = v.test;
-            m["baseline"] = {{"n", v.base_summary.n}, {"mean", v.base_summary.mean},
+            m["baseline"] = {{"n", v.base_summary.n},
+                             {"mean", v.base_summary.mean},
                              {"stddev", v.base_summary.stddev}};
-            m["candidate"] = {{"n", v.cand_summary.n}, {"mean", v.cand_summary.mean},
+            m["candidate"] = {{"n", v.cand_summary.n},
+                              {"mean", v.cand_summary.mean},
                               {"stddev", v.cand_summary.stddev}};
             m["change_percent"] = v.percent;
             if (v.t_family() && v.possible) {

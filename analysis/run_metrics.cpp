@@ -60,7 +60,8 @@ void path_event_metrics(const db::RunData& run, const std::vector<db::StageRow>&
     std::map<std::string, std::vector<double>> whole, window;
     for (const auto& e : run.rows.events) {
         if (e.trial < 0 || static_cast<size_t>(e.trial) >= trials) continue;
-        whole.try_emplace(e.name, trials, 0.0).first->second[e.trial] = static_cast<double>(e.value);
+        whole.try_emplace(e.name, trials, 0.0).first->second[e.trial] =
+            static_cast<double>(e.value);
         window.try_emplace(e.name, trials, 0.0).first->second[e.trial] =
             static_cast<double>(e.window_value);
     }
@@ -153,8 +154,8 @@ void mark_trials(const db::RunData& run, const std::vector<double>& packets,
         m.blocks = blocks;
         // Stage cycles leave the interrupted calls out: only what the
         // worker lost beyond them disturbs them.
-        const bool cycles = m.group == kStageCycles || m.group == kCallLatency ||
-                            m.name == kCyclesPerTransaction;
+        const bool cycles =
+            m.group == kStageCycles || m.group == kCallLatency || m.name == kCyclesPerTransaction;
         m.disturbed = cycles ? cycles_disturbed : disturbed;
         m.experiment = run.info.experiment;
         m.counted = counted;
@@ -184,7 +185,8 @@ std::vector<Metric> run_metrics(const db::RunData& run) {
             t.forwarded_pps / 1e6;
         m.get(kThroughput, "delivered", "Mpps", true, false).values[t.trial] =
             t.delivered_pps / 1e6;
-        if (t.sends) m.get(kThroughput, kTxRate, "Mpps", true, false).values[t.trial] = t.sent_pps / 1e6;
+        if (t.sends)
+            m.get(kThroughput, kTxRate, "Mpps", true, false).values[t.trial] = t.sent_pps / 1e6;
     }
     // Stages in graph order; the whole path first. Busy cycles (calls that
     // handled a packet) over the trial's received packets: the stage rows add
@@ -253,6 +255,18 @@ std::vector<Metric> run_metrics(const db::RunData& run) {
             ratio(static_cast<double>(p.value), counted[p.trial]);
     }
     mark_trials(run, received, m.list);
+    // A starved worker's rate is its workload's: no view may judge it as the engine's.
+    if (const WorkerLoad load = worker_load(run); load.starved() || load.client_starved())
+        for (auto& x : m.list)
+            if (x.group == kThroughput)
+                x.workload_bound = load.starved()
+                                       ? fmt::format(
+                                             "the worker was starved ({:.1f}% of its graph "
+                                             "walks handled no packet): the rate is the "
+                                             "workload's, not the engine's",
+                                             100 * load.idle_walk_share())
+                                       : "the clients lost their CPU: the rate is theirs, not the "
+                                         "engine's";
     return m.list;
 }
 

@@ -33,6 +33,9 @@ struct Metric {
     std::vector<std::string> disturbed = {};
     /// The run's experiment id ("" outside one): runs of one experiment pair by block.
     std::string experiment = {};
+    /// Why this figure measures the workload, not the engine ("" when it
+    /// does not): a starved worker's rates. Judged, it is unreliable.
+    std::string workload_bound = {};
     /// The run's trials that count (not replaced by a re-run).
     size_t counted = 0;
     /// How many values are there (not NaN).
