@@ -185,7 +185,7 @@ class RunRecording {
     /// replaced, and the block runs again).
     bool trial(unsigned trial, unsigned block, bool replaceable, unsigned cell, unsigned cells);
 
-    void create() {
+    void create(const Engine& engine) {
         writer_.emplace(opt_.db_path, run_info());
         result_.run.info = writer_->run();
         db::Batch variants;
@@ -195,6 +195,10 @@ class RunRecording {
         for (auto& f : environment_facts(std::find(eal.begin(), eal.end(), "--no-huge") == eal.end()))
             variants.facts.push_back(std::move(f));
         variants.facts.push_back(simd_fact());
+        for (const PortRss& p : engine.port_rss()) {
+            variants.facts.emplace_back("port." + p.port + ".rss", p.setting);
+            if (p.unbalanced && opt_.warning) opt_.warning("port '" + p.port + "': RSS " + p.setting);
+        }
         result_.run.rows.facts = variants.facts;
         writer_->submit(std::move(variants));
     }
@@ -271,9 +275,9 @@ bool RunRecording::trial(unsigned trial, unsigned block, bool replaceable, unsig
     // A stop that came while the engine was being set up: nothing of this
     // trial is run or stored (for a first trial, not even the run).
     struct StoppedBeforeStart {};
-    hooks.prepared = [&](Engine&) {
+    hooks.prepared = [&](Engine& e) {
         if (StopSignals::received()) throw StoppedBeforeStart{};
-        if (!created()) create();
+        if (!created()) create(e);
     };
     bool began = false;
     hooks.started = [&](Engine& e) {

@@ -51,7 +51,7 @@ constexpr SettingRange kRanges[] = {
     {"engine.workers", 1, 32, "worker lcores"},
     {"engine.icmp_errors_per_s", 0, 1e9, "errors a second"},
     {"engine.ifaddr_churn", 0, 1e6, "changes a second"},
-    {"engine.nd_hold", 0, engine::NeighbourTable::kMaxHold, "packets"},
+    {"engine.nd_hold", 0, engine::PendingNeighbours::kMaxHold, "packets"},
     {"engine.nd_probes", 1, 255, "solicitations"},
     {"engine.nd_retrans", 0.001, 3600, "seconds"},
     {"engine.extra_work", 0, 1e6, "cycles a packet"},

@@ -90,7 +90,8 @@ struct WorkerContext {
     WalkCounters walks;
     uint64_t walk_number = 0;  ///< worker-owned: walks so far, for engine.timing = "1/N"
     AppPollCounters app_polls;  ///< worker 0 only
-    std::vector<rte_mbuf*> nd_released;  ///< held packets a neighbour this worker learnt set free
+    /// Neighbours this worker is resolving, with the packets it holds for them.
+    std::unique_ptr<PendingNeighbours> pending_neighbours;
     // ICMPv6 error rate limit: a token bucket refilled from the TSC, this
     // worker's share of engine.icmp_errors_per_s.
     uint64_t icmp_tokens = 0;
@@ -112,18 +113,16 @@ struct EngineContext {
     /// One per worker (engine.workers), in worker order.
     std::vector<std::unique_ptr<WorkerContext>> workers;
     unsigned worker_count = 1;  ///< engine.workers, known before the workers are made
-    /// The worker the applications, the socket send stage and the neighbour
-    /// timer run on (and poll()'s caller).
+    /// The worker the applications and the socket send stage run on (and
+    /// poll()'s caller).
     WorkerContext& app_worker() { return *workers[0]; }
     /// By graph node id: the queue of each eth_rx instance (one per polled
     /// receive queue).
     std::vector<RxQueueRef> rx_queue_of;
-    /// With several workers the neighbour table is shared: taken with this
-    /// lock (off the forwarding path: on-link destinations and ND messages).
-    rte_spinlock_t nd_lock = RTE_SPINLOCK_INITIALIZER;
     uint16_t burst = 32;
     /// The most transmit queues any port gives one worker (PortRuntime::tx_per_worker).
     uint16_t max_tx_per_worker = 0;
+    uint16_t tx_ports = 0;  ///< ports with transmit queues
     rte_mempool* pool = nullptr;  ///< for packets the engine makes (solicitations)
     // Variants (EngineConfig's switches, read by the stages).
     bool route_cache = true;
@@ -142,7 +141,8 @@ struct EngineContext {
     std::vector<Nexthop> nexthops;
     /// The routing tables and policy rules (fib_rules.h).
     FibRules fib;
-    std::unique_ptr<NeighbourTable> neighbours;
+    /// Reachable neighbours, shared by the workers (lock-free reads).
+    std::unique_ptr<NeighbourCache> neighbours;
     /// Addresses as they change during a run (local delivery checks and
     /// source selection read these; `ports[].addresses` keeps the configured ones).
     std::unique_ptr<InterfaceAddresses> ifaddrs;
@@ -188,24 +188,6 @@ struct EngineContext {
         app_worker().send_path.route_lookups.add();
         return route_output(dst, src, t);
     }
-};
-
-/// Holds the neighbour table's lock while several workers share the table
-/// (with one worker nothing else touches it while the engine runs).
-class NeighbourLock {
-  public:
-    explicit NeighbourLock(EngineContext& ctx)
-        : lock_(ctx.workers.size() > 1 ? &ctx.nd_lock : nullptr) {
-        if (lock_) rte_spinlock_lock(lock_);
-    }
-    ~NeighbourLock() {
-        if (lock_) rte_spinlock_unlock(lock_);
-    }
-    NeighbourLock(const NeighbourLock&) = delete;
-    NeighbourLock& operator=(const NeighbourLock&) = delete;
-
-  private:
-    rte_spinlock_t* lock_;
 };
 
 /// The worker whose graph is being created: its stages bind to it (set by

@@ -1,6 +1,15 @@
 // Counters written by exactly one thread (the worker lcore) and read by the
-// control thread as snapshots. Relaxed atomic load+store compiles to a plain
-// add on x86 but keeps the concurrent read well defined; no locked operations.
+// control thread as snapshots: a load and a store, never a locked operation.
+//
+// What a snapshot may rely on, on any CPU (x86's TSO, ARM64's weak order):
+// every store of a counter is a release and every read an acquire. So a
+// reader that sees a counter's value also sees every count the worker made
+// before that store, in program order. The worker counts a packet's arrival
+// (`received`) before its outcome (delivered, forwarded, replied, a drop),
+// so a snapshot that reads the outcomes first and `received` last never
+// shows more outcomes than arrivals, and a delta never runs backwards. On
+// x86 a release store and an acquire load are plain moves (no fence); on
+// ARM64 they are STLR and LDAR.
 #pragma once
 
 #include <algorithm>
@@ -17,9 +26,10 @@ namespace pathscope::engine {
 class Counter {
   public:
     void add(uint64_t n = 1) {
-        v_.store(v_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+        // Only this thread writes: its own last value needs no ordering.
+        v_.store(v_.load(std::memory_order_relaxed) + n, std::memory_order_release);
     }
-    uint64_t get() const { return v_.load(std::memory_order_relaxed); }
+    uint64_t get() const { return v_.load(std::memory_order_acquire); }
 
   private:
     std::atomic<uint64_t> v_{0};

@@ -1,6 +1,7 @@
 #include "engine/engine.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <chrono>
 #include <map>
@@ -26,6 +27,37 @@ unsigned next_serial() {
 std::runtime_error port_error(const PortConfig& pc, const std::string& what, int rc) {
     return std::runtime_error("port '" + pc.name + "' (" + pc.device + "): " + what + ": " +
                               rte_strerror(rc < 0 ? -rc : rc));
+}
+
+/// Receive-side scaling for a port with several receive queues, as
+/// examples/l3fwd asks for it: the IP, UDP and TCP hash types the device
+/// offers, so that a NIC spreads flows over the queues (and so the workers)
+/// instead of delivering everything on queue 0. Returns what was set, for
+/// the run's facts; `warn` is set when a real device cannot spread.
+PortRss rss_setting(uint16_t id, const PortConfig& pc, bool virtual_device, rte_eth_conf& conf) {
+    PortRss r{pc.name, "off: one receive queue", false};
+    if (pc.rx_queues <= 1) return r;
+    rte_eth_dev_info info{};
+    const uint64_t offered = rte_eth_dev_info_get(id, &info) == 0 ? info.flow_type_rss_offloads : 0;
+    const uint64_t hf = offered & (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP);
+    if (hf == 0) {
+        r.setting = "unavailable: the device offers no RSS, so its " +
+                    std::to_string(pc.rx_queues) +
+                    " receive queues get only what its sender puts on each" +
+                    (virtual_device ? "" : " (a NIC delivers everything on queue 0)");
+        r.unbalanced = !virtual_device;
+        return r;
+    }
+    conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+    conf.rx_adv_conf.rss_conf.rss_key = nullptr;  // the driver's default key
+    conf.rx_adv_conf.rss_conf.rss_hf = hf;
+    auto hex = [](uint64_t v) {
+        char b[19] = "0x";
+        return std::string(b, std::to_chars(b + 2, b + sizeof b, v, 16).ptr);
+    };
+    r.setting = "on over " + std::to_string(pc.rx_queues) + " receive queues: hash types " +
+                hex(hf) + " (the device offers " + hex(offered) + ")";
+    return r;
 }
 
 constexpr uint16_t kRingSize = 4096;
@@ -129,7 +161,9 @@ void Engine::teardown() {
     }
     ring_ports_.clear();
     if (ctx_) {
-        ctx_->neighbours.reset();  // frees what it held, before the pool goes
+        // The pending tables free what they hold, before the pool goes.
+        for (auto& w : ctx_->workers) w->pending_neighbours.reset();
+        ctx_->neighbours.reset();
         if (ctx_->connected) rte_hash_free(ctx_->connected);
         ctx_->ila_table.reset();
         ctx_->connected = nullptr;
@@ -194,6 +228,8 @@ void Engine::setup_port(const PortConfig& pc) {
     port_names_[id] = pc.name;
 
     rte_eth_conf conf{};
+    const bool virtual_device = pc.device == "ring" || pc.device.rfind("net_", 0) == 0;
+    port_rss_.push_back(rss_setting(id, pc, virtual_device, conf));
     int rc = rte_eth_dev_configure(id, pc.rx_queues, pc.tx_queues, &conf);
     if (rc < 0)
         throw port_error(pc,
@@ -228,6 +264,7 @@ void Engine::setup_port(const PortConfig& pc) {
     rt.nb_tx = pc.tx_queues;
     rt.tx_per_worker = static_cast<uint16_t>(pc.tx_queues / cfg_.workers);
     ctx_->max_tx_per_worker = std::max(ctx_->max_tx_per_worker, rt.tx_per_worker);
+    if (pc.tx_queues > 0) ++ctx_->tx_ports;
     if (pc.tx_queues > 0 && rt.tx_per_worker == 0)
         throw std::runtime_error("port '" + pc.name + "' has " + std::to_string(pc.tx_queues) +
                                  " tx queue(s), fewer than engine.workers = " +
@@ -299,9 +336,7 @@ void Engine::setup_routes() {
             routes.push_back({p, cfg_.routes_file_nexthop});
     }
 
-    ctx.neighbours = std::make_unique<NeighbourTable>(
-        "nd" + std::to_string(serial_), 4096, cfg_.nd_hold, cfg_.nd_probes,
-        static_cast<uint64_t>(cfg_.nd_retrans_s * static_cast<double>(ctx.tsc_hz)));
+    ctx.neighbours = std::make_unique<NeighbourCache>("nd" + std::to_string(serial_), 4096);
     ctx.connected = make_hash("conn", sizeof(ConnKey));
 
     // Tables as Linux fills them: our addresses in local, on-link prefixes
@@ -459,6 +494,10 @@ void Engine::setup_rx_nodes() {
         ctx_->workers.push_back(std::make_unique<WorkerContext>(*ctx_, i, rows));
         ctx_->workers.back()->icmp_per_s =
             (cfg_.icmp_errors_per_s + cfg_.workers - 1) / cfg_.workers;
+        ctx_->workers.back()->pending_neighbours = std::make_unique<PendingNeighbours>(
+            "nd" + std::to_string(serial_) + "w" + std::to_string(i), 4096, cfg_.nd_hold,
+            cfg_.nd_probes,
+            static_cast<uint64_t>(cfg_.nd_retrans_s * static_cast<double>(ctx_->tsc_hz)));
         auto w = std::make_unique<Worker>();
         w->engine = this;
         w->ctx = ctx_->workers.back().get();
@@ -474,15 +513,13 @@ void Engine::setup_graph() {
     for (const char* n : names)
         if (std::string_view(n) != kEthRx) stage_order_.push_back(rte_node_from_name(n));
     for (auto& w : workers_) {
-        // A worker's graph: its eth_rx instances, and on worker 0 the other
-        // sources (the socket send stage, the neighbour timer); the graph
-        // library adds every stage they lead to.
+        // A worker's graph: its eth_rx instances, its neighbour timer (each
+        // worker sends on or drops what it held), and on worker 0 the socket
+        // send stage; the graph library adds every stage they lead to.
         std::vector<std::string> wanted;
         for (const rte_node_t id : w->rx_nodes) wanted.push_back(rte_node_id_to_name(id));
-        if (w->ctx->index == 0) {
-            wanted.push_back(kUdp6Output);
-            wanted.push_back(kNdTimer);
-        }
+        wanted.push_back(kNdTimer);
+        if (w->ctx->index == 0) wanted.push_back(kUdp6Output);
         std::vector<const char*> patterns;
         for (const auto& n : wanted) patterns.push_back(n.c_str());
         rte_graph_param prm{};
@@ -844,14 +881,19 @@ void Engine::stop() {
 }
 
 void Engine::drop_held_packets() {
-    PathCounters& counted = ctx_->app_worker().counters;  // the workers have stopped
-    ctx_->neighbours->drain_held([&](rte_mbuf* m) {
-        const PacketMeta* pm = meta(m);
-        const unsigned r = static_cast<unsigned>(DropReason::nd_pending_at_stop);
-        (pm->fate == Fate::local ? counted.send_drops : counted.drops)[r].add();
-        release_if_sent(m);
-        rte_pktmbuf_free(m);
-    });
+    // The workers have stopped: each one's held packets are counted on its
+    // own ledger, where they were received or sent.
+    for (auto& w : ctx_->workers) {
+        if (!w->pending_neighbours) continue;  // set-up failed before it was made
+        PathCounters& counted = w->counters;
+        w->pending_neighbours->drain_held([&](rte_mbuf* m) {
+            const PacketMeta* pm = meta(m);
+            const unsigned r = static_cast<unsigned>(DropReason::nd_pending_at_stop);
+            (pm->fate == Fate::local ? counted.send_drops : counted.drops)[r].add();
+            release_if_sent(m);
+            rte_pktmbuf_free(m);
+        });
+    }
 }
 
 void Engine::churn_addresses() {
@@ -912,7 +954,9 @@ Ledger read_ledger(const WorkerContext& w) {
     const PathCounters& c = w.counters;
     Ledger l;
     // Read the terminal counters before `received`, so that a snapshot taken
-    // while running never shows more outcomes than arrivals.
+    // while running never shows more outcomes than arrivals: each get() is
+    // an acquire of a release store (counters.h), so `received`, counted
+    // before any outcome, is at least what the outcomes read imply.
     l.delivered = c.delivered.get();
     l.forwarded = c.forwarded.get();
     l.replied = c.replied.get();
@@ -922,7 +966,6 @@ Ledger read_ledger(const WorkerContext& w) {
     }
     l.sent = c.sent.get();
     l.sends = w.send_path.sends.get();
-    std::atomic_thread_fence(std::memory_order_acquire);
     l.received = c.received.get();
     return l;
 }

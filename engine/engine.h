@@ -20,6 +20,13 @@ namespace pathscope::engine {
 
 class App;
 
+/// A port's receive-side scaling as set up (a run stores it as a fact).
+struct PortRss {
+    std::string port;
+    std::string setting;      ///< "on over 4 receive queues: ...", "off: ...", "unavailable: ..."
+    bool unbalanced = false;  ///< a real device with several queues and no RSS: warn
+};
+
 /// Rings behind an in-process net_ring port ("ring" device): inject packets
 /// into `rx[q]`, collect what the engine sent from `tx[q]`.
 struct RingPort {
@@ -96,6 +103,8 @@ class Engine {
     /// Every route installed from the scenario and its route file (not the
     /// on-link and local routes the addresses add).
     const std::vector<RouteConfig>& routes() const { return routes_; }
+    /// Each port's receive-side scaling, in scenario order.
+    const std::vector<PortRss>& port_rss() const { return port_rss_; }
 
   private:
     void teardown();
@@ -143,6 +152,7 @@ class Engine {
     rte_mempool* pool_ = nullptr;
     std::vector<std::string> port_names_;  ///< by DPDK port id, "" when not ours
     std::vector<std::string> removable_devices_;
+    std::vector<PortRss> port_rss_;
     std::vector<RingPort> ring_ports_;
     std::vector<std::string> ring_port_names_;
     std::vector<std::unique_ptr<App>> apps_;

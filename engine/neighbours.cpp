@@ -6,34 +6,92 @@
 
 namespace pathscope::engine {
 
-NeighbourTable::NeighbourTable(const std::string& name, unsigned capacity, unsigned hold,
-                               unsigned probes, uint64_t retrans_tsc)
-    : entries_(capacity), hold_(std::min(hold, kMaxHold)), probes_(std::max(probes, 1u)),
-      retrans_(retrans_tsc) {
+namespace {
+
+constexpr uint64_t kValid = uint64_t{1} << 48;
+
+rte_hash* make_table(const std::string& name, unsigned capacity, uint8_t extra_flags) {
     rte_hash_parameters hp{};
     hp.name = name.c_str();
     hp.entries = capacity;
     hp.key_len = 16;
     hp.socket_id = static_cast<int>(rte_socket_id());
-    hash_ = rte_hash_create(&hp);
-    if (!hash_)
-        throw std::runtime_error("cannot create the neighbour table: " +
-                                 std::string(rte_strerror(rte_errno)));
+    hp.extra_flag = extra_flags;
+    rte_hash* h = rte_hash_create(&hp);
+    if (!h)
+        throw std::runtime_error("cannot create the neighbour table " + name + ": " +
+                                 rte_strerror(rte_errno));
+    return h;
 }
 
-NeighbourTable::~NeighbourTable() {
+}  // namespace
+
+// Readers look keys up while a writer adds one: the lock-free read mode.
+// Keys are never deleted while the engine runs (a reachable neighbour stays
+// so), so no reader can hold an entry that is being freed: no grace period
+// (rte_rcu_qsbr) is needed.
+NeighbourCache::NeighbourCache(const std::string& name, unsigned capacity)
+    : hash_(make_table(name, capacity, RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF)),
+      entries_(std::make_unique<Entry[]>(capacity)),
+      capacity_(capacity) {}
+
+NeighbourCache::~NeighbourCache() { rte_hash_free(hash_); }
+
+bool NeighbourCache::find(const uint8_t* addr, rte_ether_addr& mac) const {
+    void* data = nullptr;
+    if (rte_hash_lookup_data(hash_, addr, &data) < 0) return false;
+    // Acquire: the word was stored (release) before or after the key was
+    // published; a reader that sees the key before its word sees 0.
+    const uint64_t word = static_cast<const Entry*>(data)->word.load(std::memory_order_acquire);
+    if (!(word & kValid)) return false;
+    for (unsigned i = 0; i < RTE_ETHER_ADDR_LEN; ++i)
+        mac.addr_bytes[i] = static_cast<uint8_t>(word >> (8 * i));
+    return true;
+}
+
+bool NeighbourCache::learn(const uint8_t* addr, const rte_ether_addr& mac) {
+    uint64_t word = kValid;
+    for (unsigned i = 0; i < RTE_ETHER_ADDR_LEN; ++i)
+        word |= uint64_t{mac.addr_bytes[i]} << (8 * i);
+    rte_spinlock_lock(&writer_);
+    void* data = nullptr;
+    bool ok = true;
+    if (rte_hash_lookup_data(hash_, addr, &data) >= 0) {
+        static_cast<Entry*>(data)->word.store(word, std::memory_order_release);
+    } else if (used_ < capacity_) {
+        Entry& e = entries_[used_];
+        e.word.store(word, std::memory_order_release);
+        ok = rte_hash_add_key_data(hash_, addr, &e) == 0;
+        if (ok) ++used_;
+    } else {
+        ok = false;
+    }
+    rte_spinlock_unlock(&writer_);
+    return ok;
+}
+
+PendingNeighbours::PendingNeighbours(const std::string& name, unsigned capacity, unsigned hold,
+                                     unsigned probes, uint64_t retrans_tsc)
+    : hash_(make_table(name, capacity, 0)),
+      entries_(capacity),
+      hold_(std::min(hold, kMaxHold)),
+      probes_(std::max(probes, 1u)),
+      retrans_(retrans_tsc) {}
+
+PendingNeighbours::~PendingNeighbours() {
     drain_held([](rte_mbuf* m) { rte_pktmbuf_free(m); });
     rte_hash_free(hash_);
 }
 
-NeighbourTable::Entry* NeighbourTable::find(const uint8_t* addr) {
+PendingNeighbours::Entry* PendingNeighbours::find(const uint8_t* addr) {
     // The hash's own position is the index: rte_hash_lookup returns a slot
     // below `entries`, so no data pointer and no second table is needed.
     const int32_t pos = rte_hash_lookup(hash_, addr);
     return pos >= 0 ? &entries_[static_cast<uint32_t>(pos)] : nullptr;
 }
 
-NeighbourTable::Entry* NeighbourTable::create(const uint8_t* addr, uint16_t port, uint64_t now) {
+PendingNeighbours::Entry* PendingNeighbours::create(const uint8_t* addr, uint16_t port,
+                                                    uint64_t now) {
     const int32_t pos = rte_hash_add_key(hash_, addr);
     if (pos < 0 || static_cast<uint32_t>(pos) >= entries_.size()) {
         if (pos >= 0) rte_hash_del_key(hash_, addr);
@@ -49,39 +107,18 @@ NeighbourTable::Entry* NeighbourTable::create(const uint8_t* addr, uint16_t port
     return &e;
 }
 
-bool NeighbourTable::hold(Entry& e, rte_mbuf* m) {
+bool PendingNeighbours::hold(Entry& e, rte_mbuf* m) {
     if (e.held >= hold_) return false;
     e.hold[e.held++] = m;
     return true;
 }
 
-void NeighbourTable::probed(Entry& e, uint64_t now) {
+void PendingNeighbours::probed(Entry& e, uint64_t now) {
     ++e.probes;
     e.deadline = now + retrans_;
 }
 
-void NeighbourTable::learn(const uint8_t* addr, uint16_t port, const rte_ether_addr& mac,
-                           std::vector<rte_mbuf*>& released) {
-    Entry* e = find(addr);
-    if (!e) {
-        const int32_t pos = rte_hash_add_key(hash_, addr);
-        if (pos < 0 || static_cast<uint32_t>(pos) >= entries_.size()) return;  // table full
-        e = &entries_[static_cast<uint32_t>(pos)];
-        *e = Entry{};
-        memcpy(e->addr.data(), addr, 16);
-        }
-    e->mac = mac;
-    e->port = port;
-    if (!e->reachable) {
-        e->reachable = true;
-        released.insert(released.end(), e->hold, e->hold + e->held);
-        e->held = 0;
-        const uint32_t idx = static_cast<uint32_t>(e - entries_.data());
-        pending_.erase(std::remove(pending_.begin(), pending_.end(), idx), pending_.end());
-    }
-}
-
-void NeighbourTable::erase(uint32_t index) {
+void PendingNeighbours::erase(uint32_t index) {
     Entry& e = entries_[index];
     rte_hash_del_key(hash_, e.addr.data());
     e = Entry{};
@@ -90,6 +127,7 @@ void NeighbourTable::erase(uint32_t index) {
         *it = pending_.back();
         pending_.pop_back();
     }
+    if (pending_.empty()) next_due_ = UINT64_MAX;
 }
 
 }  // namespace pathscope::engine

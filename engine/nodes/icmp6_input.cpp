@@ -1,7 +1,8 @@
 // icmp6_input: answers echo requests and neighbour solicitations for our
 // addresses in place (counted as replied), learns neighbours from
-// solicitations and advertisements (what nd_resolve held for them goes back
-// to it), and drops every other type by name.
+// solicitations and advertisements into the shared neighbour cache (the
+// worker that held packets for them sends them on: nd_timer), and drops
+// every other type by name.
 #include "engine/nodes/nodes.h"
 
 #include <cstring>
@@ -10,7 +11,7 @@ namespace pathscope::engine {
 
 namespace {
 
-enum Edge : rte_edge_t { to_tx, to_drop, to_nd_resolve };
+enum Edge : rte_edge_t { to_tx, to_drop };
 
 constexpr uint8_t kEchoRequest = 128, kEchoReply = 129;
 constexpr uint8_t kNeighSolicit = 135, kNeighAdvert = 136;
@@ -87,8 +88,7 @@ rte_edge_t solicitation(WorkerContext& w, rte_mbuf* m, const uint8_t* msg, uint3
     if (const uint8_t* ll = find_ll_option(msg + kNdMsgLen, icmp_len - kNdMsgLen, kOptSourceLl)) {
         rte_ether_addr mac;
         memcpy(mac.addr_bytes, ll, RTE_ETHER_ADDR_LEN);
-        const NeighbourLock lock(ctx);
-        ctx.neighbours->learn(ip->src_addr, meta(m)->rx_port, mac, w.nd_released);
+        ctx.neighbours->learn(ip->src_addr, mac);
     }
     uint8_t tgt[16];
     memcpy(tgt, target, 16);
@@ -145,8 +145,7 @@ uint16_t icmp6_input_process(rte_graph* graph, rte_node* node, void** objs, uint
                     find_ll_option(msg + kNdMsgLen, icmp_len - kNdMsgLen, kOptTargetLl)) {
                 rte_ether_addr mac;
                 memcpy(mac.addr_bytes, ll, RTE_ETHER_ADDR_LEN);
-                const NeighbourLock lock(ctx);
-                ctx.neighbours->learn(msg + 8, pm->rx_port, mac, w.nd_released);
+                ctx.neighbours->learn(msg + 8, mac);
             }
         }
         if (ctx.latency_histograms) w.latency.record(Sojourn::delivered, rte_rdtsc() - pm->rx_tsc);
@@ -155,17 +154,11 @@ uint16_t icmp6_input_process(rte_graph* graph, rte_node* node, void** objs, uint
         return kConsumed;
     });
     w.counters.delivered.add(consumed);
-    if (unlikely(!w.nd_released.empty())) {  // packets that waited for a neighbour just learnt
-        for (rte_mbuf* held : w.nd_released) rte_node_enqueue_x1(graph, node, to_nd_resolve, held);
-        // They leave the neighbour table, not this stage (the table's slot 2 is nd_resolve too).
-        w.neighbour_edges->add(to_nd_resolve, w.nd_released.size());
-        w.nd_released.clear();
-    }
     return n;
 }
 
 }  // namespace
 
-void register_icmp6_input() { register_node(kIcmp6Input, icmp6_input_process, {kEthTx, kDrop, kNdResolve}); }
+void register_icmp6_input() { register_node(kIcmp6Input, icmp6_input_process, {kEthTx, kDrop}); }
 
 }  // namespace pathscope::engine

@@ -1,8 +1,11 @@
-// nd_resolve: the link-layer address of an on-link destination from the
-// neighbour table. Known: written and on to txq_select. Unknown: a new
-// INCOMPLETE entry, its first solicitation at once, and the packet held
-// (nd_queue_full when the entry holds its limit). Solicitations due again
-// and neighbours that never answered are handled here and by nd_timer.
+// nd_resolve: the link-layer address of an on-link destination. Known to
+// the shared neighbour cache (read without a lock): written, and on to
+// txq_select. Unknown: a new pending entry of this worker, its first
+// solicitation at once, and the packet held (nd_queue_full when the entry
+// holds its limit). nd_timer, on every worker, sends the packet back here
+// once the cache knows its neighbour (learnt by whichever worker received
+// the advertisement), solicits again when due, and drops what waited too
+// long (nd_timeout): a held packet leaves on the worker that held it.
 #include "engine/nodes/nodes.h"
 
 #include <cstring>
@@ -11,26 +14,24 @@ namespace pathscope::engine {
 
 namespace {
 
-enum Edge : rte_edge_t { to_txq_select, to_drop };
+enum Edge : rte_edge_t { to_txq_select, to_drop, to_nd_resolve };
 
 uint16_t nd_resolve_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
     WorkerContext& w = *node_worker(node);
-    NeighbourTable& nd = *w.engine.neighbours;
-    const NeighbourLock lock(w.engine);
+    const NeighbourCache& cache = *w.engine.neighbours;
+    PendingNeighbours& pending = *w.pending_neighbours;
     uint64_t now = 0;
     dispatch(graph, node, objs, n, [&](rte_mbuf* m) -> rte_edge_t {
         const rte_ipv6_hdr* ip = ip6_hdr(m);
-        NeighbourTable::Entry* e = nd.find(ip->dst_addr);
-        if (likely(e && e->reachable)) {
-            rte_pktmbuf_mtod(m, rte_ether_hdr*)->dst_addr = e->mac;
+        if (likely(cache.find(ip->dst_addr, rte_pktmbuf_mtod(m, rte_ether_hdr*)->dst_addr)))
             return to_txq_select;
-        }
+        PendingNeighbours::Entry* e = pending.find(ip->dst_addr);
         if (!e) {
             if (!now) now = rte_rdtsc();
-            e = nd.create(ip->dst_addr, meta(m)->tx_port, now);
+            e = pending.create(ip->dst_addr, meta(m)->tx_port, now);
             if (!e) return drop_as(m, DropReason::nd_queue_full, to_drop);
         }
-        if (!nd.hold(*e, m)) return drop_as(m, DropReason::nd_queue_full, to_drop);
+        if (!pending.hold(*e, m)) return drop_as(m, DropReason::nd_queue_full, to_drop);
         return kConsumed;
     });
     // What the table sends on its own (solicitations, packets that timed
@@ -39,40 +40,52 @@ uint16_t nd_resolve_process(rte_graph* graph, rte_node* node, void** objs, uint1
     return n;
 }
 
-/// Runs every graph walk; reads the clock only while a neighbour is being resolved.
+/// Runs every graph walk of every worker; does nothing while the worker
+/// holds no packet, and reads the clock only while it does.
 uint16_t nd_timer_process(rte_graph* graph, rte_node* node, void**, uint16_t) {
     WorkerContext& w = *node_worker(node);
-    const NeighbourTable& nd = *w.engine.neighbours;
-    if (likely(nd.next_due() == UINT64_MAX)) return 0;  // read without the lock: a hint
+    PendingNeighbours& pending = *w.pending_neighbours;
+    if (likely(pending.empty())) return 0;
+    // Neighbours learnt since (by any worker): their packets go back to
+    // nd_resolve, which now finds the address. They leave the neighbour
+    // table, not this stage.
+    uint16_t out = 0;
+    pending.release_known(*w.engine.neighbours, [&](PendingNeighbours::Entry& e) {
+        for (unsigned i = 0; i < e.held; ++i) rte_node_enqueue_x1(graph, node, to_nd_resolve, e.hold[i]);
+        w.neighbour_edges->add(to_nd_resolve, e.held);
+        out = static_cast<uint16_t>(out + e.held);
+        e.held = 0;
+    });
+    if (pending.empty()) return out;
     const uint64_t now = rte_rdtsc();
-    if (now < nd.next_due()) return 0;
-    const NeighbourLock lock(w.engine);
-    return nd_service(w, graph, node, now, to_txq_select, to_drop, *node_edges(node));
+    if (now < pending.next_due()) return out;
+    return static_cast<uint16_t>(
+        out + nd_service(w, graph, node, now, to_txq_select, to_drop, *node_edges(node)));
 }
 
 }  // namespace
 
 uint16_t nd_service(WorkerContext& w, rte_graph* graph, rte_node* node, uint64_t now,
                     rte_edge_t to_tx, rte_edge_t to_drop, EdgeCounters& counted) {
-    EngineContext& ctx = w.engine;
+    PendingNeighbours& pending = *w.pending_neighbours;
     uint16_t out = 0;
-    ctx.neighbours->expire(
+    pending.expire(
         now,
-        [&](NeighbourTable::Entry& e) {
+        [&](PendingNeighbours::Entry& e) {
             if (rte_mbuf* ns = make_solicitation(w, e.port, e.addr.data())) {
                 rte_node_enqueue_x1(graph, node, to_tx, ns);
                 counted.add(to_tx, 1);
                 ++out;
             }
-            ctx.neighbours->probed(e, now);
+            pending.probed(e, now);
         },
-        [&](NeighbourTable::Entry& e) {
+        [&](PendingNeighbours::Entry& e) {
             for (unsigned i = 0; i < e.held; ++i) {
                 meta(e.hold[i])->drop = DropReason::nd_timeout;
                 rte_node_enqueue_x1(graph, node, to_drop, e.hold[i]);
             }
             counted.add(to_drop, e.held);
-            out += e.held;
+            out = static_cast<uint16_t>(out + e.held);
             e.held = 0;
         });
     return out;
@@ -126,7 +139,7 @@ rte_mbuf* make_solicitation(WorkerContext& w, uint16_t port_id, const uint8_t* t
 
 void register_nd_resolve() {
     register_node(kNdResolve, nd_resolve_process, {kTxqSelect, kDrop});
-    register_node(kNdTimer, nd_timer_process, {kTxqSelect, kDrop}, true);
+    register_node(kNdTimer, nd_timer_process, {kTxqSelect, kDrop, kNdResolve}, true);
 }
 
 }  // namespace pathscope::engine

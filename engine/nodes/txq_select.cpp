@@ -3,9 +3,9 @@
 // it to the device's queue). engine.txq_hash = flow
 // spreads flows over the egress port's queues by a hash of the addresses and
 // (for UDP and TCP) the ports, so one flow stays on one queue and keeps its
-// order; none puts everything on queue 0. Hashed packets are then grouped
-// by queue (a stable counting sort, so each flow keeps its order), so that
-// eth_tx hands each queue one burst instead of a packet at a time.
+// order; none puts everything on queue 0. The burst is then grouped by port
+// and queue (stably, so each flow keeps its order), so that eth_tx hands
+// each port's queue one burst instead of one per change of port or queue.
 #include "engine/nodes/nodes.h"
 
 #include <algorithm>
@@ -27,16 +27,41 @@ inline uint16_t flow_queue(rte_mbuf* m, const PacketMeta* pm, uint16_t queues) {
     return static_cast<uint16_t>((uint64_t{h} * queues) >> 32);  // multiply-shift, no division
 }
 
-constexpr uint16_t kSortedQueues = 64;  ///< queues beyond this are left in arrival order
+constexpr unsigned kMaxGroups = 32;  ///< more (port, queue) pairs in one burst: left in arrival order
 constexpr uint16_t kSortedBurst = 512;
 
-/// Stable counting sort of the burst by transmit queue (`queue[i]` is objs[i]'s).
-void group_by_queue(void** objs, const uint8_t* queue, uint16_t n, uint16_t queues) {
-    uint16_t start[kSortedQueues + 1] = {};
-    for (uint16_t i = 0; i < n; ++i) ++start[queue[i] + 1];
-    for (uint16_t q = 1; q <= queues; ++q) start[q] += start[q - 1];
+/// Groups the burst by (port, queue), stably, each group where its pair
+/// first appears. Nothing moves when the pairs already come in runs (one
+/// egress port and queue: the common case costs a compare a packet).
+void group_by_port_queue(void** objs, uint16_t n) {
+    if (n < 2 || n > kSortedBurst) return;
+    auto** pkts = reinterpret_cast<rte_mbuf**>(objs);
+    uint32_t keys[kMaxGroups];
+    uint8_t group[kSortedBurst];
+    unsigned groups = 0, last = 0;
+    bool runs = true;  // each pair's packets contiguous so far
+    for (uint16_t i = 0; i < n; ++i) {
+        const PacketMeta* pm = meta(pkts[i]);
+        const uint32_t key = uint32_t{pm->tx_port} << 16 | pm->tx_queue;
+        unsigned g = last;
+        if (groups == 0 || keys[g] != key) {
+            for (g = 0; g < groups && keys[g] != key; ++g) {
+            }
+            if (g == groups) {
+                if (groups == kMaxGroups) return;
+                keys[groups++] = key;
+            } else {
+                runs = false;  // a pair seen before, after another: out of its run
+            }
+        }
+        group[i] = static_cast<uint8_t>(last = g);
+    }
+    if (runs) return;
+    uint16_t start[kMaxGroups + 1] = {};
+    for (uint16_t i = 0; i < n; ++i) ++start[group[i] + 1];
+    for (unsigned g = 1; g <= groups; ++g) start[g] += start[g - 1];
     void* sorted[kSortedBurst];
-    for (uint16_t i = 0; i < n; ++i) sorted[start[queue[i]]++] = objs[i];
+    for (uint16_t i = 0; i < n; ++i) sorted[start[group[i]]++] = objs[i];
     memcpy(objs, sorted, n * sizeof(void*));
 }
 
@@ -48,18 +73,14 @@ uint16_t txq_select_process(rte_graph* graph, rte_node* node, void** objs, uint1
     if (ctx.txq_hash == TxqHash::none || ctx.max_tx_per_worker <= 1) {
         for_each_packet(pkts, n, [](rte_mbuf* m, uint16_t) { meta(m)->tx_queue = 0; });
     } else {
-        uint8_t queue[kSortedBurst];
-        uint16_t most = 1;
-        for_each_packet(pkts, n, [&](rte_mbuf* m, uint16_t i) {
+        for_each_packet(pkts, n, [&](rte_mbuf* m, uint16_t) {
             PacketMeta* pm = meta(m);
             const uint16_t queues = ctx.ports[pm->tx_port].tx_per_worker;
             pm->tx_queue = queues > 1 && pm->fate != Fate::control ? flow_queue(m, pm, queues) : 0;
-            if (i < kSortedBurst) queue[i] = static_cast<uint8_t>(pm->tx_queue);
-            most = std::max(most, queues);
         });
-        if (most > 1 && most <= kSortedQueues && n > 1 && n <= kSortedBurst)
-            group_by_queue(objs, queue, n, most);
     }
+    // One port with one queue a worker: every packet already shares it.
+    if (ctx.tx_ports > 1 || ctx.max_tx_per_worker > 1) group_by_port_queue(objs, n);
     rte_node_next_stream_move(graph, node, to_eth_tx);
     count_edge(node, to_eth_tx, n);
     return n;

@@ -233,6 +233,38 @@ TEST_F(Transmit, NeighbourThatNeverAnswersEndsInNdTimeoutAfterTheRetries) {
     EXPECT_EQ((edge[{"nd_timer", "drop"}]), 1u);
 }
 
+// A receive burst whose packets alternate between two egress ports leaves
+// as one transmit burst per port and queue (txq_select groups it), not one
+// per change of port (sixteen each, before).
+TEST_F(Transmit, ABurstForTwoPortsLeavesAsOneTransmitBurstPerPortAndQueue) {
+    Engine eng(test::ring_config());
+    std::vector<std::vector<uint8_t>> frames;
+    for (unsigned i = 0; i < 32; ++i) {
+        FrameSpec s = test::from_peer(eng, i % 2 ? "2001:db8:aaaa::1" : "2001:db8:100::9");
+        s.src_port = static_cast<uint16_t>(1000 + i);
+        frames.push_back(udp6_frame(s));
+    }
+    test::inject(eng, "wire", frames);
+    eng.run_until_idle();
+    const EngineSnapshot snap = eng.snapshot();
+    EXPECT_EQ(snap.ledger.forwarded, 32u);
+    std::map<std::string, const QueueSnapshot*> tx;
+    for (const auto& q : snap.queues)
+        if (!q.rx) tx[q.port] = &q;
+    ASSERT_TRUE(tx.count("out") && tx.count("wire"));
+    EXPECT_EQ(tx["out"]->packets, 16u);
+    EXPECT_EQ(tx["wire"]->packets, 16u);
+    EXPECT_EQ(tx["out"]->bursts, 1u);
+    EXPECT_EQ(tx["wire"]->bursts, 1u);
+    // In each port's burst, the flows keep their order.
+    for (const char* port : {"out", "wire"}) {
+        const auto sent = test::collect(eng, port);
+        ASSERT_EQ(sent.size(), 16u) << port;
+        for (size_t i = 1; i < sent.size(); ++i)
+            EXPECT_LT(be16(sent[i - 1], kEthLen + kIp6Len), be16(sent[i], kEthLen + kIp6Len)) << port;
+    }
+}
+
 TEST_F(Transmit, SocketApiInAllFourBindConnectCombinations) {
     Engine eng(test::ring_config());
     const Ip6Addr ours = ip("2001:db8:2::1");

@@ -236,10 +236,11 @@ TEST_F(Workers, EachWorkerBalancesItsOwnLedgerAndTheEngineIsTheirSum) {
     EXPECT_EQ(stage(w1.stages, "eth_rx")->packets, q1.size());
     EXPECT_EQ(stage(w0.stages, "ip6_forward")->packets, 300u);
     EXPECT_EQ(stage(w1.stages, "ip6_forward")->packets, 500u);
-    // The send stage and the neighbour timer run on worker 0 only.
+    // The send stage runs on worker 0 only; each worker has its neighbour
+    // timer (it sends on what that worker held).
     EXPECT_NE(stage(w0.stages, "udp6_output"), nullptr);
     EXPECT_EQ(stage(w1.stages, "udp6_output"), nullptr);
-    EXPECT_EQ(stage(w1.stages, "nd_timer"), nullptr);
+    EXPECT_NE(stage(w1.stages, "nd_timer"), nullptr);
 
     // Queues: each receive queue's worker and its eth_rx instance's calls;
     // each worker sends on its own transmit queue.
@@ -316,6 +317,85 @@ TEST_F(Workers, EarlyDemuxOnBothWorkersDeliversToTheRightSocket) {
     const EchoOutcome o = connected_echo_from_both_workers(true);
     expect_every_request_answered_once_to_its_client(o);
     EXPECT_GT(o.snapshot.events[static_cast<unsigned>(PathEvent::demux_hits)], 0u);
+}
+
+// Both workers forward to an on-link neighbour nobody knows yet: each holds
+// its own packets and solicits; the advertisement reaches worker 0 only,
+// and each worker then sends what it held, on its own queue, counted on its
+// own ledger (before, worker 0 released and counted worker 1's packets, and
+// worker 1's ledger never balanced). Reachable neighbours are read without
+// a lock.
+TEST_F(Workers, EachWorkerSendsOnWhatItHeldForANeighbourAnotherWorkerLearnt) {
+    constexpr unsigned kPerQueue[2] = {20, 35};
+    EngineConfig c = two_worker_config();
+    c.nd_hold = 64;
+    c.nd_retrans_s = 60;  // one solicitation a worker: the test decides when the answer comes
+    Engine eng(c);
+    const Ip6Addr neighbour = test::ip("2001:db8:2::77");  // on-link on "out"
+    for (unsigned q = 0; q < 2; ++q) {
+        std::vector<std::vector<uint8_t>> frames;
+        for (unsigned i = 0; i < kPerQueue[q]; ++i) {
+            FrameSpec s = test::from_peer(eng, "2001:db8:2::77");
+            s.src_port = static_cast<uint16_t>(1000 + 100 * q + i);
+            frames.push_back(udp6_frame(s));
+        }
+        test::inject(eng, "wire", frames, q);
+    }
+    eng.start();
+    const auto wait_for = [&](auto done) {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        while (!done(eng.snapshot(false)) && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    };
+    wait_for([&](const EngineSnapshot& s) {
+        return s.ledger.received == kPerQueue[0] + kPerQueue[1] && s.send_path.solicitations == 2;
+    });
+    {
+        const EngineSnapshot s = eng.snapshot(false);
+        ASSERT_EQ(s.send_path.solicitations, 2u) << "each worker solicits for what it holds";
+        EXPECT_EQ(s.ledger.forwarded, 0u) << "nothing leaves before the neighbour answers";
+    }
+    // The advertisement, on worker 0's queue.
+    FrameSpec na;
+    const MacAddr peer_mac{0x02, 0, 0, 0, 0, 0x77};
+    na.src_mac = peer_mac;
+    memcpy(na.dst_mac.data(), eng.context().ports[eng.port_id("wire")].mac.addr_bytes, 6);
+    na.src = neighbour;
+    na.dst = test::ip("2001:db8:2::1");
+    na.hop_limit = 255;
+    std::vector<uint8_t> body(28, 0);
+    body[0] = 0x60;  // solicited, override
+    memcpy(body.data() + 4, neighbour.data(), 16);
+    body[20] = 2, body[21] = 1;  // target link-layer address option
+    memcpy(body.data() + 22, peer_mac.data(), 6);
+    test::inject(eng, "wire", {icmp6_frame(na, 136, 0, body)}, 0);
+    wait_for([&](const EngineSnapshot& s) { return s.ledger.forwarded == kPerQueue[0] + kPerQueue[1]; });
+    eng.stop();
+
+    const EngineSnapshot s = eng.snapshot();
+    ASSERT_EQ(s.workers.size(), 2u);
+    for (unsigned w = 0; w < 2; ++w) {
+        const Ledger& l = s.workers[w].ledger;
+        EXPECT_EQ(l.forwarded, kPerQueue[w]) << "worker " << w << " sends what it held";
+        EXPECT_EQ(l.total_drops(), 0u) << "worker " << w;
+        EXPECT_TRUE(l.balanced()) << "worker " << w;
+    }
+    EXPECT_EQ(s.workers[0].ledger.delivered, 1u) << "the advertisement";
+    EXPECT_TRUE(s.ledger.balanced());
+    // Every datagram left with the neighbour's address, each worker's on its own queue.
+    std::map<uint16_t, uint64_t> per_queue;
+    for (const auto& q : s.queues)
+        if (!q.rx && q.port == "out") per_queue[q.queue] += q.packets;
+    EXPECT_EQ(per_queue[0], kPerQueue[0] + 1u) << "worker 0: its datagrams and its solicitation";
+    EXPECT_EQ(per_queue[1], kPerQueue[1] + 1u) << "worker 1: its datagrams and its solicitation";
+    unsigned to_neighbour = 0;
+    for (const auto& f : test::collect(eng, "out"))
+        if (memcmp(f.data(), peer_mac.data(), 6) == 0) ++to_neighbour;
+    EXPECT_EQ(to_neighbour, kPerQueue[0] + kPerQueue[1]);
+    uint64_t released = 0;
+    for (const auto& e : s.edges)
+        if (e.from == "neighbours" && e.to == "nd_resolve") released = e.packets;
+    EXPECT_EQ(released, kPerQueue[0] + kPerQueue[1]) << "released by the table";
 }
 
 int main(int argc, char** argv) {
