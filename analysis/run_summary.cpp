@@ -421,7 +421,7 @@ RunSummary summarize_run(const db::RunData& run, const SummaryOptions& opt) {
     });
     for (const StageLine* st : by_cycles) {
         if (s.busiest.size() >= opt.busiest_stages) break;
-        s.busiest.push_back({st->name, call_cycles[st->name]});
+        s.busiest.push_back({st->name, call_cycles[st->name], st->busy_calls()});
     }
 
     // A run of several workers: each one's ledger, and its own stage lines
@@ -447,6 +447,15 @@ RunSummary summarize_run(const db::RunData& run, const SummaryOptions& opt) {
         }
     }
     return s;
+}
+
+std::string histogram_calls_note(uint64_t in_histogram, uint64_t busy_calls) {
+    if (in_histogram >= busy_calls)
+        return fmt::format("{} busy calls; idle calls are left out", in_histogram);
+    return fmt::format(
+        "{} of the stage's {} busy calls: idle calls and {} untimed or interrupted ones (their "
+        "cycles estimated) are left out",
+        in_histogram, busy_calls, busy_calls - in_histogram);
 }
 
 }  // namespace pathscope::analysis

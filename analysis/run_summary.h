@@ -139,8 +139,16 @@ struct FunctionShare {
 
 struct StageHistogram {
     std::string stage;
-    Histogram cycles;  ///< cycles per busy call, every trial merged
+    Histogram cycles;         ///< cycles per busy call, every trial merged
+    uint64_t busy_calls = 0;  ///< the stage's busy calls (StageLine): timed or not
 };
+
+/// How many calls a per-call histogram holds, said as every view says it:
+/// "1234 busy calls; idle calls are left out", or, when some busy calls
+/// were interrupted or not timed (engine.timing = "1/N") and so are not in
+/// it, "1200 of the stage's 1234 busy calls: idle calls and 34 untimed or
+/// interrupted ones (their cycles estimated) are left out".
+std::string histogram_calls_note(uint64_t in_histogram, uint64_t busy_calls);
 
 /// What "per packet" counts in a run: received packets, or, when it
 /// received none, the datagrams its sockets were given to send.

@@ -302,10 +302,10 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
     }
 
     if (opt.histograms)
-        for (const auto& [name, h] : sum.busiest) {
-            t.emit("\ncycles per call, %s (%llu busy calls; idle calls are left out):\n", name,
-                   static_cast<ull>(h.count()));
-            t.text += render_text(h, "cycles", 12);
+        for (const auto& h : sum.busiest) {
+            t.emit("\ncycles per call, %s (%s):\n", h.stage,
+                   histogram_calls_note(h.cycles.count(), h.busy_calls));
+            t.text += render_text(h.cycles, "cycles", 12);
         }
     // Whatever else came from the store (a name this view prints as it is)
     // is shown, never obeyed, by the terminal.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -122,6 +123,31 @@ std::string where(const toml::node& n, const std::string& file) {
     return file + ":" + std::to_string(src.begin.line);
 }
 
+/// Edits (insert, delete, replace, swap of neighbours) between two keys.
+size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+    for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+    for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+    for (size_t i = 1; i <= a.size(); ++i)
+        for (size_t j = 1; j <= b.size(); ++j) {
+            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1,
+                                d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+                d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        }
+    return d[a.size()][b.size()];
+}
+
+/// The known key a typo most likely meant: the closest within a third of
+/// its length (at least one edit), or "" when none is that close.
+std::string nearest(const std::string& typo, const std::vector<std::string>& known) {
+    std::string best;
+    size_t best_d = std::max<size_t>(1, typo.size() / 3) + 1;
+    for (const auto& k : known)
+        if (const size_t d = edit_distance(typo, k); d < best_d) best = k, best_d = d;
+    return best;
+}
+
 /// Walks one TOML table, checking keys and types, with errors that point at
 /// the file, line and dotted key.
 class Section {
@@ -132,11 +158,14 @@ class Section {
     /// Call last: every key that no get*() asked for is unknown.
     void finish() const {
         for (const auto& [k, v] : t_) {
-            if (known_.count(std::string(k.str()))) continue;
+            const std::string name(k.str());
+            if (known_.count(name)) continue;
             std::string list;
             for (const auto& n : order_) list += (list.empty() ? "" : ", ") + n;
-            fail(v,
-                 "unknown key '" + key(std::string(k.str())) + "' (known keys here: " + list + ")");
+            const std::string near = nearest(name, order_);
+            fail(v, "unknown key '" + key(name) + "'" +
+                        (near.empty() ? "" : " (did you mean '" + key(near) + "'?)") +
+                        " (known keys here: " + list + ")");
         }
     }
 

@@ -186,7 +186,7 @@ void add_import_export_verbs(CLI::App& app, Verbs& verbs) {
         v->add_option("--tree", a->tree, "folded: stacks (default) or stages")
             ->check(CLI::IsMember({"stacks", "stages"}));
         v->add_option("--table", a->table,
-                      "csv: trials (default), intervals, stages, queues, drops or perf")
+                      "csv: trials (default), intervals, stages, queues, drops, perf, events or threads")
             ->check(CLI::IsMember(analysis::csv_tables()));
         verbs.add(v, [a] { return export_run(*a); });
     }

@@ -99,6 +99,12 @@ int run_matrix(const RunArgs& a, const std::string& scenario_path,
                  analysis::printable(scenario_path).c_str(), cells.size(),
                  sc.capture.auto_trials ? "until decided, at most " : "", sc.capture.trials,
                  sc.engine.duration_s, db::redacted(opt.db_path).c_str());
+    if (sc.capture.auto_trials && sc.capture.trials < 6)
+        std::fprintf(stderr,
+                     "pathscope run: note: at most %u blocks: a paired test on three to five "
+                     "blocks proves only a large change (give --trials 12 or more to find a few "
+                     "percent)\n",
+                     sc.capture.trials);
     say_telemetry(sc);
     unsigned last_block = 0;
     opt.progress = [&](const capture::RecordProgress& p) {
@@ -195,6 +201,11 @@ int run(const RunArgs& a) {
     const std::string scenario_path = a.scenario.empty() ? default_scenario() : a.scenario;
     std::vector<std::string> sets = a.sets;
     if (a.until_decided) {
+        // Its first look is after block 3: a cap below that leaves nothing to decide.
+        if (a.trials && a.trials < 3)
+            throw UsageError("--until-decided --trials " + std::to_string(a.trials) +
+                             ": --trials is the cap on blocks here, and the first look is after "
+                             "block 3: give 3 or more (12 or more leaves it several looks)");
         sets.push_back("capture.trials=\"auto\"");
         if (a.trials) sets.push_back("capture.max_trials=" + std::to_string(a.trials));
     } else if (a.trials) {

@@ -15,6 +15,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSortFilterProxyModel>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QStyledItemDelegate>
@@ -161,7 +162,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     tables->setChildrenCollapsible(false);
     tables->setStretchFactor(0, 1);
     tables->setStretchFactor(1, 0);
-    tables->setSizes({1000, 110});
+    tables->setSizes({1000, 110});  // fill_drops gives the drops their width
+    stage_split_ = tables;
     auto* legend = new QLabel(
         tr("%1: busy cycles over received packets (%2: over sent datagrams, for a run that only "
            "sent); the rows add up to \"%3\". Hover a column header for what it counts; click "
@@ -253,8 +255,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     split->addWidget(right);
     split->setStretchFactor(1, 3);
     // The run table's id, label, cell and experiment in view at the default
-    // size, and the stage table whole beside it.
-    split->setSizes({510, 890});
+    // size, and the stage table and the drops whole beside it.
+    split->setSizes({420, 980});
     setCentralWidget(split);
     progress_ = new QProgressBar;
     progress_->setRange(0, 0);  // busy
@@ -615,13 +617,24 @@ bool MainWindow::select_pair(const QString& base, const QString& cand) {
 void MainWindow::fill_drops(const std::vector<analysis::DropLine>& drops) {
     drops_->setRowCount(static_cast<int>(drops.size()));
     int row = 0;
+    bool sent = false;  // a drop on the send path: the path column says which
     for (const auto& d : drops) {
         drops_->setItem(row, 0, new QTableWidgetItem(display_text(d.reason)));
         drops_->setItem(row, 1, new QTableWidgetItem(display_text(d.path)));
         auto* count = new QTableWidgetItem(QString::number(d.packets));
         count->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
         drops_->setItem(row++, 2, count);
+        sent = sent || d.path != "receive";
     }
+    drops_->setColumnHidden(1, !sent);
+    // The drops as wide as their text, the stage table the rest.
+    drops_->resizeColumnsToContents();
+    int want = 2 * drops_->frameWidth() + drops_->verticalScrollBar()->sizeHint().width();
+    for (int c = 0; c < drops_->columnCount(); ++c)
+        if (!drops_->isColumnHidden(c)) want += drops_->horizontalHeader()->sectionSize(c);
+    const QList<int> sizes = stage_split_->sizes();
+    const int total = sizes.value(0) + sizes.value(1);
+    if (total > want) stage_split_->setSizes({total - want, want});
 }
 
 void MainWindow::drop_clicked(int row) {

@@ -19,6 +19,7 @@ class QLabel;
 class QLineEdit;
 class QProgressBar;
 class QPushButton;
+class QSplitter;
 class QSortFilterProxyModel;
 class QTabWidget;
 class QTableView;
@@ -151,6 +152,7 @@ class MainWindow : public QMainWindow {
     ExperimentsPage* experiments_;
     ExperimentFilter* experiment_filter_;
     QTableWidget* drops_;
+    QSplitter* stage_split_;  ///< the stage table | the drops
     std::shared_ptr<const db::RunData> data_;
     QThread reader_thread_;
     StoreReader* reader_;  ///< every read of the store, on reader_thread_

@@ -69,6 +69,15 @@ void HistogramsPage::show_stage(const QString& stage) {
     if (i >= 0) stage_->setCurrentIndex(i);
 }
 
+QString HistogramsPage::calls_note(const std::string& stage, int trial) const {
+    if (!run_) return {};
+    uint64_t busy = 0;
+    for (const auto& row : analysis::trial_stage_totals(*run_))
+        if (row.stage == stage && (trial < 0 || row.trial == trial)) busy += analysis::busy_calls(row);
+    const uint64_t in_histogram = analysis::merged_histogram(*run_, db::kStageCallCycles, stage, trial).count();
+    return QString::fromStdString(analysis::histogram_calls_note(in_histogram, busy));
+}
+
 void HistogramsPage::redraw() {
     std::vector<HistogramWidget::Series> series;
     std::string stage = stage_->currentText().toStdString();
@@ -87,8 +96,8 @@ void HistogramsPage::redraw() {
                                          : tr("Latency of %1 (cycles)").arg(display_text(stage)));
     else
         chart_->set_series(std::move(series), QString::fromLatin1(analysis::kCyclesPerBusyCall),
-                           tr("Cycles per call of %1 (busy calls; idle polls are left out)")
-                               .arg(display_text(stage)));
+                           tr("Cycles per call of %1 (%2)")
+                               .arg(display_text(stage), calls_note(stage, trial)));
 }
 
 }  // namespace pathscope::gui

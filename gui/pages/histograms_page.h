@@ -25,6 +25,8 @@ class HistogramsPage : public QWidget {
 
   private:
     void redraw();
+    /// How many calls the stage's histogram holds, said as `show` says it.
+    QString calls_note(const std::string& stage, int trial) const;
     std::shared_ptr<const db::RunData> run_;
     QComboBox* stage_;
     QComboBox* trial_;

@@ -111,6 +111,13 @@ if(max_hz AND max_hz LESS 1000000)
   endif()
 endif()
 expect_run(ARGS run --db ${dir}/empty.db --set nonsense EXIT 2 MATCH "expected KEY=VALUE" STREAM err)
+# A typo'd setting names the key it most likely meant; one far from any does not guess.
+expect_run(ARGS run --db ${dir}/never.db --set engine.brust=64 EXIT 2 MATCH "unknown key 'engine.brust' \\(did you mean 'engine.burst'\\?\\)" STREAM err)
+expect_run(ARGS run --db ${dir}/never.db --set engine.xyzzy=64 EXIT 2 MATCH "unknown key 'engine.xyzzy' \\(known keys here" STREAM err)
+# --until-decided's cap on blocks below its first look is refused, naming --trials.
+expect_run(ARGS run samples/forward-replay.toml --db ${dir}/never.db --ab engine.extra_work=0,8 --until-decided --trials 2 EXIT 2 MATCH "--until-decided --trials 2: --trials is the cap on blocks here" STREAM err)
+# export --help lists every CSV table it takes.
+expect_run(ARGS export --help EXIT 0 MATCH "drops, perf, events or threads" STREAM out)
 # What the machine refuses is said first, before the run's start lines.
 file(REMOVE ${dir}/never.db)
 expect_run(ARGS run samples/forward-replay.toml --db ${dir}/never.db --set workload.file=/nonexistent.pcap EXIT 1 MATCH "^pathscope run: [^\n]*nonexistent.pcap[^\n]*\n$" STREAM err)

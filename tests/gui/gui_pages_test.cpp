@@ -13,6 +13,7 @@
 #include <QStyleOptionComboBox>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTest>
 #include <filesystem>
 #include <random>
@@ -156,7 +157,9 @@ void add_busy_run(const std::string& path, const std::string& label, double slow
             b.stages.push_back({t, -1, stages[s], static_cast<int>(s), calls + idle_calls,
                                 tr.received, cycles + idle_calls * 210, idle_calls, idle_calls * 210});
         }
-        b.drops.push_back({t, "ip6_hop_limit", "ip6_forward", "receive", 1'093'480});
+        b.drops.push_back({t, "ip6_hop_limit", "ip6_forward", "receive", 1'000'000});
+        b.drops.push_back({t, "eth_unknown_type", "eth_input", "receive", 90'000});
+        b.drops.push_back({t, "ip6_hbh_not_first", "ip6_input", "receive", 3'480});
         b.queues.push_back({t, -1, "wire", 0, "rx", tr.received, tr.received * 64, 1'424'447, 713'966, 0});
         b.histograms.push_back(histogram_row(t, "ip6_lookup", 2000));
     }
@@ -374,6 +377,7 @@ class GuiPagesTest : public QObject {
         QTRY_VERIFY(w.stage_view()->model()->rowCount() > 0);
         QApplication::processEvents();
         check_cells_fit(w.stage_view(), "Stages");
+        check_cells_fit(w.drops(), "Drops");
         QVERIFY(w.select_pair("base", "cand"));
         w.wait_until_loaded();
         QVERIFY(w.show_page("compare"));

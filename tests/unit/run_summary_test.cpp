@@ -79,6 +79,16 @@ TEST(RunSummary, IdlePollingIsNotChargedToPackets) {
     EXPECT_NEAR(s.worker.idle_walk_share(), 0.9, 1e-12);
 }
 
+// A per-call histogram holds the busy calls that were timed: when some were
+// interrupted or not timed, its heading says how many of the stage's busy
+// calls it leaves out, instead of a count that disagrees with `busy calls`.
+TEST(RunSummary, AHistogramSaysWhichBusyCallsItHolds) {
+    EXPECT_EQ(histogram_calls_note(1234, 1234), "1234 busy calls; idle calls are left out");
+    EXPECT_EQ(histogram_calls_note(1200, 1234),
+              "1200 of the stage's 1234 busy calls: idle calls and 34 untimed or interrupted ones "
+              "(their cycles estimated) are left out");
+}
+
 TEST(RunSummary, AllStagesIsTheSumOfItsRows) {
     const RunSummary s = summarize_run(starved_run());
     double sum = 0;
