@@ -30,57 +30,66 @@ inline uint16_t flow_queue(rte_mbuf* m, const PacketMeta* pm, uint16_t queues) {
 constexpr unsigned kMaxGroups = 32;  ///< more (port, queue) pairs in one burst: left in arrival order
 constexpr uint16_t kSortedBurst = 512;
 
-/// Groups the burst by (port, queue), stably, each group where its pair
-/// first appears. Nothing moves when the pairs already come in runs (one
-/// egress port and queue: the common case costs a compare a packet).
-void group_by_port_queue(void** objs, uint16_t n) {
-    if (n < 2 || n > kSortedBurst) return;
-    auto** pkts = reinterpret_cast<rte_mbuf**>(objs);
+/// Which (port, queue) group each packet of a burst is in, in the order the
+/// pairs first appear, and whether each pair's packets already come in one
+/// run (then nothing needs to move: the common case costs a compare a
+/// packet, in the same pass that chose the queue).
+struct Groups {
     uint32_t keys[kMaxGroups];
-    uint8_t group[kSortedBurst];
-    unsigned groups = 0, last = 0;
-    bool runs = true;  // each pair's packets contiguous so far
-    for (uint16_t i = 0; i < n; ++i) {
-        const PacketMeta* pm = meta(pkts[i]);
+    uint8_t of[kSortedBurst];
+    unsigned count = 0, last = 0;
+    bool runs = true;
+    bool overflow = false;  ///< too many pairs, or too long a burst: left as it came
+
+    void add(uint16_t i, const PacketMeta* pm) {
         const uint32_t key = uint32_t{pm->tx_port} << 16 | pm->tx_queue;
-        unsigned g = last;
-        if (groups == 0 || keys[g] != key) {
-            for (g = 0; g < groups && keys[g] != key; ++g) {
-            }
-            if (g == groups) {
-                if (groups == kMaxGroups) return;
-                keys[groups++] = key;
-            } else {
-                runs = false;  // a pair seen before, after another: out of its run
-            }
+        if (count && keys[last] == key) {
+            if (i < kSortedBurst) of[i] = static_cast<uint8_t>(last);
+            return;
         }
-        group[i] = static_cast<uint8_t>(last = g);
+        unsigned g = 0;
+        while (g < count && keys[g] != key) ++g;
+        if (g == count) {
+            if (count == kMaxGroups) return void(overflow = true);
+            keys[count++] = key;
+        } else {
+            runs = false;  // a pair seen before, after another: out of its run
+        }
+        last = g;
+        if (i < kSortedBurst) of[i] = static_cast<uint8_t>(g);
     }
-    if (runs) return;
-    uint16_t start[kMaxGroups + 1] = {};
-    for (uint16_t i = 0; i < n; ++i) ++start[group[i] + 1];
-    for (unsigned g = 1; g <= groups; ++g) start[g] += start[g - 1];
-    void* sorted[kSortedBurst];
-    for (uint16_t i = 0; i < n; ++i) sorted[start[group[i]]++] = objs[i];
-    memcpy(objs, sorted, n * sizeof(void*));
-}
+
+    /// Puts the burst in group order, stably (each flow keeps its order).
+    void sort(void** objs, uint16_t n) const {
+        if (runs || overflow || n > kSortedBurst) return;
+        uint16_t start[kMaxGroups + 1] = {};
+        for (uint16_t i = 0; i < n; ++i) ++start[of[i] + 1];
+        for (unsigned g = 1; g <= count; ++g) start[g] += start[g - 1];
+        void* sorted[kSortedBurst];
+        for (uint16_t i = 0; i < n; ++i) sorted[start[of[i]]++] = objs[i];
+        memcpy(objs, sorted, n * sizeof(void*));
+    }
+};
 
 uint16_t txq_select_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
     EngineContext& ctx = *node_context(node);
     auto** pkts = reinterpret_cast<rte_mbuf**>(objs);
-    // With no port giving a worker more than one queue there is nothing to
-    // choose: every packet takes index 0 (as with txq_hash = none).
-    if (ctx.txq_hash == TxqHash::none || ctx.max_tx_per_worker <= 1) {
+    // One port with one queue a worker: every packet shares it, and with no
+    // port giving a worker more than one queue there is no queue to choose
+    // (index 0, as with txq_hash = none).
+    const bool hash = ctx.txq_hash != TxqHash::none && ctx.max_tx_per_worker > 1;
+    if (ctx.tx_ports <= 1 && !hash) {
         for_each_packet(pkts, n, [](rte_mbuf* m, uint16_t) { meta(m)->tx_queue = 0; });
     } else {
-        for_each_packet(pkts, n, [&](rte_mbuf* m, uint16_t) {
+        Groups groups;
+        for_each_packet(pkts, n, [&](rte_mbuf* m, uint16_t i) {
             PacketMeta* pm = meta(m);
-            const uint16_t queues = ctx.ports[pm->tx_port].tx_per_worker;
+            const uint16_t queues = hash ? ctx.ports[pm->tx_port].tx_per_worker : 1;
             pm->tx_queue = queues > 1 && pm->fate != Fate::control ? flow_queue(m, pm, queues) : 0;
+            groups.add(i, pm);
         });
+        groups.sort(objs, n);
     }
-    // One port with one queue a worker: every packet already shares it.
-    if (ctx.tx_ports > 1 || ctx.max_tx_per_worker > 1) group_by_port_queue(objs, n);
     rte_node_next_stream_move(graph, node, to_eth_tx);
     count_edge(node, to_eth_tx, n);
     return n;
