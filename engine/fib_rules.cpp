@@ -47,7 +47,6 @@ void FibRules::build(const std::string& name, const std::map<uint32_t, TableRout
         std::vector<Prefix6> prefixes;
         prefixes.reserve(content.routes.size());
         for (const auto& r : content.routes) prefixes.push_back(r.first);
-        FibShape shape = fib_shape(id, prefixes);
         rte_fib6_conf conf{};
         conf.type = RTE_FIB6_TRIE;
         conf.default_nh = kNexthopNone;
@@ -76,10 +75,16 @@ void FibRules::build(const std::string& name, const std::map<uint32_t, TableRout
                 throw std::runtime_error("cannot add route " + format_prefix6(p) + " to table " +
                                          std::to_string(id) + ": " + rte_strerror(-rc));
         }
-        shapes_.push_back(shape);
+        prefixes_[id] = std::move(prefixes);
     }
     main_ = table(kTableMain);
     if (!main_) throw std::logic_error("FibRules::build: no main table");
+}
+
+const std::vector<FibShape>& FibRules::shapes() const {
+    if (shapes_.empty())
+        for (const auto& [id, prefixes] : prefixes_) shapes_.push_back(fib_shape(id, prefixes));
+    return shapes_;
 }
 
 rte_fib6* FibRules::table(uint32_t id) const {
