@@ -12,6 +12,7 @@
 #include "engine/eal.h"
 #include "engine/engine.h"
 #include "engine/frame_builder.h"
+#include "engine/socket.h"
 #include "tests/engine/eal_env.h"
 
 using namespace pathscope;
@@ -396,6 +397,66 @@ TEST_F(Workers, EachWorkerSendsOnWhatItHeldForANeighbourAnotherWorkerLearnt) {
     for (const auto& e : s.edges)
         if (e.from == "neighbours" && e.to == "nd_resolve") released = e.packets;
     EXPECT_EQ(released, kPerQueue[0] + kPerQueue[1]) << "released by the table";
+}
+
+// ILA translation before early demux (engine.ila = early) on both workers:
+// each translates and delivers what its own queue brought to one connected
+// socket, early demux finds it on both, and each worker's ledger balances.
+TEST_F(Workers, IlaEarlyAndEarlyDemuxOnBothWorkersDeliverEachWorkersDatagrams) {
+    constexpr unsigned kPerQueue[2] = {60, 90};
+    EngineConfig c = two_worker_config();
+    c.ports[0].addresses.push_back({test::ip("2001:db8:5::1"), 128});  // the socket's SIR address
+    c.early_demux = true;
+    c.ila = IlaMode::early;
+    IlaMapConfig e;
+    e.identifier = {0, 0, 0, 0, 0, 0, 0, 1};
+    e.locator = {0x20, 0x01, 0x0d, 0xb8, 0x00, 0xff, 0, 0};
+    e.sir_prefix = {0x20, 0x01, 0x0d, 0xb8, 0x00, 0x05, 0, 0};
+    e.match = e.locator;
+    c.ila_map = {e};
+    Engine eng(c);
+    UdpSocket sock(eng.context());
+    sock.set_reuse_addr(true);
+    ASSERT_EQ(sock.bind(test::ip("2001:db8:5::1"), 7000), 0);
+    ASSERT_EQ(sock.connect(test::ip("2001:db8:100::5"), 5555), 0);
+    for (unsigned q = 0; q < 2; ++q) {
+        std::vector<std::vector<uint8_t>> frames;
+        for (unsigned i = 0; i < kPerQueue[q]; ++i) {
+            FrameSpec s = test::from_peer(eng, "2001:db8:ff::1", 7000);  // its ILA address
+            s.src_port = 5555;
+            frames.push_back(udp6_frame(s));
+        }
+        test::inject(eng, "wire", frames, q);
+    }
+    eng.start();
+    const uint64_t total = kPerQueue[0] + kPerQueue[1];
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (eng.snapshot(false).ledger.delivered < total && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    eng.stop();
+    const EngineSnapshot s = eng.snapshot();
+    ASSERT_EQ(s.workers.size(), 2u);
+    for (unsigned w = 0; w < 2; ++w) {
+        const Ledger& l = s.workers[w].ledger;
+        EXPECT_EQ(l.received, kPerQueue[w]) << "worker " << w;
+        EXPECT_EQ(l.delivered, kPerQueue[w]) << "worker " << w;
+        EXPECT_TRUE(l.balanced()) << "worker " << w;
+        const StageSnapshot* ila = stage(s.workers[w].stages, "ila_early");
+        const StageSnapshot* demux = stage(s.workers[w].stages, "early_demux");
+        ASSERT_TRUE(ila && demux) << "worker " << w;
+        EXPECT_EQ(ila->packets, kPerQueue[w]) << "worker " << w;
+        EXPECT_EQ(demux->packets, kPerQueue[w]) << "worker " << w;
+    }
+    EXPECT_TRUE(s.ledger.balanced());
+    EXPECT_EQ(s.events[static_cast<unsigned>(PathEvent::ila_translations)], total);
+    EXPECT_EQ(s.events[static_cast<unsigned>(PathEvent::demux_hits)], total);
+    unsigned received = 0;
+    rte_mbuf* m;
+    while (sock.recv(&m) == 0) {
+        ++received;
+        rte_pktmbuf_free(m);
+    }
+    EXPECT_EQ(received, total);
 }
 
 int main(int argc, char** argv) {
