@@ -23,6 +23,12 @@
 
 namespace pathscope::engine {
 
+/// A count that only this thread writes, stored for another thread to read
+/// (a field of a library's struct, such as rte_node's totals).
+inline void store_count(uint64_t& field, uint64_t value) {
+    __atomic_store_n(&field, value, __ATOMIC_RELEASE);
+}
+
 class Counter {
   public:
     void add(uint64_t n = 1) {

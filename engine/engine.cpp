@@ -614,14 +614,16 @@ void Engine::walk_loop(Worker& w, const bool timed, uint64_t now) {
             rte_prefetch0(objs);
         }
         const uint16_t rc = node->process(graph, node, objs, n);
-        node->total_calls++;
-        node->total_objs += rc;
+        // The graph library's own totals, which snapshots read while the
+        // worker runs: stored as our counters are (counters.h).
+        store_count(node->total_calls, node->total_calls + 1);
+        store_count(node->total_objs, node->total_objs + rc);
         handled += rc;
         if (timed) {
             const uint64_t after = rte_rdtsc();
             const uint64_t cycles = after - stamp;
             stamp = after;
-            node->total_cycles += cycles;
+            store_count(node->total_cycles, node->total_cycles + cycles);
             if (unlikely(cycles > interrupted)) {
                 // Preempted in the call: counted as an untimed call (the
                 // stage's recent cycles per packet), its wall cycles apart.
@@ -836,7 +838,14 @@ int Engine::worker_main(void* arg) {
     // send rings: one more walk sends it, so that sends = sent + send drops.
     if (apps) self->walk_once(w);
     ifaddrs.offline(me);
+    w.done.store(true, std::memory_order_release);
     return 0;
+}
+
+void Engine::wait_for(Worker& w) {
+    rte_eal_wait_lcore(w.lcore);
+    while (!w.done.load(std::memory_order_acquire)) rte_pause();
+    w.done.store(false, std::memory_order_relaxed);  // for the next start
 }
 
 void Engine::start() {
@@ -858,7 +867,7 @@ void Engine::start() {
         const int rc = rte_eal_remote_launch(worker_main, &w, w.lcore);
         if (rc < 0) {
             stop_ = true;
-            for (size_t k = 0; k < i; ++k) rte_eal_wait_lcore(workers_[k]->lcore);
+            for (size_t k = 0; k < i; ++k) wait_for(*workers_[k]);
             throw std::runtime_error("cannot launch worker " + std::to_string(i) + " on lcore " +
                                      std::to_string(w.lcore) + ": " + rte_strerror(-rc));
         }
@@ -872,7 +881,7 @@ void Engine::stop() {
         stop_ = true;
         if (churn_.joinable()) churn_.join();
         for (auto& w : workers_) {
-            rte_eal_wait_lcore(w->lcore);
+            wait_for(*w);
             w->tid = 0;
         }
         running_ = false;
@@ -977,7 +986,7 @@ StageSnapshot Engine::stage_snapshot(const Worker& w, rte_node_t id, bool histog
     const rte_node* n = rte_graph_node_get(w.graph_id, id);
     StageSnapshot st;
     st.name = stage_name(id);
-    st.packets = __atomic_load_n(&n->total_objs, __ATOMIC_RELAXED);
+    st.packets = __atomic_load_n(&n->total_objs, __ATOMIC_ACQUIRE);
     st.idle_calls = wc.idle[id].calls.get();
     st.idle_cycles = wc.idle[id].cycles.get();
     if (cfg_.call_histograms) {
@@ -997,8 +1006,8 @@ StageSnapshot Engine::stage_snapshot(const Worker& w, rte_node_t id, bool histog
         st.calls = wc.call_cycles[id].count() + u.busy_calls.get() + st.idle_calls;
         st.cycles = wc.call_cycles[id].sum() + u.busy_cycles.get() + st.idle_cycles;
     } else {
-        st.calls = __atomic_load_n(&n->total_calls, __ATOMIC_RELAXED);
-        st.cycles = __atomic_load_n(&n->total_cycles, __ATOMIC_RELAXED);
+        st.calls = __atomic_load_n(&n->total_calls, __ATOMIC_ACQUIRE);
+        st.cycles = __atomic_load_n(&n->total_cycles, __ATOMIC_ACQUIRE);
     }
     if (histograms) st.cycles_per_call = wc.call_cycles[id].snapshot();
     return st;

@@ -139,6 +139,8 @@ class Engine {
     /// are on and the walk before it was timed.
     void poll_apps(bool timed = true);
     static int worker_main(void* arg);
+    /// Waits until worker `w` has returned from worker_main.
+    static void wait_for(Worker& w);
     /// Control thread of engine.ifaddr_churn_per_s: adds an address and
     /// removes the oldest it added, at the set rate, until stop().
     void churn_addresses();
@@ -171,6 +173,10 @@ class Engine {
         std::vector<rte_node_t> stages;
         unsigned lcore = 0;
         std::atomic<int> tid{0};
+        /// Set (release) as the worker's last act: stop() acquires it after
+        /// rte_eal_wait_lcore, whose own wait is the EAL's and orders
+        /// nothing a reader of this code (or ThreadSanitizer) can see.
+        std::atomic<bool> done{false};
     };
     std::vector<std::unique_ptr<Worker>> workers_;
     std::vector<rte_node_t> rx_nodes_;  ///< every eth_rx instance, in queue order
