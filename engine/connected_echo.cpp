@@ -97,8 +97,12 @@ class ConnectedEchoApp final : public App {
         Ip6Addr local;
         memcpy(local.data(), ip->dst_addr, 16);
         if (s->bind(local, port_) != 0) return nullptr;
-        if (s->connect(peer, peer_port) != 0) return nullptr;
+        // Before connect(), which publishes the socket to every worker: one
+        // that delivers to it at once must find the ready list to join
+        // (ThreadSanitizer found it set after, so a first datagram from
+        // another worker could be queued unlisted and wait for the next).
         s->set_ready_list(&ready_);
+        if (s->connect(peer, peer_port) != 0) return nullptr;
         clients_.push_back(std::move(s));
         return clients_.back().get();
     }

@@ -11,6 +11,7 @@
 #include "engine/apps.h"
 #include "engine/eal.h"
 #include "engine/nodes/node.h"
+#include "engine/tsan.h"
 #include "engine/route_gen.h"
 #include "engine/routes.h"
 #include "engine/socket.h"
@@ -174,8 +175,9 @@ void Engine::teardown() {
 
 void Engine::setup_pool() {
     const std::string name = "pool" + std::to_string(serial_);
-    pool_ = rte_pktmbuf_pool_create(name.c_str(), cfg_.mbufs, 256, kSocketMetaSize,
-                                    RTE_MBUF_DEFAULT_BUF_SIZE, static_cast<int>(rte_socket_id()));
+    pool_ = rte_pktmbuf_pool_create_by_ops(name.c_str(), cfg_.mbufs, 256, kSocketMetaSize,
+                                           RTE_MBUF_DEFAULT_BUF_SIZE,
+                                           static_cast<int>(rte_socket_id()), mbuf_pool_ops());
     if (!pool_)
         throw std::runtime_error("cannot create a pool of " + std::to_string(cfg_.mbufs) +
                                  " mbufs: " + rte_strerror(rte_errno) +
@@ -1132,6 +1134,7 @@ bool Engine::inject(const std::string& port, const uint8_t* data, size_t len, un
     memcpy(rte_pktmbuf_mtod(m, void*), data, len);
     m->data_len = static_cast<uint16_t>(len);
     m->pkt_len = static_cast<uint32_t>(len);
+    tsan_handed_over(m);  // to the worker, through the PMD's ring
     if (rte_ring_enqueue(rp.rx.at(queue), m) != 0) {
         rte_pktmbuf_free(m);
         return false;

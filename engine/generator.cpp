@@ -1,4 +1,5 @@
 #include "engine/generator.h"
+#include "engine/tsan.h"
 
 #include <algorithm>
 #include <cstring>
@@ -163,6 +164,7 @@ uint64_t Generator::inject(uint64_t n) {
             for (unsigned i = 0; !one_queue && i < want; ++i)
                 if (queue_of[i] == q) grouped_kind[k] = kind_of[i], grouped[k++] = m[i];
             if (k == 0) continue;
+            tsan_handed_over(group, k);  // to the worker, through the PMD's ring
             const unsigned put = rte_ring_sp_enqueue_burst(
                 rp.rx[q], reinterpret_cast<void**>(group), k, nullptr);
             for (unsigned i = 0; i < put; ++i) ++counted[group_kind[i]];
@@ -199,6 +201,7 @@ uint64_t Generator::drain() {
         unsigned got;
         while ((got = rte_ring_sc_dequeue_burst(r, reinterpret_cast<void**>(m), kBurst, nullptr)) >
                0) {
+            tsan_taken(m, got);  // from the worker, through the PMD's ring
             rte_pktmbuf_free_bulk(m, got);
             total += got;
         }

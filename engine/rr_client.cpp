@@ -1,4 +1,5 @@
 #include "engine/rr_client.h"
+#include "engine/tsan.h"
 
 #include <algorithm>
 #include <cstring>
@@ -106,6 +107,7 @@ unsigned RrClient::take_responses() {
         unsigned got;
         while ((got = rte_ring_sc_dequeue_burst(r, reinterpret_cast<void**>(m), kBurst, nullptr)) >
                0) {
+            tsan_taken(m, got);  // from the worker, through the PMD's ring
             const uint64_t now = rte_rdtsc();
             for (unsigned i = 0; i < got; ++i) {
                 const auto* f = rte_pktmbuf_mtod(m[i], const uint8_t*);
@@ -183,6 +185,7 @@ void RrClient::send_due() {
         // Each stream's flow on one receive queue, as RSS would steer it.
         unsigned put = 0;
         const uint64_t now = rte_rdtsc();
+        tsan_handed_over(m, want);  // to the worker, through the PMD's ring
         if (queues_ == 1) {
             put = rte_ring_sp_enqueue_burst(rp.rx[0], reinterpret_cast<void**>(m), want, nullptr);
             for (unsigned i = 0; i < put; ++i) {

@@ -1,4 +1,5 @@
 #include "engine/socket.h"
+#include "engine/tsan.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -141,6 +142,7 @@ int UdpSocket::connect(const Ip6Addr& peer, uint16_t port) {
     nexthop_ = nh;
     route_generation_ = ctx_.route_generation;
     connected_ = true;
+    tsan_handed_over(this);  // rte_hash's own release is in its library
     if (rte_hash_add_key_data(ctx_.connected, &k, this) < 0) {
         connected_ = false;
         return -ENOBUFS;

@@ -7,6 +7,7 @@
 // current. A hit goes straight to udp6_input with the socket in its
 // SocketMeta (skipping ip6_lookup and ip6_local); a miss goes on to the lookup.
 #include "engine/nodes/nodes.h"
+#include "engine/tsan.h"
 
 #include <cstring>
 
@@ -68,6 +69,7 @@ uint16_t early_demux_process(rte_graph* graph, rte_node* node, void** objs, uint
             if (k < 0) return to_lookup;
             if (k < kChunk && (hit_mask >> k & 1)) {
                 auto* s = static_cast<UdpSocket*>(found[k]);
+                tsan_taken(s);  // published by connect() on another worker
                 uint32_t route;
                 if (s->cached_route(ctx.route_generation, &route) &&
                     memcmp(s->fixed_source(), ip6_hdr(m)->dst_addr, 16) == 0) {

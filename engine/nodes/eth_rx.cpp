@@ -3,6 +3,7 @@
 // so that each queue's receive cycles are a stage row of their own. Stamps
 // each packet with the receive TSC and its port, and counts per queue.
 #include "engine/nodes/nodes.h"
+#include "engine/tsan.h"
 
 namespace pathscope::engine {
 
@@ -16,6 +17,7 @@ uint16_t eth_rx_process(rte_graph* graph, rte_node* node, void**, uint16_t) {
     RxQueueCounters& qc = ctx.ports[q.port].rxq[q.queue];
     auto** to = reinterpret_cast<rte_mbuf**>(rte_node_next_stream_get(graph, node, 0, ctx.burst));
     const uint16_t n = rte_eth_rx_burst(q.port, q.queue, to, ctx.burst);
+    tsan_taken(to, n);  // handed over by another thread, through the PMD
     if (n == 0) {
         qc.empty_polls.add();
         return 0;

@@ -8,6 +8,7 @@
 // it (engine.send_accounting: Linux's sock_wfree on the transmit completion).
 #include "engine/nodes/nodes.h"
 #include "engine/socket.h"
+#include "engine/tsan.h"
 
 namespace pathscope::engine {
 
@@ -74,6 +75,7 @@ uint16_t eth_tx_process(rte_graph* graph, rte_node* node, void** objs, uint16_t 
         const uint16_t len = end - start;
         PortRuntime& port = ctx.ports[port_id];
         const auto queue = static_cast<uint16_t>(w.index + index * ctx.worker_count);
+        tsan_handed_over(pkts + start, len);  // whoever reads the port's queue takes them
         const uint16_t sent = port.nb_tx ? rte_eth_tx_burst(port_id, queue, pkts + start, len) : 0;
         // What the device refused goes to drop, which releases it there.
         for (unsigned i = 0; i < locals && at[i] < sent; ++i)

@@ -5,6 +5,7 @@
 // goes back (rate-limited, counted as replied) or the packet is dropped as
 // udp_no_socket.
 #include "engine/nodes/nodes.h"
+#include "engine/tsan.h"
 
 #include <cstring>
 
@@ -48,8 +49,10 @@ uint16_t udp6_input_process(rte_graph* graph, rte_node* node, void** objs, uint1
             key.remote_port = rte_be_to_cpu_16(udp->src_port);
             key.local_port = rte_be_to_cpu_16(udp->dst_port);
             void* found;
-            if (rte_hash_lookup_data(ctx.connected, &key, &found) >= 0)
+            if (rte_hash_lookup_data(ctx.connected, &key, &found) >= 0) {
                 s = static_cast<UdpSocket*>(found);
+                tsan_taken(s);  // published by connect() on another worker
+            }
         }
         if (!s) s = ctx.bound[rte_be_to_cpu_16(udp->dst_port)].load(std::memory_order_acquire);
         if (likely(s != nullptr)) {

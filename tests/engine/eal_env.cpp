@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "engine/dpdk.h"
+#include "engine/tsan.h"
 #include "engine/eal.h"
 #include "engine/routes.h"
 
@@ -84,6 +85,7 @@ void inject_segments(Engine& e, const std::string& port, const std::vector<uint8
         last = m;
     }
     if (claimed_len) head->pkt_len = claimed_len;
+    tsan_handed_over(head);  // to the worker, through the PMD's ring
     if (rte_ring_enqueue(e.ring_port(port).rx.at(queue), head) != 0) {
         rte_pktmbuf_free(head);
         throw std::runtime_error("test: receive ring full");
@@ -96,6 +98,7 @@ std::vector<std::vector<uint8_t>> collect(Engine& e, const std::string& port) {
     rte_mbuf* m;
     for (rte_ring* r : rp.tx) {
         while (rte_ring_dequeue(r, reinterpret_cast<void**>(&m)) == 0) {
+            tsan_taken(m);  // from the worker, through the PMD's ring
             std::vector<uint8_t> bytes(rte_pktmbuf_pkt_len(m));
             // rte_pktmbuf_read returns a pointer into the mbuf when the data is contiguous.
             const void* p =
