@@ -40,6 +40,10 @@ inline constexpr const char* kDecisionFact = "decision";
 /// packet traces, per-stage calls and packets) is absent.
 inline constexpr const char* kTargetFact = "target";
 inline constexpr const char* kLinuxTarget = "linux";
+/// The stage row of a Linux run's kernel samples that no function of the
+/// stage map holds, and of its user-space samples when the map names none.
+inline constexpr const char* kUnmappedKernelStage = "kernel (unmapped)";
+inline constexpr const char* kUnmappedUserStage = "user (unmapped)";
 /// Whether a run's facts say it ran on the Linux kernel.
 inline bool kernel_target(const std::vector<std::pair<std::string, std::string>>& facts) {
     for (const auto& [k, v] : facts)

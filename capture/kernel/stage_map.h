@@ -15,12 +15,14 @@
 #include <unordered_map>
 #include <vector>
 
+#include "db/records.h"
+
 namespace pathscope::capture {
 
 /// The row of kernel samples whose call chain holds no function the map names.
-inline constexpr const char* kUnmappedKernel = "kernel (unmapped)";
+inline constexpr const char* kUnmappedKernel = db::kUnmappedKernelStage;
 /// The row of user-space samples when the map has no [user] entry.
-inline constexpr const char* kUnmappedUser = "user (unmapped)";
+inline constexpr const char* kUnmappedUser = db::kUnmappedUserStage;
 
 class StageMap {
   public:
