@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -521,6 +522,7 @@ void parse_target(const toml::table& root, const Section& top, const std::string
     }
     if (sysctl_table) {
         read_sysctls(*sysctl_table, name, "", k.sysctls);
+        std::sort(k.sysctls.begin(), k.sysctls.end());  // name order, however they were written
         if (k.given_namespaces() && !k.sysctls.empty())
             top.fail(*sysctl_table, "[sysctl] settings apply only in namespaces pathscope makes, "
                                     "not in given ones (linux.sender_namespace)");

@@ -56,7 +56,7 @@ struct KernelConfig {
     /// applied and nothing is removed.
     std::string sender_namespace, receiver_namespace, router_namespace;
     /// sysctl.* settings ("net.ipv4.udp_early_demux", "1"), applied in every
-    /// namespace pathscope makes, in the order given.
+    /// namespace pathscope makes, in name order.
     std::vector<std::pair<std::string, std::string>> sysctls;
     /// capture.perf_data: also write the kernel samples as a perf.data file
     /// (perf report, perf script, hotspot read it); "": none.
