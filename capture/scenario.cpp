@@ -412,14 +412,15 @@ uint32_t parse_timing(const toml::node* n, const std::string& file) {
 /// (sysctl."net.ipv4.udp_early_demux" = 1) and the nested tables a --set or
 /// a [matrix] cell makes of the same dotted name read alike.
 void read_sysctls(const toml::table& t, const std::string& file, const std::string& prefix,
-                  std::vector<std::pair<std::string, std::string>>& out, size_t depth = 1) {
+                  std::vector<std::pair<std::string, std::string>>& out,
+                  std::set<std::string>& set_keys, size_t depth = 1) {
     for (const auto& [k, v] : t) {
         const std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
         if (v.is_table()) {
             if (depth >= kMaxSettingDepth)
                 throw ScenarioError(where(v, file) + ": 'sysctl." + key.substr(0, 60) +
                                     "' nests too deep for a sysctl name");
-            read_sysctls(*v.as_table(), file, key, out, depth + 1);
+            read_sysctls(*v.as_table(), file, key, out, set_keys, depth + 1);
             continue;
         }
         std::string value;
@@ -434,7 +435,17 @@ void read_sysctls(const toml::table& t, const std::string& file, const std::stri
                                 "' must be an integer or a string, as sysctl -w takes it");
         if (const std::string why = sysctl_refusal(key); !why.empty())
             throw ScenarioError(where(v, file) + ": 'sysctl." + key + "': " + why);
-        out.emplace_back(key, value);
+        // The same name written quoted in the file and nested by a --set (or
+        // a [matrix] cell): the setting wins over the file.
+        const bool set = where(v, file).rfind("--set", 0) == 0;
+        const auto same = std::find_if(out.begin(), out.end(), [&](const auto& kv) { return kv.first == key; });
+        if (same == out.end())
+            out.emplace_back(key, value);
+        else if (set)
+            same->second = value;
+        else if (!set_keys.count(key))
+            throw ScenarioError(where(v, file) + ": 'sysctl." + key + "' is set twice");
+        if (set) set_keys.insert(key);
     }
 }
 
@@ -521,7 +532,8 @@ void parse_target(const toml::table& root, const Section& top, const std::string
                         "receiver_namespace (and router_namespace for path = \"forward\"), or none");
     }
     if (sysctl_table) {
-        read_sysctls(*sysctl_table, name, "", k.sysctls);
+        std::set<std::string> set_keys;
+        read_sysctls(*sysctl_table, name, "", k.sysctls, set_keys);
         std::sort(k.sysctls.begin(), k.sysctls.end());  // name order, however they were written
         if (k.given_namespaces() && !k.sysctls.empty())
             top.fail(*sysctl_table, "[sysctl] settings apply only in namespaces pathscope makes, "

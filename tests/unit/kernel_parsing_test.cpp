@@ -69,6 +69,16 @@ TEST(KernelScenario, AMatrixCellsSysctlReadsAsTheFilesKey) {
     EXPECT_NE(describe_kernel_variants(sc).find("sysctl.net.ipv4.udp_early_demux=1"), std::string::npos);
 }
 
+TEST(KernelScenario, ASetSysctlWinsOverTheFilesQuotedOne) {
+    const Scenario sc = parse_scenario(std::string(kLinux) + "[sysctl]\n\"net.ipv4.udp_early_demux\" = 1\n",
+                                       "k.toml", "/", {"sysctl.net.ipv4.udp_early_demux=0"});
+    ASSERT_EQ(sc.kernel.sysctls.size(), 1u);
+    EXPECT_EQ(sc.kernel.sysctls[0].second, "0");
+    EXPECT_NE(error_of(std::string(kLinux) + "[sysctl]\n\"net.ipv4.x\" = 1\n[sysctl.net.ipv4]\nx = 2\n")
+                  .find("set twice"),
+              std::string::npos);
+}
+
 TEST(KernelScenario, GlobalSettingsAreRefusedWithTheReason) {
     EXPECT_NE(error_of(std::string(kLinux) + "[sysctl]\n\"net.core.rmem_max\" = 1\n").find("net.core.*"),
               std::string::npos);
