@@ -172,8 +172,9 @@ db::Batch kernel_trial_rows(int trial, const KernelTrialResult& r, const KernelR
                                      r.end.probes.drops - r.start.probes.drops, r.others_drops));
     b.facts.emplace_back(prefix + "udp6_in_datagrams",
                          std::to_string(delta(r.start.receiver, r.end.receiver, "Udp6InDatagrams")));
-    if (const uint64_t read = r.end.work.received - r.start.work.received)
-        b.facts.emplace_back(prefix + "datagrams_read", std::to_string(read));
+    if (sc.kernel.path != KernelPath::rr && sc.kernel.sink)  // what the sink read (recvmmsg)
+        b.events.push_back({trial, kDatagramsRead, r.end.work.received - r.start.work.received,
+                            r.window_end.work.received - r.window_start.work.received});
     return b;
 }
 

@@ -33,6 +33,9 @@ inline constexpr const char* kIp6DropCounters[] = {
 inline constexpr const char* kUdpDropPath = "udp";
 inline constexpr const char* kKfreeSkbPath = "kfree_skb";
 
+/// The path event of the datagrams the sink read (recvmmsg), whole trial and window.
+inline constexpr const char* kDatagramsRead = "datagrams_read";
+
 /// The ledger of a kernel trial between two snapshots.
 struct KernelLedger {
     uint64_t received = 0, delivered = 0, forwarded = 0, dropped = 0;
