@@ -306,7 +306,12 @@ void add_run_verb(CLI::App& app, Verbs& verbs) {
         "aborted, its summary printed (a matrix: the table of the cells that ran), and\n"
         "the exit status is 130 (Ctrl-C) or 143 (SIGTERM). Settings are checked before\n"
         "the store is touched, and a device or memory that refuses the scenario stops\n"
-        "the run before one is created.");
+        "the run before one is created.\n"
+        "With [target] kind = \"linux\" the scenario runs on the running kernel's own\n"
+        "IPv6/UDP path instead (as root): pathscope makes network namespaces and veths,\n"
+        "runs sendmmsg/recvmmsg (or request/response) threads through them, and records\n"
+        "the kernel's own counters, drop reasons and sampled stacks into the same tables\n"
+        "(docs/kernel.md).");
     v->add_option("SCENARIO", a->scenario,
                   "default: samples/default.toml (built-in generator on a net_ring port,\n"
                   "40,000 routes, forwarding to net_null)")

@@ -1,10 +1,14 @@
 #include "capture/kernel/kernel_run.h"
 
+#include <linux/perf_event.h>
+#include <sched.h>
+#include <sys/mman.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 #include <x86intrin.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -13,6 +17,7 @@
 #include "capture/kernel/command.h"
 #include "capture/kernel/netns.h"
 #include "capture/kernel/tracefs.h"
+#include "capture/perf_events.h"
 #include "capture/run.h"
 
 namespace pathscope::capture {
@@ -73,7 +78,37 @@ void add_tally(SampleTally& into, const SampleTally& t) {
 
 }  // namespace
 
+namespace {
+/// The kernel's own TSC rate, as it converts TSC to time for perf_event's
+/// user-space readers (time_mult, time_shift of an event's mmap page): the
+/// same every run, where a measurement differs by some hertz each time. 0
+/// when the kernel does not offer it (a guest whose sched_clock is not the
+/// TSC's, as on this project's VMs).
+uint64_t kernel_tsc_hz() {
+    perf_event_attr attr{};
+    attr.size = sizeof attr;
+    attr.type = PERF_TYPE_SOFTWARE;
+    attr.config = PERF_COUNT_SW_TASK_CLOCK;  // running on this thread: the page is kept up to date
+    const int fd = open_perf_event(attr, 0, -1);
+    if (fd < 0) return 0;
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    void* p = mmap(nullptr, page, PROT_READ, MAP_SHARED, fd, 0);
+    uint64_t hz = 0;
+    if (p != MAP_FAILED) {
+        sched_yield();  // scheduled in again: the kernel fills the page's time fields
+        const auto* meta = static_cast<const perf_event_mmap_page*>(p);
+        if (meta->cap_user_time && meta->time_mult)
+            hz = static_cast<uint64_t>(std::llround(std::ldexp(1e9, meta->time_shift) /
+                                                    static_cast<double>(meta->time_mult)));
+        munmap(p, page);
+    }
+    close(fd);
+    return hz;
+}
+}  // namespace
+
 uint64_t measure_tsc_hz(int ms) {
+    if (const uint64_t hz = kernel_tsc_hz()) return hz;
     timespec a{}, b{};
     clock_gettime(CLOCK_MONOTONIC_RAW, &a);
     const uint64_t t0 = __rdtsc();
@@ -81,7 +116,10 @@ uint64_t measure_tsc_hz(int ms) {
     clock_gettime(CLOCK_MONOTONIC_RAW, &b);
     const uint64_t t1 = __rdtsc();
     const double ns = static_cast<double>(b.tv_sec - a.tv_sec) * 1e9 + static_cast<double>(b.tv_nsec - a.tv_nsec);
-    return static_cast<uint64_t>(static_cast<double>(t1 - t0) * 1e9 / ns);
+    // To 10 kHz (4 ppm): a measurement wanders by some hundred hertz, and
+    // runs that differ in it would read as run on different machines.
+    constexpr double kStep = 10'000;
+    return static_cast<uint64_t>(std::llround(static_cast<double>(t1 - t0) * 1e9 / ns / kStep) * kStep);
 }
 
 std::string kernel_run_missing() {

@@ -91,7 +91,8 @@ KernelTrialResult run_kernel_trial(const Scenario& sc, unsigned serial, KernelRu
 /// ip command, readable kernel symbols, tracefs.
 std::string kernel_run_missing();
 
-/// The TSC's rate, measured against CLOCK_MONOTONIC_RAW over `ms` milliseconds.
+/// The TSC's rate: the kernel's own (perf_event's time_mult and
+/// time_shift), else measured against CLOCK_MONOTONIC_RAW over `ms` ms.
 uint64_t measure_tsc_hz(int ms = 100);
 
 }  // namespace pathscope::capture
