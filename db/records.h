@@ -42,8 +42,8 @@ inline constexpr const char* kTargetFact = "target";
 inline constexpr const char* kLinuxTarget = "linux";
 /// The stage row of a Linux run's kernel samples that no function of the
 /// stage map holds, and of its user-space samples when the map names none.
-inline constexpr const char* kUnmappedKernelStage = "kernel (unmapped)";
-inline constexpr const char* kUnmappedUserStage = "user (unmapped)";
+inline constexpr const char* kUnmappedKernelStage = "unmapped";
+inline constexpr const char* kUnmappedUserStage = "unmapped user";
 /// Whether a run's facts say it ran on the Linux kernel.
 inline bool kernel_target(const std::vector<std::pair<std::string, std::string>>& facts) {
     for (const auto& [k, v] : facts)

@@ -6,7 +6,7 @@ pathscope run (target linux) keeps its kernel samples as perf.data
 own (perf's kallsyms reader, perf's call chain walk); this script folds each
 of perf's call chains through the same stage map, by the map's rule written
 again here (the innermost frame the map names; fn.isra.0 is fn; the longest
-prefix* wins; kernel time named nowhere is "kernel (unmapped)"; a sample
+prefix* wins; kernel time named nowhere is "unmapped"; a sample
 wholly in user space is the [user] stage), and compares every stage's share
 with the share pathscope's report gives (its stage cycles over "all
 stages"). They must agree to 0.1 points, stage by stage, in two runs (send
@@ -39,7 +39,7 @@ def read_map(path):
         else:
             exact[fn] = stage
     prefixes.sort(key=lambda p: -len(p[0]))
-    return exact, prefixes, user or "user (unmapped)"
+    return exact, prefixes, user or "unmapped user"
 
 
 def stage_of(name, exact, prefixes):
@@ -85,7 +85,7 @@ def fold(perf_data, stage_map):
             if stage:
                 break
         if not stage:
-            stage = "kernel (unmapped)" if kernel else user
+            stage = "unmapped" if kernel else user
         counts[stage] = counts.get(stage, 0) + 1
         total += 1
     return {s: 100.0 * n / total for s, n in counts.items()}, total
