@@ -231,7 +231,7 @@ Report build_report(const db::RunData& base, const db::RunData* cand, const Repo
         r.stage_source = "sampled kernel CPU time";
         r.absent = kKernelAbsent;
         r.timing.push_back(
-            "A Linux run's stage cycles are sampled CPU time: each sample of the run's threads "
+            "A Linux run's stage cycles are sampled CPU time: each sample of the workload's threads "
             "goes to the stage of the innermost function its stage map names, and a stage's "
             "cycles are its samples x the sampling period (see `pathscope show` for each stage's "
             "sampling error).");

@@ -47,7 +47,7 @@ void render_sampled_stages(TextBuilder& t, const RunSummary& sum) {
     for (const auto& st : sum.stages) row(st.name, st, std::to_string(st.drops));
     row(sum.all.name, sum.all, std::to_string(sum.all.drops));
     t.text += fold_lines(fmt::format(
-        "A Linux run's stages are sampled CPU time: every sample of the run's threads (and "
+        "A Linux run's stages are sampled CPU time: every sample of the workload's threads (and "
         "ksoftirqd) on every CPU goes to the stage of the innermost function the stage map names "
         "(kernel time it names nowhere is \"{}\"); a stage's cycles are its samples x the sampling "
         "period, in TSC cycles. {}: each trial's stage cycles over its {}, averaged over the {} "
@@ -309,7 +309,7 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
         if (sum.sampled)
             t.text += fold_lines(
                 "(receive, send: the kernel's counters of the ledger; udp: what UDP dropped after "
-                "IPv6 delivered it; kfree_skb: skb:kfree_skb events on the run's threads, by the "
+                "IPv6 delivered it; kfree_skb: skb:kfree_skb events on the workload's threads, by the "
                 "reason the kernel gives)");
     }
     if (sum.sampled) t.text += "\n" + fold_lines(kKernelAbsent);
@@ -347,7 +347,7 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
                static_cast<ull>(sum.stack_samples),
                printable(sum.stack_event) + " samples",
                import ? "the profile"
-                      : sum.sampled ? "the run's threads and ksoftirqd (kernel and user frames)"
+                      : sum.sampled ? "the workload's threads and ksoftirqd (kernel and user frames)"
                       : (sum.worker_stages.size() > 1 ? "worker 0 (sampled alone)" : "the worker"));
         for (const auto& f : sum.hottest) t.emit("  %6.2f%%  %s\n", 100.0 * f.share, printable(f.name));
     }

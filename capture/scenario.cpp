@@ -505,6 +505,7 @@ void parse_target(const toml::table& root, const Section& top, const std::string
         s.get("receiver_cpu", k.receiver_cpu);
         s.get("sink", k.sink);
         s.get("rules", k.rules);
+        s.get("count_lookups", k.count_lookups);
         for (auto [key, out] : {std::pair{"sender_address", &k.sender_address},
                                 {"receiver_address", &k.receiver_address},
                                 {"router_in_address", &k.router_in_address},

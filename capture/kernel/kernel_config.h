@@ -35,6 +35,11 @@ struct KernelConfig {
     bool sink = true;
     /// Install the scenario's [[rule]] entries (a [matrix] axis: one rule or none).
     bool rules = true;
+    /// Count fib6:fib6_table_lookup (tables looked up, lookups begun): the
+    /// path events behind tables/lookup. Off by default: the tracepoint
+    /// builds a record for every lookup, a few percent of a UDP send's cost
+    /// (tests/bench/bench_kernel measures it).
+    bool count_lookups = false;
     /// Addresses with their on-link prefix length. The router has one on
     /// each of its links (router_in faces the sender, router_out the receiver).
     std::string sender_address = "2001:db8:1::1/64";

@@ -85,10 +85,10 @@ std::vector<int> online_cpus() {
     return cpus;
 }
 
-KernelProbes::KernelProbes(const std::string& sample_event, uint32_t sample_hz) {
+KernelProbes::KernelProbes(const std::string& sample_event, uint32_t sample_hz, bool lookups) {
     const std::vector<int> cpus = online_cpus();
     const uint64_t drop_id = tracepoint_id("skb", "kfree_skb");
-    const uint64_t fib_id = tracepoint_id("fib6", "fib6_table_lookup");
+    const uint64_t fib_id = lookups ? tracepoint_id("fib6", "fib6_table_lookup") : 0;
     const TracepointField reason = tracepoint_field("skb", "kfree_skb", "reason");
     const TracepointField location = tracepoint_field("skb", "kfree_skb", "location");
     reason_offset_ = reason.offset, reason_size_ = reason.size, location_offset_ = location.offset;
@@ -96,10 +96,12 @@ KernelProbes::KernelProbes(const std::string& sample_event, uint32_t sample_hz) 
     try {
         for (int cpu : cpus) {
             counting_drops_.push_back(open_on_cpu(tracepoint_attr(drop_id, false), cpu, ipv6, "skb:kfree_skb"));
-            counting_tables_.push_back(open_on_cpu(tracepoint_attr(fib_id, false), cpu, "", "fib6:fib6_table_lookup"));
-            counting_local_.push_back(open_on_cpu(tracepoint_attr(fib_id, false), cpu,
-                                                  "tb_id == " + std::to_string(kLocalTable),
-                                                  "fib6:fib6_table_lookup"));
+            if (lookups) {
+                counting_tables_.push_back(open_on_cpu(tracepoint_attr(fib_id, false), cpu, "", "fib6:fib6_table_lookup"));
+                counting_local_.push_back(open_on_cpu(tracepoint_attr(fib_id, false), cpu,
+                                                      "tb_id == " + std::to_string(kLocalTable),
+                                                      "fib6:fib6_table_lookup"));
+            }
             Ring r{open_on_cpu(tracepoint_attr(drop_id, true), cpu, ipv6, "skb:kfree_skb"),
                    std::make_unique<PerfRing>()};
             drop_fds_.push_back(std::move(r));

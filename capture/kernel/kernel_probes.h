@@ -48,7 +48,8 @@ class KernelProbes {
     /// sampling. Throws std::runtime_error for a tracepoint this kernel
     /// lacks or perf_event refuses (with the reason); sampling that cannot
     /// start is not an error (sampling_note() says why).
-    KernelProbes(const std::string& sample_event, uint32_t sample_hz);
+    /// `lookups`: also count fib6:fib6_table_lookup (else its counts stay 0).
+    KernelProbes(const std::string& sample_event, uint32_t sample_hz, bool lookups);
     ~KernelProbes();
     KernelProbes(const KernelProbes&) = delete;
     KernelProbes& operator=(const KernelProbes&) = delete;

@@ -143,8 +143,10 @@ db::Batch kernel_trial_rows(int trial, const KernelTrialResult& r, const KernelR
         b.events.push_back({trial, event_name(e), r.end.probes.*f - r.start.probes.*f,
                             r.window_end.probes.*f - r.window_start.probes.*f});
     };
-    event(engine::PathEvent::routes_resolved, &ProbeCounts::fib_lookups);
-    event(engine::PathEvent::fib_lookups, &ProbeCounts::fib_tables);
+    if (sc.kernel.count_lookups) {  // not counted: absent, not 0
+        event(engine::PathEvent::routes_resolved, &ProbeCounts::fib_lookups);
+        event(engine::PathEvent::fib_lookups, &ProbeCounts::fib_tables);
+    }
     if (sc.kernel.path == KernelPath::rr) {
         b.events.push_back({trial, event_name(engine::PathEvent::rr_transactions),
                             r.end.work.transactions - r.start.work.transactions,
@@ -160,15 +162,15 @@ db::Batch kernel_trial_rows(int trial, const KernelTrialResult& r, const KernelR
     if (r.period_ns)
         b.facts.emplace_back(
             prefix + "samples",
-            fmt::format("{} of {} every {} us on every CPU: {} of this run's threads and ksoftirqd "
-                        "counted, {} of other processes left out, {} lost",
+            fmt::format("{} of {} every {} us on every CPU: {} of the workload's threads and "
+                        "ksoftirqd counted, {} of other threads left out, {} lost",
                         r.sampled, sc.capture.sample_event, r.period_ns / 1000, r.samples.counted,
                         r.samples.others, r.lost_samples));
     else
         b.facts.emplace_back(prefix + "samples", "none: " + (r.sampling_note.empty() ? std::string("capture.sample_hz = 0") : r.sampling_note));
     b.facts.emplace_back(prefix + "kfree_skb",
-                         fmt::format("{} IPv6 drops on the whole machine; {} on other processes' "
-                                     "threads left out",
+                         fmt::format("{} IPv6 drops on the whole machine; {} on other threads "
+                                     "left out",
                                      r.end.probes.drops - r.start.probes.drops, r.others_drops));
     b.facts.emplace_back(prefix + "udp6_in_datagrams",
                          std::to_string(delta(r.start.receiver, r.end.receiver, "Udp6InDatagrams")));

@@ -167,7 +167,7 @@ KernelTrialResult run_kernel_trial(const Scenario& sc, unsigned serial, KernelRu
     readers.sender = std::make_unique<NetCounterReader>(net.sender().fd, net.sender().ns);
     readers.receiver = std::make_unique<NetCounterReader>(net.receiver().fd, net.receiver().ns);
     if (forward) readers.router = std::make_unique<NetCounterReader>(net.middle().fd, net.middle().ns);
-    KernelProbes probes(sc.capture.sample_event, sc.capture.sample_hz);
+    KernelProbes probes(sc.capture.sample_event, sc.capture.sample_hz, cfg.count_lookups);
     if (!cfg.perf_data.empty() && !ctx.perf_data && probes.sampling()) {
         ctx.perf_data = std::make_unique<PerfDataWriter>(cfg.perf_data, probes.sample_attr());
         ctx.perf_data->kernel_mmap(ctx.symbols.address("_text"));
@@ -177,7 +177,9 @@ KernelTrialResult run_kernel_trial(const Scenario& sc, unsigned serial, KernelRu
     if (ctx.perf_data)
         for (const auto& t : work.threads())
             ctx.perf_data->comm(static_cast<uint32_t>(getpid()), static_cast<uint32_t>(t.tid), t.role);
-    SampleAttribution attribution(ctx.map, ctx.symbols, getpid());
+    std::set<uint32_t> workload_tids;
+    for (const auto& t : work.threads()) workload_tids.insert(static_cast<uint32_t>(t.tid));
+    SampleAttribution attribution(ctx.map, ctx.symbols, std::move(workload_tids));
     KernelTrialResult result;
     result.network = net.describe();
     result.samples = attribution.take();  // an empty tally of the map's stages
@@ -196,7 +198,7 @@ KernelTrialResult run_kernel_trial(const Scenario& sc, unsigned serial, KernelRu
     };
     auto drain = [&] {
         probes.drain([&](const KernelSample& s) { return attribution.add(s); },
-                     [&](uint32_t pid, uint32_t tid) { return attribution.ours(pid, tid); },
+                     [&](uint32_t, uint32_t tid) { return attribution.ours(tid); },
                      ctx.perf_data.get());
         for (auto& [key, n] : probes.take_drops()) result.drops[key] += n;
         SampleTally t = attribution.take();

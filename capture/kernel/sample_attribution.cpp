@@ -22,8 +22,9 @@ std::set<uint32_t> softirq_threads() {
     return out;
 }
 
-SampleAttribution::SampleAttribution(const StageMap& map, const KernelSymbols& symbols, int own_pid)
-    : map_(map), symbols_(symbols), own_pid_(own_pid), softirq_tids_(softirq_threads()) {
+SampleAttribution::SampleAttribution(const StageMap& map, const KernelSymbols& symbols,
+                                     std::set<uint32_t> threads)
+    : map_(map), symbols_(symbols), threads_(std::move(threads)), softirq_tids_(softirq_threads()) {
     tally_ = fresh();
 }
 
@@ -35,7 +36,7 @@ SampleTally SampleAttribution::fresh() const {
 }
 
 bool SampleAttribution::add(const KernelSample& s) {
-    if (!ours(s.pid, s.tid)) {
+    if (!ours(s.tid)) {
         ++tally_.others;
         return false;
     }

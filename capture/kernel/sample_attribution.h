@@ -1,8 +1,8 @@
 // Kernel samples to stages and stacks. A sample counts when it was taken
-// on one of the run's own threads (the workload, whose system calls carry
-// the whole path through the veths) or on a ksoftirqd thread (the packets
-// the softirq budget left to it); every other process's samples are
-// counted apart and left out. Each counted sample goes to one stage of the
+// on one of the workload's threads (whose system calls carry the whole path
+// through the veths) or on a ksoftirqd thread (the packets the softirq
+// budget left to it); every other thread's samples, pathscope's own control
+// and store threads among them, are counted apart and left out. Each counted sample goes to one stage of the
 // map, and its call chain, symbolized, to the stacks.
 #pragma once
 
@@ -43,13 +43,11 @@ struct SampleTally {
 
 class SampleAttribution {
   public:
-    /// `own_pid`: the process whose threads count (this one).
-    SampleAttribution(const StageMap& map, const KernelSymbols& symbols, int own_pid);
+    /// `threads`: the workload's threads, whose samples count.
+    SampleAttribution(const StageMap& map, const KernelSymbols& symbols, std::set<uint32_t> threads);
 
     /// Whether what happened on thread `tid` of process `pid` is the run's.
-    bool ours(uint32_t pid, uint32_t tid) const {
-        return static_cast<int>(pid) == own_pid_ || softirq_tids_.count(tid);
-    }
+    bool ours(uint32_t tid) const { return threads_.count(tid) || softirq_tids_.count(tid); }
     /// Tallies one sample; true when it counts (it is the run's).
     bool add(const KernelSample& s);
     /// What was tallied since the last take, and a fresh tally.
@@ -61,7 +59,7 @@ class SampleAttribution {
 
     const StageMap& map_;
     const KernelSymbols& symbols_;
-    int own_pid_;
+    std::set<uint32_t> threads_;
     std::set<uint32_t> softirq_tids_;
     std::unique_ptr<Symbolizer> user_symbols_;  ///< made at the first user-space frame
     SampleTally tally_;
