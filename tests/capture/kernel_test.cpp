@@ -33,7 +33,7 @@ namespace {
 /// Runs a command; its standard output, or "" (and false in `ok`) on failure.
 std::string sh(const std::string& cmd, bool* ok = nullptr) {
     std::string out;
-    FILE* p = popen((cmd + " 2>/dev/null").c_str(), "r");
+    FILE* p = popen((cmd.find("2>&1") == std::string::npos ? cmd + " 2>/dev/null" : cmd).c_str(), "r");
     if (!p) return out;
     char buf[4096];
     while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
@@ -308,6 +308,20 @@ TEST_F(KernelTarget, AGlobalSysctlIsRefusedAndTheHostUntouched) {
                                                    "\n[source]\ndestination = \"2001:db8:1::2\"\n");
     EXPECT_EQ(run(demux, {"--duration", "0.3"}), 0) << output("stderr");
     EXPECT_EQ(sh("sysctl -n net.ipv4.udp_early_demux"), before) << "the host's own value";
+}
+
+TEST_F(KernelTarget, WithoutACapabilityOneErrorNamesIt) {
+    bool ok = false;
+    sh("setpriv --version", &ok);
+    if (!ok) PATHSCOPE_SKIP("needs setpriv (util-linux) to drop a capability");
+    const fs::path sc = write("caps.toml", std::string(kSend) + "[linux]\npath = \"send\"\n"
+                                                                "[source]\ndestination = \"2001:db8:1::2\"\n");
+    const std::string err = sh(std::string("setpriv --inh-caps=-all --bounding-set=-net_admin ") + PATHSCOPE_CLI +
+                               " run " + sc.string() + " --db " + db_ + " 2>&1", &ok);
+    EXPECT_FALSE(ok);
+    EXPECT_NE(err.find("needs root; this process lacks CAP_NET_ADMIN"), std::string::npos) << err;
+    EXPECT_EQ(err.find("CAP_SYS_ADMIN"), std::string::npos) << "only what is missing: " << err;
+    EXPECT_FALSE(fs::exists(db_)) << "refused before the store is touched";
 }
 
 }  // namespace
