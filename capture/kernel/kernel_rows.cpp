@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -67,6 +68,26 @@ void add_kfree_skb_rows(db::Batch& b, int trial, const KernelTrialResult& r, con
     for (const auto& [k, n] : rows) b.drops.push_back({trial, k.first, k.second, kKfreeSkbPath, n});
     if (r.lost_drop_samples)
         b.drops.push_back({trial, "(reason not known: samples lost)", "", kKfreeSkbPath, r.lost_drop_samples});
+}
+
+/// Each interface's /proc/net/dev deltas over the trial, as facts
+/// ("trial0.dev.receiver.psk123b" = "rx 1000 packets 0 dropped, tx 3 packets 0 dropped").
+void add_device_facts(db::Batch& b, const std::string& prefix, const KernelTrialResult& r, bool forward) {
+    const std::pair<const char*, const NetCounters KernelSnapshot::*> sides[] = {
+        {"sender", &KernelSnapshot::sender}, {"receiver", &KernelSnapshot::receiver}, {"router", &KernelSnapshot::router}};
+    for (const auto& [role, side] : sides) {
+        if (std::string_view(role) == "router" && !forward) continue;
+        const auto& before = (r.start.*side).dev;
+        for (const auto& [name, d] : (r.end.*side).dev) {
+            if (name == "lo") continue;
+            const auto it = before.find(name);
+            const DevCounters a = it == before.end() ? DevCounters{} : it->second;
+            b.facts.emplace_back(prefix + "dev." + role + "." + name,
+                                 fmt::format("rx {} packets {} dropped, tx {} packets {} dropped",
+                                             d.rx_packets - a.rx_packets, d.rx_dropped - a.rx_dropped,
+                                             d.tx_packets - a.tx_packets, d.tx_dropped - a.tx_dropped));
+        }
+    }
 }
 
 }  // namespace
@@ -159,6 +180,7 @@ db::Batch kernel_trial_rows(int trial, const KernelTrialResult& r, const KernelR
     }
     const std::string prefix = "trial" + std::to_string(trial) + ".";
     b.facts.emplace_back(prefix + "network", r.network);
+    add_device_facts(b, prefix, r, forward);
     if (r.period_ns)
         b.facts.emplace_back(
             prefix + "samples",

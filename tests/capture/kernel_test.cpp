@@ -214,6 +214,11 @@ TEST_F(KernelTarget, LedgerEqualsTheKernelsOwnCounters) {
     EXPECT_EQ(t.sent, tx1.second - tx0.second) << "ip -s link: the sender's veth";
     EXPECT_EQ(t.received, t.delivered + t.forwarded + t.dropped);
     EXPECT_EQ(t.sends, t.sent);
+    // The devices' own counters (/proc/net/dev), stored as the trial's facts.
+    std::string dev;
+    for (const auto& [k, v] : r.rows.facts)
+        if (k == "trial0.dev.receiver.ktb") dev = v;
+    EXPECT_EQ(dev.substr(0, dev.find(" packets")), "rx " + std::to_string(rx1.first - rx0.first)) << dev;
     // Each interval's deltas add up to the trial's.
     uint64_t received = 0;
     for (const auto& i : r.rows.intervals) received += i.received;
