@@ -1,4 +1,5 @@
 #include "analysis/report.h"
+#include "analysis/sampled_stages.h"
 
 #include <algorithm>
 #include <tuple>
@@ -225,6 +226,15 @@ Report build_report(const db::RunData& base, const db::RunData* cand, const Repo
         if (!run) continue;
         const std::string line = timing_cost_line(timing_cost(*run, all), unit, all);
         if (!line.empty()) r.timing.push_back(cand ? std::string(side) + ": " + line : line);
+    }
+    if (sampled_stages(base) || (cand && sampled_stages(*cand))) {
+        r.stage_source = "sampled kernel CPU time";
+        r.absent = kKernelAbsent;
+        r.timing.push_back(
+            "A Linux run's stage cycles are sampled CPU time: each sample of the workload's threads "
+            "goes to the stage of the innermost function its stage map names, and a stage's "
+            "cycles are its samples x the sampling period (see `pathscope show` for each stage's "
+            "sampling error).");
     }
     r.stack_event = main_stack_event(base);
     if (r.stack_event.empty()) r.stack_event = main_stack_event(other);

@@ -73,8 +73,15 @@ struct Report {
     bool transmit = false;  ///< the base run only sent (PacketBasis)
     /// Stage cycles per packet; with one run, base against itself.
     FlameDiff stages;
-    /// Each run's "pathscope's own timing: ..." line (timing_cost_line).
+    /// Each run's "pathscope's own timing: ..." line (timing_cost_line),
+    /// and for a Linux run how its stages were estimated.
     std::vector<std::string> timing;
+    /// Where the stage cycles come from: "exact counters" (the engine's), or
+    /// "sampled kernel CPU time" when a run is a Linux run.
+    std::string stage_source = "exact counters";
+    /// What a Linux run lacks (kKernelAbsent), said in the sections it would
+    /// fill; "" for engine runs.
+    std::string absent;
     std::string stack_event;  ///< "" when the runs have no sampled stacks
     FlameDiff stacks;         ///< shares of the samples
     std::vector<SelfShare> hottest;  ///< functions by self share of the samples

@@ -147,7 +147,9 @@ std::string render_report_html(const Report& r) {
     for (const auto& plot : r.ministat_plots)
         o += "<h2>" + xml_escape(plot.title) + "</h2>\n" + pre(plot.text) +
              (plot.verdict.empty() ? "" : "<p>" + xml_escape(plot.verdict) + "</p>\n");
-    o += "<h2>Cycles per " + r.per_packet + " by stage</h2>\n" + html_table(stage_table(r));
+    o += "<h2>Cycles per " + r.per_packet + " by stage" +
+         (r.absent.empty() ? "" : " (" + xml_escape(r.stage_source) + ")") + "</h2>\n" +
+         html_table(stage_table(r));
     for (const auto& t : r.timing) o += "<p>" + xml_escape(t) + "</p>\n";
     o += flame_section(r.has_cand ? "Stage cycles per packet, difference" : "Stage cycles per packet",
                        "stages", r.stages, r.transmit ? "cyc/tx pkt" : "cyc/rx pkt", r.has_cand, r.stages.method);
@@ -176,6 +178,7 @@ std::string render_report_html(const Report& r) {
              line_chart_svg(lines, "seconds (trials one after another)", "Mpps", bounds);
     }
     o += "<h2>Queues</h2>\n" + html_table(queue_table(r));
+    if (!r.absent.empty()) o += "<p>" + xml_escape(r.absent) + "</p>\n";
     if (!r.stack_event.empty()) {
         o += flame_section("Sampled call stacks (" + r.stack_event + ", share of samples)",
                            "stacks", r.stacks, "of the samples", r.has_cand, r.stacks.method);

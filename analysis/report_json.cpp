@@ -172,6 +172,12 @@ std::string render_report_json(const Report& r) {
                                    {"cand_share", s.cand},
                                    {"noise", s.noise}};
            })}}}};
+    // A Linux run's: where its stage cycles come from, and what it lacks
+    // (engine reports keep the fields they always had).
+    if (!r.absent.empty()) {
+        doc["stages"]["source"] = r.stage_source;
+        doc["absent"] = r.absent;
+    }
     return dump_json(doc);
 }
 

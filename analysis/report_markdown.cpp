@@ -70,7 +70,8 @@ std::string render_report_markdown(const Report& r) {
     for (const auto& plot : r.ministat_plots)
         o += "\n## " + markdown_text(plot.title) + "\n\n" + markdown_code(plot.text) +
              (plot.verdict.empty() ? "" : "\n" + markdown_text(plot.verdict) + "\n");
-    o += "\n## Cycles per " + r.per_packet + " by stage\n\n" + markdown_table(stage_table(r));
+    o += "\n## Cycles per " + r.per_packet + " by stage" +
+         (r.absent.empty() ? "" : " (" + r.stage_source + ")") + "\n\n" + markdown_table(stage_table(r));
     if (r.has_cand) o += "\n" + markdown_text(r.stages.method) + "\n";
     for (const auto& t : r.timing) o += "\n" + markdown_text(t) + "\n";
     for (const auto& h : r.histograms) {
@@ -79,6 +80,7 @@ std::string render_report_markdown(const Report& r) {
         o += "\n## Cycles per call of " + markdown_text(h.stage) + "\n\n" + markdown_code(text);
     }
     o += "\n## Queues\n\n" + markdown_table(queue_table(r));
+    if (!r.absent.empty()) o += "\n" + markdown_text(r.absent) + "\n";
     o += "\n## Hottest functions (self share of " +
          (r.stack_event.empty() ? std::string("samples") : markdown_text(r.stack_event)) + ")\n\n";
     o += r.hottest.empty() ? "No sampled stacks.\n" : markdown_table(hottest_table(r));

@@ -87,7 +87,7 @@ std::string render_report_text(const Report& r) {
         if (!plot.verdict.empty()) o.raw(fold_lines(plot.verdict));
     }
 
-    o.heading("Cycles per " + r.per_packet + " by stage (exact counters)");
+    o.heading("Cycles per " + r.per_packet + " by stage (" + r.stage_source + ")");
     o.line("  %-14s %10s %10s %10s %8s  %s", "stage", "base", "cand", "delta", "change", "");
     for (int k : r.stages.nodes[0].children) {
         const DiffNode& n = r.stages.nodes[k];
@@ -124,6 +124,7 @@ std::string render_report_text(const Report& r) {
     };
     queues(r.base_queues, r.has_cand ? "base " : "");
     if (r.has_cand) queues(r.cand_queues, "cand ");
+    if (!r.absent.empty()) o.raw(fold_lines("  " + r.absent));
 
     o.raw(render_hottest_text(r));
     return fold_lines(printable_lines(o.text), kColumns);

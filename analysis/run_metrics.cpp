@@ -6,6 +6,7 @@
 #include <map>
 
 #include "analysis/run_summary.h"
+#include "analysis/sampled_stages.h"
 #include "analysis/stats.h"
 #include "analysis/trial_conditions.h"
 
@@ -103,16 +104,23 @@ void path_event_metrics(const db::RunData& run, const std::vector<db::StageRow>&
                   [&](size_t t) { return ratio(in_window[t], seconds[t]) / 1e3; });
         per_trial(kPathEventsGroup, kCyclesPerTransaction, "cycles", false,
                   [&](size_t t) { return ratio(all_cycles[t], rr[t]); });
-        per_trial(kPathEventsGroup, kBusyShare, "%", false,
-                  [&](size_t t) { return 100 * ratio(busy[t], cycles[t]); });
+        // Sampled kernel stages have no idle part: the worker's busy share is the engine's figure.
+        if (!sampled_stages(run))
+            per_trial(kPathEventsGroup, kBusyShare, "%", false,
+                      [&](size_t t) { return 100 * ratio(busy[t], cycles[t]); });
     }
     const auto tables = event("fib_lookups"), entries = event("rule_layer_entries"),
                rules = event("rules_evaluated");
+    // A figure only from events the run counted (a Linux run counts tables
+    // and lookups, not rules): one it did not count is absent, not 0.
+    const auto counted = [&](const char* name) { return whole.count(name) > 0; };
     if (any(tables) || any(entries)) {
-        per_trial(kPathEventsGroup, kRuleEntriesPerLookup, "per lookup", false,
-                  [&](size_t t) { return ratio(entries[t], lookups[t]); });
-        per_trial(kPathEventsGroup, kRulesPerLookup, "per lookup", false,
-                  [&](size_t t) { return ratio(rules[t], lookups[t]); });
+        if (counted("rule_layer_entries"))
+            per_trial(kPathEventsGroup, kRuleEntriesPerLookup, "per lookup", false,
+                      [&](size_t t) { return ratio(entries[t], lookups[t]); });
+        if (counted("rules_evaluated"))
+            per_trial(kPathEventsGroup, kRulesPerLookup, "per lookup", false,
+                      [&](size_t t) { return ratio(rules[t], lookups[t]); });
         per_trial(kPathEventsGroup, kTablesPerLookup, "per lookup", false,
                   [&](size_t t) { return ratio(tables[t], lookups[t]); });
     }
@@ -200,11 +208,14 @@ std::vector<Metric> run_metrics(const db::RunData& run) {
                 ratio(all_cycles[t], received[t]);
     std::map<std::string, int> ord;
     std::map<std::pair<std::string, int>, double> packets_per_call;
+    // Sampled stages count no packets; a stage without samples in a trial
+    // is an estimate of 0 there, not a figure missing.
+    const bool sampled = sampled_stages(run);
     for (const auto& s : stages) {
         ord.emplace(s.stage, s.ord);
         packets_per_call[{s.stage, s.trial}] =
             ratio(static_cast<double>(s.packets), static_cast<double>(busy_calls(s)));
-        if (s.packets > 0)
+        if (s.packets > 0 || sampled)
             m.get(kStageCycles, s.stage, basis.unit, false, false).values[s.trial] =
                 ratio(static_cast<double>(busy_cycles(s)), received[s.trial]);
     }

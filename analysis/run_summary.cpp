@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "analysis/flame_diff.h"
+#include "analysis/sampled_stages.h"
 #include "analysis/text_builder.h"
 #include "analysis/time_series.h"
 #include "analysis/workers.h"
@@ -277,6 +278,13 @@ RunSummary summarize_run(const db::RunData& run, const SummaryOptions& opt) {
         s.all.add_counts(st);
     }
     figures(s.all, all_per_trial);
+    s.sampled = sampled_stages(run);
+    if (s.sampled) {
+        const auto errors = stage_sampling_errors(run);
+        for (auto& st : s.stages)
+            if (const auto it = errors.find(st.name); it != errors.end()) st.sampling_error = it->second;
+        if (const auto it = errors.find(kAllStages); it != errors.end()) s.all.sampling_error = it->second;
+    }
     s.all.idle_share = s.worker.idle_share;  // the same figure, defined once (worker_load)
     s.all.packets = s.basis.packets(s.total);  // the path's packets
     s.timing = timing_cost(run, s.all.cycles_per_path_packet);

@@ -5,6 +5,7 @@
 // reports and the GUI's models all read this; none computes its own.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -64,6 +65,9 @@ struct StageLine {
     /// path's cycles per packet.
     double cycles_per_path_packet = 0;
     double cycles_per_path_packet_sd = 0;  ///< the trials' spread of it
+    /// A Linux run's (sampled stages): one sampling standard error of
+    /// cycles_per_path_packet (stage_sampling_errors); NaN when counted.
+    double sampling_error = std::nan("");
 };
 
 /// How busy the worker lcore was: a starved worker mostly polls empty
@@ -183,6 +187,9 @@ std::string timing_cost_line(const TimingCost& t, const char* unit, double all_s
 
 struct RunSummary {
     db::RunInfo info;
+    /// A run on the Linux kernel: its stages are sampled CPU time (calls
+    /// hold their samples), and per-call, queue and trace figures are absent.
+    bool sampled = false;
     PacketBasis basis;
     std::vector<db::TrialRow> trials;
     /// Each trial's condition (disturbed, replaced, block), and over the run.

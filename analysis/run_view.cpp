@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cmath>
 #include <map>
 
 #include <fmt/format.h>
 
 #include "analysis/safe_text.h"
+#include "analysis/sampled_stages.h"
 #include "analysis/text_builder.h"
 
 namespace pathscope::analysis {
@@ -26,6 +28,35 @@ std::string on_cpu_cell(const RunSummary& sum, int trial) {
         if (c.trial == trial)
             return c.on_cpu_text() + (c.replaced ? " replaced" : c.disturbed ? " disturbed" : "");
     return "-";
+}
+
+/// A Linux run's stage table: each stage's samples, its share of them and
+/// its cycles per path packet with one sampling standard error.
+void render_sampled_stages(TextBuilder& t, const RunSummary& sum) {
+    uint64_t samples = 0;
+    for (const auto& st : sum.stages) samples += st.calls;
+    t.emit("\n%-18s %10s %8s %11s %10s %12s\n", "stage", "samples", "share", sum.basis.unit,
+           "+/- (1 se)", "drops");
+    auto row = [&](const std::string& name, const StageLine& st, const std::string& drops) {
+        t.emit("%-18s %10llu %7.1f%% %11.1f %10s %12s\n", name, static_cast<ull>(st.calls),
+               samples ? 100.0 * static_cast<double>(st.calls) / static_cast<double>(samples) : 0.0,
+               st.cycles_per_path_packet,
+               std::isnan(st.sampling_error) ? std::string("-") : fmt::format("{:.1f}", st.sampling_error),
+               drops);
+    };
+    for (const auto& st : sum.stages) row(st.name, st, std::to_string(st.drops));
+    row(sum.all.name, sum.all, std::to_string(sum.all.drops));
+    t.text += fold_lines(fmt::format(
+        "A Linux run's stages are sampled CPU time: every sample of the workload's threads (and "
+        "ksoftirqd) on every CPU goes to the stage of the innermost function the stage map names "
+        "(kernel time it names nowhere is \"{}\"); a stage's cycles are its samples x the sampling "
+        "period, in TSC cycles. {}: each trial's stage cycles over its {}, averaged over the {} "
+        "trial{} (the value compare tests; all stages: sd {:.1f}); +/-: one standard error from "
+        "the samples (Poisson). drops: skb:kfree_skb drops by the stage of the function that "
+        "dropped.",
+        db::kUnmappedKernelStage, sum.basis.unit,
+        sum.basis.transmit ? "datagrams sockets sent" : "received packets", sum.trials.size(),
+        sum.trials.size() == 1 ? "" : "s", sum.all.cycles_per_path_packet_sd));
 }
 
 }  // namespace
@@ -90,14 +121,21 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
         double top = 0;
         for (const auto& tr : sum.trials) top = std::max(top, tr.sent_pps);
         const RateUnit unit = rate_unit(top);
+        // The kernel does not count a datagram's lookups and selections: absent, not 0.
+        auto per_send = [&](uint64_t n, uint64_t sends) {
+            return sum.sampled ? std::string("-") : fmt::format("{:.3f}", ratio(n, sends));
+        };
         for (const auto& tr : sum.trials)
-            t.emit("%-6d %9.2f %14llu %14s %16llu %14.3f %14.3f  %s\n", tr.trial, tr.seconds,
+            t.emit("%-6d %9.2f %14llu %14s %16llu %14s %14s  %s\n", tr.trial, tr.seconds,
                    static_cast<ull>(tr.window_sent), format_rate(tr.sent_pps, unit),
-                   static_cast<ull>(tr.sends), ratio(tr.route_lookups, tr.sends),
-                   ratio(tr.source_selections, tr.sends), on_cpu_cell(sum, tr.trial));
+                   static_cast<ull>(tr.sends), per_send(tr.route_lookups, tr.sends),
+                   per_send(tr.source_selections, tr.sends), on_cpu_cell(sum, tr.trial));
         t.emit(
             "tx rate = tx in window / window s (datagrams transmitted); lookups/send: FIB\n"
             "lookups per datagram sent, src sel/send: source address selections per datagram\n");
+        if (sum.sampled)
+            t.emit("(a Linux run: the kernel's Udp6OutDatagrams; its lookups per datagram are not\n"
+                   "counted, see routes_resolved among the path events)\n");
     }
     if (!sum.trials.empty() && !import && (sum.total.received || !sum.total.sends)) {
         t.emit("\n%-6s %9s %14s %14s %14s %14s %16s  %s\n", "trial", "window s", "rx in window",
@@ -133,7 +171,9 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
                format_rate(sum.rates->median, unit), format_rate(sum.rates->max, unit));
     }
 
-    if (!sum.stages.empty()) {
+    if (!sum.stages.empty() && sum.sampled) {
+        render_sampled_stages(t, sum);
+    } else if (!sum.stages.empty()) {
         const WorkerLoad& w = sum.worker;
         if (w.measured)
             t.emit("\nworker: %llu graph walks, %.1f%% idle (no packet handled); idle polling "
@@ -204,6 +244,13 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
             static_cast<ull>(s.received), static_cast<ull>(s.delivered),
             static_cast<ull>(s.forwarded), static_cast<ull>(s.replied),
             static_cast<ull>(s.dropped), sum.balanced ? "balanced" : "NOT BALANCED");
+        if (sum.sampled)
+            t.text += fold_lines(
+                "(the Linux kernel's own counters: received = Ip6InReceives, delivered = "
+                "Ip6InDelivers, forwarded = Ip6OutForwDatagrams, dropped = the IPv6 MIB's drop "
+                "counters, all of the namespace that receives; sends = the datagrams the sender "
+                "offered sendmmsg, sent = Udp6OutDatagrams, send-path drops = Udp6SndbufErrors and "
+                "the refusals sendmmsg returned)");
         if (s.sends)
             t.emit("sends %llu = sent %llu + send-path drops %llu  [%s]\n",
                    static_cast<ull>(s.sends), static_cast<ull>(s.sent),
@@ -238,9 +285,13 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
         for (const auto& l : sum.latencies)
             t.emit("%-14s %12llu %21s %21s %21s\n", l.subject, static_cast<ull>(l.count),
                    cell(l.p50), cell(l.p90), cell(l.p99));
-        t.emit(
-            "latency: a received packet's time from eth_rx to its outcome (forwarded, delivered,\n"
-            "replied, dropped), rr: a request's round trip; percentiles are each trial's, averaged\n");
+        if (sum.sampled)
+            t.emit("rr: a request's round trip, from the client's send to its receipt of the\n"
+                   "answer (TSC); percentiles are each trial's, averaged\n");
+        else
+            t.emit(
+                "latency: a received packet's time from eth_rx to its outcome (forwarded, delivered,\n"
+                "replied, dropped), rr: a request's round trip; percentiles are each trial's, averaged\n");
     }
     if (!sum.events.empty() || !sum.event_figures.empty()) {
         t.emit("\n%-24s %16s\n", "path event", "count");
@@ -252,10 +303,16 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
     }
 
     if (!sum.drops.empty()) {
-        t.emit("\n%-22s %-8s %14s\n", "drop reason", "path", "packets");
+        t.emit("\n%-22s %-9s %14s\n", "drop reason", "path", "packets");
         for (const auto& d : sum.drops)
-            t.emit("%-22s %-8s %14llu\n", d.reason, d.path, static_cast<ull>(d.packets));
+            t.emit("%-22s %-9s %14llu\n", d.reason, d.path, static_cast<ull>(d.packets));
+        if (sum.sampled)
+            t.text += fold_lines(
+                "(receive, send: the kernel's counters of the ledger; udp: what UDP dropped after "
+                "IPv6 delivered it; kfree_skb: skb:kfree_skb events on the workload's threads, by the "
+                "reason the kernel gives)");
     }
+    if (sum.sampled) t.text += "\n" + fold_lines(kKernelAbsent);
 
     if (!sum.queues.empty()) {
         t.emit("\n%-10s %5s %3s %6s %14s %14s %12s %12s %10s %10s %13s\n", "port", "queue",
@@ -290,6 +347,7 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
                static_cast<ull>(sum.stack_samples),
                printable(sum.stack_event) + " samples",
                import ? "the profile"
+                      : sum.sampled ? "the workload's threads and ksoftirqd (kernel and user frames)"
                       : (sum.worker_stages.size() > 1 ? "worker 0 (sampled alone)" : "the worker"));
         for (const auto& f : sum.hottest) t.emit("  %6.2f%%  %s\n", 100.0 * f.share, printable(f.name));
     }

@@ -60,14 +60,14 @@ std::pair<std::string, std::string> simd_fact() {
             std::to_string(rte_vect_get_max_simd_bitwidth()) + " bits (DPDK's vector code)"};
 }
 
-Facts environment_facts(bool hugepages) {
+Facts environment_facts(uint64_t tsc_hz, bool engine, bool hugepages) {
     Facts f;
     utsname u{};
     if (uname(&u) == 0) f.emplace_back("env.kernel", std::string(u.sysname) + " " + u.release + " " + u.version);
     f.emplace_back("env.cpus", std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " online");
     const std::string flags = cpu_flags();
     f.emplace_back("env.tsc",
-                   std::to_string(rte_get_tsc_hz()) + " Hz, " +
+                   std::to_string(tsc_hz) + " Hz, " +
                        (has_flag(flags, "constant_tsc") && has_flag(flags, "nonstop_tsc")
                             ? "invariant (constant_tsc, nonstop_tsc)"
                             : "not invariant: its rate may follow the CPU's frequency"));
@@ -77,10 +77,12 @@ Facts environment_facts(bool hugepages) {
     const std::string smt = first_line("/sys/devices/system/cpu/smt/active", "");
     f.emplace_back("env.smt", smt == "1" ? "on" : smt == "0" ? "off" : "unknown");
     f.emplace_back("env.isolated_cpus", first_line("/sys/devices/system/cpu/isolated", "none"));
-    f.emplace_back("env.hugepages", meminfo("HugePages_Total") + " reserved of " +
-                                        meminfo("Hugepagesize") + " kB; the run " +
-                                        (hugepages ? "used them" : "used 4 KiB pages (--no-huge)"));
-    f.emplace_back("env.dpdk", rte_version());
+    if (engine) {
+        f.emplace_back("env.hugepages", meminfo("HugePages_Total") + " reserved of " +
+                                            meminfo("Hugepagesize") + " kB; the run " +
+                                            (hugepages ? "used them" : "used 4 KiB pages (--no-huge)"));
+        f.emplace_back("env.dpdk", rte_version());
+    }
     f.push_back(load_fact("env.load_start"));
     return f;
 }

@@ -14,9 +14,10 @@ namespace pathscope::capture {
 
 using Facts = std::vector<std::pair<std::string, std::string>>;
 
-/// The machine's facts at the run's start (needs the EAL; `hugepages`: the
-/// run's EAL arguments use reserved hugepages).
-Facts environment_facts(bool hugepages);
+/// The machine's facts at the run's start: `tsc_hz` as the run measured it,
+/// and for an engine run (`engine`) its memory (`hugepages`: the EAL
+/// arguments use reserved hugepages) and DPDK's version.
+Facts environment_facts(uint64_t tsc_hz, bool engine, bool hugepages);
 /// The DPDK SIMD width the engine runs with (after an Engine was made).
 std::pair<std::string, std::string> simd_fact();
 /// "env.load_end" and the load average now.

@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <mutex>
@@ -23,8 +24,9 @@ void init_pfm() {
         throw std::runtime_error(std::string("libpfm4 did not initialise: ") + pfm_strerror(rc));
 }
 
-/// Encodes `name` with libpfm4 into `attr`; "" on success, else the reason.
-std::string encode(const std::string& name, perf_event_attr& attr, int plm) {
+}  // namespace
+
+std::string encode_event(const std::string& name, perf_event_attr& attr, int plm) {
     init_pfm();
     std::memset(&attr, 0, sizeof attr);
     pfm_perf_encode_arg_t arg;
@@ -37,11 +39,11 @@ std::string encode(const std::string& name, perf_event_attr& attr, int plm) {
     return "";
 }
 
-int open_event(perf_event_attr& attr, int tid) {
-    return static_cast<int>(syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC));
+int open_perf_event(perf_event_attr& attr, int tid, int cpu) {
+    return static_cast<int>(syscall(SYS_perf_event_open, &attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
 }
 
-std::string open_error(int err) {
+std::string perf_open_error(int err) {
     switch (err) {
         case ENOENT:
         case EOPNOTSUPP:
@@ -57,15 +59,17 @@ std::string open_error(int err) {
     }
 }
 
+namespace {
+
 /// Opens `name` on `tid`, counting user and kernel time, else user only.
 int open_named(const std::string& name, int tid, perf_event_attr& attr, std::string& note) {
     for (int plm : {PFM_PLM0 | PFM_PLM3, PFM_PLM3}) {
-        note = encode(name, attr, plm);
+        note = encode_event(name, attr, plm);
         if (!note.empty()) return -1;
         attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-        const int fd = open_event(attr, tid);
+        const int fd = open_perf_event(attr, tid, -1);
         if (fd >= 0) return fd;
-        note = open_error(errno);
+        note = perf_open_error(errno);
         if (errno != EACCES && errno != EPERM) return -1;
     }
     return -1;
@@ -140,9 +144,50 @@ std::vector<db::PerfCounterRow> PerfCounters::read(int trial) const {
     return rows;
 }
 
+PerfRing::~PerfRing() {
+    if (ring_) munmap(ring_, bytes_);
+}
+
+std::string PerfRing::map(int fd, size_t pages) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    bytes_ = page * (1 + pages);
+    ring_ = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (ring_ != MAP_FAILED) return "";
+    ring_ = nullptr;
+    return std::string("cannot map the sample buffer: ") + std::strerror(errno);
+}
+
+void PerfRing::drain(const std::function<void(const perf_event_header&, const uint8_t*)>& fn) {
+    if (!ring_) return;
+    auto* meta = static_cast<perf_event_mmap_page*>(ring_);
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const uint8_t* data = static_cast<const uint8_t*>(ring_) + page;
+    const uint64_t size = bytes_ - page;
+    const uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+    uint64_t tail = meta->data_tail;
+    // Records may wrap around the end of the buffer: copy each out first.
+    auto copy = [&](uint64_t at, void* dst, size_t n) {
+        auto* d = static_cast<uint8_t*>(dst);
+        const uint64_t from = at % size;
+        const size_t first = static_cast<size_t>(std::min<uint64_t>(n, size - from));
+        std::memcpy(d, data + from, first);
+        std::memcpy(d + first, data, n - first);
+    };
+    while (tail < head) {
+        perf_event_header h;
+        copy(tail, &h, sizeof h);
+        if (h.size < sizeof h) break;
+        record_.resize(h.size);
+        copy(tail, record_.data(), h.size);
+        fn(h, record_.data());
+        tail += h.size;
+    }
+    __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+}
+
 PerfSampler::PerfSampler(const std::string& event, uint32_t hz, int tid) : event_(event) {
     perf_event_attr attr;
-    note_ = encode(event, attr, PFM_PLM3);
+    note_ = encode_event(event, attr, PFM_PLM3);
     if (!note_.empty()) return;
     attr.freq = 1;
     attr.sample_freq = hz;
@@ -150,49 +195,26 @@ PerfSampler::PerfSampler(const std::string& event, uint32_t hz, int tid) : event
     attr.exclude_kernel = 1;
     attr.exclude_hv = 1;
     attr.exclude_callchain_kernel = 1;
-    fd_ = open_event(attr, tid);
+    fd_ = open_perf_event(attr, tid, -1);
     if (fd_ < 0) {
-        note_ = open_error(errno);
+        note_ = perf_open_error(errno);
         return;
     }
-    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    ring_bytes_ = page * (1 + 64);  // 256 KiB of samples between drains
-    ring_ = mmap(nullptr, ring_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
-    if (ring_ == MAP_FAILED) {
-        ring_ = nullptr;
-        note_ = std::string("cannot map the sample buffer: ") + std::strerror(errno);
+    note_ = ring_.map(fd_, 64);  // 256 KiB of samples between drains
+    if (!note_.empty()) {
         close(fd_);
         fd_ = -1;
     }
 }
 
 PerfSampler::~PerfSampler() {
-    if (ring_) munmap(ring_, ring_bytes_);
     if (fd_ >= 0) close(fd_);
 }
 
 void PerfSampler::drain() {
-    if (!ring_) return;
-    auto* meta = static_cast<perf_event_mmap_page*>(ring_);
-    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    const uint8_t* data = static_cast<const uint8_t*>(ring_) + page;
-    const uint64_t size = ring_bytes_ - page;
-    const uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
-    uint64_t tail = meta->data_tail;
-    // Records may wrap around the end of the buffer: copy each out first.
-    auto copy = [&](uint64_t at, void* dst, size_t n) {
-        auto* d = static_cast<uint8_t*>(dst);
-        for (size_t i = 0; i < n; ++i) d[i] = data[(at + i) % size];
-    };
-    std::vector<uint8_t> rec;
-    while (tail < head) {
-        perf_event_header h;
-        copy(tail, &h, sizeof h);
-        if (h.size < sizeof h) break;
-        rec.resize(h.size);
-        copy(tail, rec.data(), h.size);
+    ring_.drain([&](const perf_event_header& h, const uint8_t* rec) {
         if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof h + 16) {
-            const auto* p = reinterpret_cast<const uint64_t*>(rec.data() + sizeof h);
+            const auto* p = reinterpret_cast<const uint64_t*>(rec + sizeof h);
             const uint64_t ip = p[0];
             const uint64_t nr = std::min<uint64_t>(p[1], (h.size - sizeof h - 16) / 8);
             RawStack stack;
@@ -202,11 +224,9 @@ void PerfSampler::drain() {
             stacks_[stack]++;
             samples_++;
         } else if (h.type == PERF_RECORD_LOST && h.size >= sizeof h + 16) {
-            lost_ += reinterpret_cast<const uint64_t*>(rec.data() + sizeof h)[1];
+            lost_ += reinterpret_cast<const uint64_t*>(rec + sizeof h)[1];
         }
-        tail += h.size;
-    }
-    __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+    });
 }
 
 }  // namespace pathscope::capture

@@ -4,7 +4,10 @@
 // the PMU or the kernel refuses is recorded with the reason.
 #pragma once
 
+#include <linux/perf_event.h>
+
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <utility>
 #include <memory>
@@ -14,6 +17,40 @@
 #include "db/records.h"
 
 namespace pathscope::capture {
+
+/// Encodes `name` the libpfm4 way ("perf::cpu-clock") into `attr` for the
+/// privilege levels `plm` (PFM_PLM0: kernel, PFM_PLM3: user); "" on
+/// success, else the reason.
+std::string encode_event(const std::string& name, perf_event_attr& attr, int plm);
+
+/// perf_event_open on a thread (`tid`, cpu -1) or on a CPU (tid -1: every
+/// thread there); -1 with errno on failure.
+int open_perf_event(perf_event_attr& attr, int tid, int cpu);
+
+/// Why perf_event_open refused, in a user's words (errno `err`).
+std::string perf_open_error(int err);
+
+/// The ring buffer of one sampling perf event, mapped, read record by record.
+class PerfRing {
+  public:
+    PerfRing() = default;
+    ~PerfRing();
+    PerfRing(const PerfRing&) = delete;
+    PerfRing& operator=(const PerfRing&) = delete;
+
+    /// Maps `pages` data pages (a power of two) of `fd`'s buffer; "" or why not.
+    std::string map(int fd, size_t pages);
+    bool mapped() const { return ring_ != nullptr; }
+    /// Hands each record written since the last drain to `fn` (its header
+    /// and the whole record, header first, contiguous even where it wrapped
+    /// around the buffer's end), then frees them for the kernel.
+    void drain(const std::function<void(const perf_event_header&, const uint8_t*)>& fn);
+
+  private:
+    void* ring_ = nullptr;
+    size_t bytes_ = 0;
+    std::vector<uint8_t> record_;
+};
 
 /// What this machine's perf_event offers: the PMUs libpfm4 finds present
 /// and, for each of `events`, whether it opens on this thread (or why not).
@@ -68,8 +105,7 @@ class PerfSampler {
   private:
     std::string event_;
     int fd_ = -1;
-    void* ring_ = nullptr;
-    size_t ring_bytes_ = 0;
+    PerfRing ring_;
     std::string note_;
     std::map<RawStack, uint64_t> stacks_;
     uint64_t samples_ = 0, lost_ = 0;

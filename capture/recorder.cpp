@@ -13,6 +13,9 @@
 #include "analysis/run_summary.h"
 #include "analysis/trial_conditions.h"
 #include "capture/environment.h"
+#include "capture/kernel/kernel_rows.h"
+#include "capture/kernel/kernel_run.h"
+#include "capture/kernel/netns.h"
 #include "capture/perf_events.h"
 #include "capture/run.h"
 #include "capture/snapshot_rows.h"
@@ -184,21 +187,44 @@ class RunRecording {
     /// false when it was disturbed and `replaceable` (it is then stored as
     /// replaced, and the block runs again).
     bool trial(unsigned trial, unsigned block, bool replaceable, unsigned cell, unsigned cells);
+    /// The same on the Linux kernel target (a fresh network a trial).
+    bool kernel_trial(unsigned trial, unsigned block, bool replaceable, unsigned cell, unsigned cells);
+    /// Stores a trial's totals, with the stacks and traces its intervals
+    /// stored (for the printout); false when it was disturbed and
+    /// `replaceable` (it is then stored as replaced).
+    bool store_trial(db::Batch totals, int stop_signal, unsigned block, bool replaceable,
+                     const std::vector<db::StackRow>& sampled,
+                     const std::vector<db::PacketTraceRow>& traced);
+    /// Says once (per distinct reason) that a trial has no call stacks.
+    void warn_no_stacks(unsigned trial, const std::string& event, const std::string& note);
 
-    void create(const Engine& engine) {
+    /// Stores the run and its facts; `engine` (the first trial's, nullptr on
+    /// the Linux target) gives its ports' RSS.
+    void create(const Engine* engine) {
         writer_.emplace(opt_.db_path, run_info());
         result_.run.info = writer_->run();
         db::Batch variants;
-        variants.facts.emplace_back(db::kVariantsFact, describe_variants(sc_.engine));
-        // What the run ran on (the engine is made: its SIMD width is set).
-        const auto& eal = sc_.engine.eal_args;
-        for (auto& f : environment_facts(std::find(eal.begin(), eal.end(), "--no-huge") == eal.end()))
-            variants.facts.push_back(std::move(f));
-        variants.facts.push_back(simd_fact());
-        for (const PortRss& p : engine.port_rss()) {
-            variants.facts.emplace_back("port." + p.port + ".rss", p.setting);
-            if (p.unbalanced && opt_.warning) opt_.warning("port '" + p.port + "': RSS " + p.setting);
+        if (kernel_) {
+            variants.facts.emplace_back(db::kVariantsFact, describe_kernel_variants(sc_));
+            variants.facts.emplace_back(db::kTargetFact, std::string(db::kLinuxTarget) + " " + kernel_->release);
+            variants.facts.emplace_back("stage_map", kernel_->map.source());
+            for (auto& f : environment_facts(kernel_->tsc_hz, false, false))
+                variants.facts.push_back(std::move(f));
+        } else {
+            variants.facts.emplace_back(db::kVariantsFact, describe_variants(sc_.engine));
+            // What the run ran on (the engine is made: its SIMD width is set).
+            const auto& eal = sc_.engine.eal_args;
+            for (auto& f : environment_facts(rte_get_tsc_hz(), true,
+                                             std::find(eal.begin(), eal.end(), "--no-huge") == eal.end()))
+                variants.facts.push_back(std::move(f));
+            variants.facts.push_back(simd_fact());
         }
+        if (engine)
+            for (const PortRss& p : engine->port_rss()) {
+                variants.facts.emplace_back("port." + p.port + ".rss", p.setting);
+                if (p.unbalanced && opt_.warning)
+                    opt_.warning("port '" + p.port + "': RSS " + p.setting);
+            }
         result_.run.rows.facts = variants.facts;
         writer_->submit(std::move(variants));
     }
@@ -214,6 +240,7 @@ class RunRecording {
         info.trial_seconds = sc_.engine.duration_s;
         info.interval_seconds = cs.interval_s;
         info.pmu = probe_pmu(cs.perf_events);
+        if (kernel_) info.tsc_hz = kernel_->tsc_hz;  // no EAL: measured by the kernel run
         info.experiment = experiment_;
         info.cell = cell_;
         return info;
@@ -227,6 +254,7 @@ class RunRecording {
     unsigned trials_done_ = 0;  ///< trials that count (not replaced)
     unsigned next_trial_ = 0;   ///< the number of the next trial to run
     std::string sampling_note_;  // what the last warning said, so it is said once
+    std::optional<KernelRunContext> kernel_;  ///< a Linux run's, made at its first trial
 };
 
 void RunRecording::block(unsigned block, unsigned cell, unsigned cells) {
@@ -239,6 +267,7 @@ void RunRecording::block(unsigned block, unsigned cell, unsigned cells) {
 
 bool RunRecording::trial(unsigned trial, unsigned block, bool replaceable, unsigned cell,
                          unsigned cells) {
+    if (sc_.target == Target::kernel) return kernel_trial(trial, block, replaceable, cell, cells);
     const Scenario& sc = sc_;
     const RecordOptions& opt = opt_;
     const CaptureSettings& cs = sc.capture;
@@ -277,7 +306,7 @@ bool RunRecording::trial(unsigned trial, unsigned block, bool replaceable, unsig
     struct StoppedBeforeStart {};
     hooks.prepared = [&](Engine& e) {
         if (StopSignals::received()) throw StoppedBeforeStart{};
-        if (!created()) create(e);
+        if (!created()) create(&e);
     };
     bool began = false;
     hooks.started = [&](Engine& e) {
@@ -320,12 +349,7 @@ bool RunRecording::trial(unsigned trial, unsigned block, bool replaceable, unsig
                                              std::to_string(sampler->lost()) + " lost)");
         } else if (sampler) {
             late.facts.emplace_back(key, "none: " + sampler->event() + ": " + sampler->note());
-            if (opt.warning && sampler->note() != sampling_note_)
-                opt.warning("no call stacks from trial " + std::to_string(trial + 1) + ": " +
-                            sampler->event() + " at " + std::to_string(cs.sample_hz) +
-                            " Hz: " + sampler->note() +
-                            " (--set capture.sample_hz=0 runs without sampling)");
-            sampling_note_ = sampler->note();
+            warn_no_stacks(trial, sampler->event(), sampler->note());
         }
         counters.reset();
         sampler.reset();
@@ -342,16 +366,23 @@ bool RunRecording::trial(unsigned trial, unsigned block, bool replaceable, unsig
                              (began ? " failed: " : " could not start: ") + e.what();
         return true;
     }
-    result.stop_signal = r.stop_signal;
     db::Batch totals = trial_rows(tr, r);
+    totals.append(std::move(late));
+    return store_trial(std::move(totals), r.stop_signal, block, replaceable, sampled, traced);
+}
+
+bool RunRecording::store_trial(db::Batch totals, int stop_signal, unsigned block, bool replaceable,
+                               const std::vector<db::StackRow>& sampled,
+                               const std::vector<db::PacketTraceRow>& traced) {
+    RecordResult& result = result_;
+    result.stop_signal = stop_signal;
     db::TrialRow& row = totals.trials.front();
     row.block = static_cast<int>(block);
-    row.max_disturbance = cs.max_disturbance;
+    row.max_disturbance = sc_.capture.max_disturbance;
     // A trial stopped early is kept as it is: its re-run would not finish either.
     const bool disturbed = analysis::trial_condition(row, totals.threads).disturbed;
-    row.replaced = disturbed && replaceable && !r.stop_signal;
+    row.replaced = disturbed && replaceable && !stop_signal;
     if (!row.replaced) ++trials_done_;
-    totals.append(std::move(late));
     db::Batch copy = totals;
     writer_->submit(std::move(totals));
     copy.stacks.insert(copy.stacks.end(), sampled.begin(), sampled.end());
@@ -359,6 +390,78 @@ bool RunRecording::trial(unsigned trial, unsigned block, bool replaceable, unsig
     result.run.rows.append(std::move(copy));
     if (auto err = writer_->error()) result.error = *err;
     return !disturbed || !replaceable;
+}
+
+void RunRecording::warn_no_stacks(unsigned trial, const std::string& event, const std::string& note) {
+    if (opt_.warning && note != sampling_note_)
+        opt_.warning("no call stacks from trial " + std::to_string(trial + 1) + ": " + event +
+                     " at " + std::to_string(sc_.capture.sample_hz) + " Hz: " + note +
+                     " (--set capture.sample_hz=0 runs without sampling)");
+    sampling_note_ = note;
+}
+
+bool RunRecording::kernel_trial(unsigned trial, unsigned block, bool replaceable, unsigned cell,
+                                unsigned cells) {
+    const CaptureSettings& cs = sc_.capture;
+    const int tr = static_cast<int>(trial);
+    // The first trial's: a map, symbols or tracepoints missing throw before anything is stored.
+    if (!kernel_) kernel_.emplace(sc_);
+    std::optional<PerfCounters> counters;
+    int seq = 0;
+    uint64_t received = 0;  // so far in this trial, for the progress line
+    std::vector<db::StackRow> sampled;
+    KernelHooks hooks;
+    hooks.interval_s = cs.interval_s;
+    struct StoppedBeforeStart {};
+    hooks.prepared = [&] {
+        if (StopSignals::received()) throw StoppedBeforeStart{};
+        if (!created()) create(nullptr);
+    };
+    bool began = false;
+    hooks.started = [&](const std::vector<WatchedThread>& threads) {
+        began = true;
+        // perf counts the thread that drives the path: the sender, or the rr client.
+        for (const auto& t : threads)
+            if (!cs.perf_events.empty() && !counters &&
+                (t.role == db::kWorkerThread || t.role == db::kKernelRrClientThread))
+                counters.emplace(cs.perf_events, t.tid);
+    };
+    hooks.interval = [&](double t, const KernelSnapshot& prev, const KernelSnapshot& cur, SampleTally&& tally) {
+        const int at = seq++;
+        db::Batch b = kernel_interval_rows(tr, at, t, prev, cur, tally, *kernel_, sc_);
+        received += b.intervals.front().received;
+        sampled.insert(sampled.end(), b.stacks.begin(), b.stacks.end());
+        writer_->submit(std::move(b));
+        if (auto err = writer_->error()) {
+            result_.error = *err;
+            return false;
+        }
+        if (opt_.progress)
+            opt_.progress({trial + 1, cs.trials, t, sc_.engine.duration_s, received,
+                           writer_->rows_written(), cell + 1, cells});
+        return true;
+    };
+    db::Batch late;
+    hooks.stopped = [&] {
+        if (counters) late.perf = counters->read(tr);
+        counters.reset();
+    };
+    KernelTrialResult r;
+    try {
+        r = run_kernel_trial(sc_, trial, *kernel_, hooks);
+    } catch (const StoppedBeforeStart&) {
+        result_.stop_signal = StopSignals::received();
+        return true;
+    } catch (const std::exception& e) {
+        if (!created()) throw;  // the first trial's set-up: nothing was stored
+        result_.setup_error = "trial " + std::to_string(trial + 1) +
+                              (began ? " failed: " : " could not start: ") + e.what();
+        return true;
+    }
+    if (cs.sample_hz && !r.sampling_note.empty()) warn_no_stacks(trial, cs.sample_event, r.sampling_note);
+    db::Batch totals = kernel_trial_rows(tr, r, *kernel_, sc_);
+    totals.append(std::move(late));
+    return store_trial(std::move(totals), r.stop_signal, block, replaceable, sampled, {});
 }
 
 /// The scenario's name and the --set settings that change what runs; how
@@ -393,10 +496,30 @@ void check_sample_rate(const CaptureSettings& cs) {
             " or less, or 0 for no call stacks");
 }
 
+/// What a target needs before its first trial: the engine's EAL; for the
+/// Linux kernel, the namespaces a killed run left behind removed.
+void prepare_target(const Scenario& sc, const RecordOptions& opt) {
+    if (sc.target == Target::engine) {
+        eal_init(sc.engine.eal_args);
+        return;
+    }
+    const std::vector<std::string> stale = remove_stale_namespaces();
+    if (!stale.empty() && opt.warning) {
+        std::string names;
+        for (const auto& n : stale) names += " " + n;
+        opt.warning("removed the namespaces of a run that did not end (killed):" + names);
+    }
+}
+
 }  // namespace
 
 void check_before_recording(const Scenario& sc) {
     check_sample_rate(sc.capture);
+    if (sc.target == Target::kernel) {
+        if (const std::string missing = kernel_run_missing(); !missing.empty())
+            throw std::runtime_error(missing);
+        if (!sc.kernel.stage_map.empty()) StageMap::load(sc.kernel.stage_map);  // says why not
+    }
     if (sc.engine.workload.kind == engine::WorkloadKind::pcap)
         probe_ethernet_capture(sc.engine.workload.pcap.file);  // says why it cannot be read
 }
@@ -404,7 +527,7 @@ void check_before_recording(const Scenario& sc) {
 RecordResult record_run(const Scenario& sc, const RecordOptions& opt) {
     const StopSignals stop_signals;
     check_before_recording(sc);
-    eal_init(sc.engine.eal_args);
+    prepare_target(sc, opt);
     RunRecording rec(sc, opt, default_label(sc, opt), "", "");
     for (unsigned block = 0;
          block < sc.capture.trials && !rec.stopped() && !StopSignals::received(); ++block)
@@ -431,7 +554,14 @@ std::vector<RecordResult> record_matrix(const std::string& scenario_path,
         cells.back().overrides = overrides;  // the run keeps --set; its cell says the rest
         check_before_recording(cells.back());
     }
-    eal_init(base.engine.eal_args);
+    prepare_target(base, opt);
+    // Each cell keeps its own perf.data (FILE-1.data, FILE-2.data, ...).
+    if (!base.kernel.perf_data.empty() && cells.size() > 1)
+        for (size_t i = 0; i < cells.size(); ++i) {
+            const std::filesystem::path p(base.kernel.perf_data);
+            cells[i].kernel.perf_data = (p.parent_path() / (p.stem().string() + "-" + std::to_string(i + 1) +
+                                                              p.extension().string())).string();
+        }
     const std::string experiment = db::new_uuid().substr(0, 12);
     const std::string label = default_label(base, opt);
     // Each cell is labelled by what tells it apart from the other cells

@@ -95,6 +95,12 @@ constexpr SettingRange kRanges[] = {
     {"socket.hop_limit", 1, 255, ""},
     {"socket.traffic_class", 0, 255, ""},
     {"socket.flow_label", 0, 0xfffff, ""},
+    {"linux.sender_cpu", -1, 1023, "(a CPU number; -1: not pinned)"},
+    {"linux.receiver_cpu", -1, 1023, "(a CPU number; -1: not pinned)"},
+    {"linux.rr_streams", 1, 1024, "streams"},
+    {"linux.rr_payload", 8, 1400, "bytes"},
+    {"linux.rr_port", 1, 65535, ""},
+    {"linux.rr_timeout", 0.001, 10, "seconds"},
 };
 
 const SettingRange* find_range(const std::string& key) {
@@ -430,6 +436,149 @@ uint32_t parse_timing(const toml::node* n, const std::string& file) {
     throw ScenarioError(where(*n, file) + ": 'engine.timing' = \"" + v + "\": " + allowed);
 }
 
+/// The [sysctl] table as "name", "value" pairs: a key written quoted
+/// (sysctl."net.ipv4.udp_early_demux" = 1) and the nested tables a --set or
+/// a [matrix] cell makes of the same dotted name read alike.
+void read_sysctls(const toml::table& t, const std::string& file, const std::string& prefix,
+                  std::vector<std::pair<std::string, std::string>>& out,
+                  std::set<std::string>& set_keys, size_t depth = 1) {
+    for (const auto& [k, v] : t) {
+        const std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+        if (v.is_table()) {
+            if (depth >= kMaxSettingDepth)
+                throw ScenarioError(where(v, file) + ": 'sysctl." + key.substr(0, 60) +
+                                    "' nests too deep for a sysctl name");
+            read_sysctls(*v.as_table(), file, key, out, set_keys, depth + 1);
+            continue;
+        }
+        std::string value;
+        if (v.is_string())
+            value = v.as_string()->get();
+        else if (v.is_integer())
+            value = std::to_string(v.as_integer()->get());
+        else if (v.is_boolean())
+            value = v.as_boolean()->get() ? "1" : "0";
+        else
+            throw ScenarioError(where(v, file) + ": 'sysctl." + key +
+                                "' must be an integer or a string, as sysctl -w takes it");
+        if (const std::string why = sysctl_refusal(key); !why.empty())
+            throw ScenarioError(where(v, file) + ": 'sysctl." + key + "': " + why);
+        // The same name written quoted in the file and nested by a --set (or
+        // a [matrix] cell): the setting wins over the file.
+        const bool set = where(v, file).rfind("--set", 0) == 0;
+        const auto same = std::find_if(out.begin(), out.end(), [&](const auto& kv) { return kv.first == key; });
+        if (same == out.end())
+            out.emplace_back(key, value);
+        else if (set)
+            same->second = value;
+        else if (!set_keys.count(key))
+            throw ScenarioError(where(v, file) + ": 'sysctl." + key + "' is set twice");
+        if (set) set_keys.insert(key);
+    }
+}
+
+/// [target] and [linux]: a run on the Linux kernel's own path. Engine
+/// tables that name ports, devices or the engine's own applications have
+/// no meaning there and are refused.
+void parse_target(const toml::table& root, const Section& top, const std::string& name,
+                  const std::string& base_dir, Scenario& scenario) {
+    std::string kind = "engine";
+    const toml::table* target = top.table("target");
+    if (target) {
+        Section s(*target, name, "target");
+        s.get("kind", kind);
+        s.finish();
+        if (kind != "engine" && kind != "linux")
+            s.fail(*target->get("kind"), "'target.kind' = \"" + kind +
+                                             "\": expected \"engine\" (the embedded DPDK engine, "
+                                             "the default) or \"linux\" (the running kernel)");
+    }
+    const toml::table* linux_table = top.table("linux");
+    const toml::table* sysctl_table = top.table("sysctl");
+    if (kind != "linux") {
+        if (!scenario.kernel.perf_data.empty())
+            top.fail(*root.at_path("capture.perf_data").node(),
+                     "'capture.perf_data' keeps a Linux run's kernel samples as perf.data: the "
+                     "engine's stacks are in the store (pathscope export --format folded)");
+        if (linux_table || sysctl_table)
+            top.fail(linux_table ? *linux_table : *sysctl_table,
+                     std::string("[") + (linux_table ? "linux" : "sysctl") +
+                         "] configures a run on the Linux kernel: add [target] kind = \"linux\"");
+        return;
+    }
+    scenario.target = Target::kernel;
+    for (const char* engine_only : {"port", "nexthop", "routes", "app", "workload", "ila_map", "nptv6"})
+        if (const toml::node* n = root.get(engine_only))
+            top.fail(*n, std::string("'") + engine_only +
+                             "' configures the engine; a Linux target has no ports or engine "
+                             "applications: pathscope makes its own namespaces and veth pair "
+                             "([linux] path = \"send\", \"rr\" or \"forward\")");
+    KernelConfig& k = scenario.kernel;
+    if (linux_table) {
+        Section s(*linux_table, name, "linux");
+        std::string path = "send";
+        s.get("path", path);
+        if (path == "send")
+            k.path = KernelPath::send;
+        else if (path == "rr")
+            k.path = KernelPath::rr;
+        else if (path == "forward")
+            k.path = KernelPath::forward;
+        else
+            s.fail(*linux_table->get("path"),
+                   "'linux.path' = \"" + path +
+                       "\": expected \"send\" (sender -> receiver), \"rr\" (request/response) or "
+                       "\"forward\" (sender -> router -> receiver)");
+        s.get("sender_cpu", k.sender_cpu);
+        s.get("receiver_cpu", k.receiver_cpu);
+        s.get("sink", k.sink);
+        s.get("rules", k.rules);
+        s.get("count_lookups", k.count_lookups);
+        for (auto [key, out] : {std::pair{"sender_address", &k.sender_address},
+                                {"receiver_address", &k.receiver_address},
+                                {"router_in_address", &k.router_in_address},
+                                {"router_out_address", &k.router_out_address}}) {
+            s.get(key, *out);
+            if (!parse_prefix6(*out) || out->find('/') == std::string::npos)
+                s.fail(linux_table->get(key) ? *linux_table->get(key) : *linux_table,
+                       "'linux." + std::string(key) + "' = \"" + *out +
+                           "\" is not an IPv6 address/len like 2001:db8:1::1/64");
+        }
+        s.get("rr_streams", k.rr_streams);
+        s.get("rr_payload", k.rr_payload);
+        s.get("rr_port", k.rr_port);
+        s.get("rr_timeout", k.rr_timeout_s);
+        s.get("stage_map", k.stage_map);
+        s.get("sender_namespace", k.sender_namespace);
+        s.get("receiver_namespace", k.receiver_namespace);
+        s.get("router_namespace", k.router_namespace);
+        s.finish();
+        k.stage_map = resolve(base_dir, k.stage_map);
+        const bool given = !k.sender_namespace.empty();
+        if (given != !k.receiver_namespace.empty() ||
+            (k.path == KernelPath::forward && given != !k.router_namespace.empty()))
+            s.fail_here("given namespaces need all of the path's: sender_namespace and "
+                        "receiver_namespace (and router_namespace for path = \"forward\"), or none");
+    }
+    if (sysctl_table) {
+        std::set<std::string> set_keys;
+        read_sysctls(*sysctl_table, name, "", k.sysctls, set_keys);
+        std::sort(k.sysctls.begin(), k.sysctls.end());  // name order, however they were written
+        if (k.given_namespaces() && !k.sysctls.empty())
+            top.fail(*sysctl_table, "[sysctl] settings apply only in namespaces pathscope makes, "
+                                    "not in given ones (linux.sender_namespace)");
+    }
+    const engine::SourceConfig& src = scenario.engine.source;
+    if (k.path != KernelPath::rr && !src.enabled)
+        top.fail_here("a Linux target with path = \"" + std::string(kernel_path_name(k.path)) +
+                      "\" needs a [source] (destination, port, payload, batch) for its sender");
+    if (k.path != KernelPath::rr && src.destinations > 64)
+        top.fail(*root.at_path("source.destinations").node(),
+                 "'source.destinations' = " + std::to_string(src.destinations) +
+                     ": a Linux target gives the receiver each destination as an address: at "
+                     "most 64");
+}
+
 }  // namespace
 
 std::string describe_variants(const EngineConfig& cfg) {
@@ -459,6 +608,20 @@ std::string describe_variants(const EngineConfig& cfg) {
     if (cfg.source.enabled)
         s += std::string(" socket.bind=") + (cfg.source.bind ? "true" : "false") +
              " socket.connect=" + (cfg.source.connect ? "true" : "false");
+    return s;
+}
+
+std::string describe_kernel_variants(const Scenario& sc) {
+    const KernelConfig& k = sc.kernel;
+    const SourceConfig& src = sc.engine.source;
+    std::string s = std::string("path=") + kernel_path_name(k.path);
+    if (k.path == KernelPath::rr)
+        s += fmt::format(" streams={} payload={}", k.rr_streams, k.rr_payload);
+    else
+        s += fmt::format(" socket.bind={} socket.connect={} payload={} batch={} flows={} sink={}",
+                         src.bind, src.connect, src.payload, src.batch, src.destinations, k.sink);
+    s += fmt::format(" rules={}", k.rules ? sc.engine.rules.size() : 0);
+    for (const auto& [key, value] : k.sysctls) s += " sysctl." + key + "=" + value;
     return s;
 }
 
@@ -504,7 +667,8 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
     EngineConfig& cfg = scenario.engine;
     Section top(root, name, "");
     for (const char* k : {"eal", "engine", "capture", "port", "nexthop", "route", "routes", "rule",
-                          "app", "workload", "source", "socket", "matrix", "ila_map", "nptv6"})
+                          "app", "workload", "source", "socket", "matrix", "ila_map", "nptv6",
+                          "target", "linux", "sysctl"})
         top.know(k);
     top.finish();
     if (const auto* t = top.table("matrix")) read_matrix(*t, name, "", scenario.matrix);
@@ -542,7 +706,9 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         s.get("max_disturbance", max_disturbance_percent);
         c.max_disturbance = max_disturbance_percent / 100;
         s.get("retry_disturbed", c.retry_disturbed);
+        s.get("perf_data", scenario.kernel.perf_data);
         s.finish();
+        scenario.kernel.perf_data = resolve(base_dir, scenario.kernel.perf_data);
     }
     if (const auto* t = top.table("engine")) {
         Section s(*t, name, "engine");
@@ -933,6 +1099,7 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         if (src.connect && src.destinations > 1024)
             s.fail_here("a connected source opens a socket per destination: at most 1024");
     }
+    parse_target(root, top, name, base_dir, scenario);
     return scenario;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "capture/kernel/kernel_config.h"
 #include "engine/config.h"
 
 namespace pathscope::capture {
@@ -48,8 +49,16 @@ struct MatrixAxis {
 /// One cell of a matrix: a value for every axis, as "key=value" --set settings.
 using MatrixCell = std::vector<std::string>;
 
+/// What a scenario runs on: the embedded engine (the default), or the
+/// running Linux kernel's own IPv6/UDP path ([target] kind = "linux").
+enum class Target { engine, kernel };
+
 struct Scenario {
+    Target target = Target::engine;
+    /// The engine's settings; a Linux run takes its duration, [source],
+    /// [socket], [[route]] and [[rule]] from here.
     engine::EngineConfig engine;
+    KernelConfig kernel;  ///< target = kernel: the [linux] table
     CaptureSettings capture;
     std::vector<MatrixAxis> matrix;  ///< empty: a single run
     std::string text;                    ///< the file as written (before --set)
@@ -80,6 +89,11 @@ std::string check_setting(const std::string& key, double value);
 /// header: "route_cache=on socket_send=single ifaddr_sync=rcu txq_hash=flow
 /// send_accounting=local".
 std::string describe_variants(const engine::EngineConfig& cfg);
+
+/// A Linux run's settings as stored with it and shown in its header:
+/// "path=send socket.bind=false socket.connect=true payload=16 flows=1
+/// rules=1 sysctl.net.ipv4.udp_early_demux=1".
+std::string describe_kernel_variants(const Scenario& sc);
 
 /// Every combination of the matrix's values, the first axis varying slowest.
 std::vector<MatrixCell> matrix_cells(const Scenario& scenario);

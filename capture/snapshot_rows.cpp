@@ -16,15 +16,6 @@ static_assert(std::string_view(engine::kDeliverSink) == db::kDeliverSink &&
               std::string_view(engine::kWireSink) == db::kWireSink &&
               std::string_view(engine::kNeighbourTable) == db::kNeighbourTable);
 
-db::HistogramRow histogram_row(int trial, const char* kind, const std::string& subject,
-                               const char* unit, const analysis::Histogram& h) {
-    db::HistogramRow row{trial, kind, subject, unit, h.count(), h.sum(), h.min(), h.max(), {}};
-    const auto& counts = h.counts();
-    for (uint32_t i = 0; i < counts.size(); ++i)
-        if (counts[i]) row.buckets.emplace_back(i, counts[i]);
-    return row;
-}
-
 db::QueueRow queue_row(int trial, int seq, const QueueSnapshot& q) {
     return {trial,        seq,          q.port,        q.queue,         q.rx ? "rx" : "tx",
             q.packets,    q.bytes,      q.bursts,      q.empty_polls,   q.full,
@@ -116,6 +107,15 @@ void add_worker_deltas(db::Batch& b, int trial, int seq, const EngineSnapshot& p
 }
 
 }  // namespace
+
+db::HistogramRow histogram_row(int trial, const char* kind, const std::string& subject,
+                               const char* unit, const analysis::Histogram& h) {
+    db::HistogramRow row{trial, kind, subject, unit, h.count(), h.sum(), h.min(), h.max(), {}};
+    const auto& counts = h.counts();
+    for (uint32_t i = 0; i < counts.size(); ++i)
+        if (counts[i]) row.buckets.emplace_back(i, counts[i]);
+    return row;
+}
 
 double rate_pps(const EngineSnapshot& a, const EngineSnapshot& b, uint64_t Ledger::*field) {
     if (b.tsc <= a.tsc || b.tsc_hz == 0) return 0;

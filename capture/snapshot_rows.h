@@ -19,6 +19,10 @@ db::Batch trial_rows(int trial, const RunResult& r);
 db::Batch interval_rows(int trial, int seq, double t, const engine::EngineSnapshot& prev,
                         const engine::EngineSnapshot& cur);
 
+/// A histogram as a store row (its non-empty buckets).
+db::HistogramRow histogram_row(int trial, const char* kind, const std::string& subject,
+                               const char* unit, const analysis::Histogram& h);
+
 /// Packets per second of a ledger field between two snapshots.
 double rate_pps(const engine::EngineSnapshot& a, const engine::EngineSnapshot& b,
                 uint64_t engine::Ledger::*field);

@@ -43,6 +43,10 @@ int export_dot(const db::Database& db, const db::RunData& run, const ExportArgs&
     } else {
         g = analysis::path_graph(run);
     }
+    if (g.edges.empty() && db::kernel_target(run.rows.facts))
+        throw std::runtime_error(what + " is a Linux run: the kernel does not count the packets "
+                                        "that go from one stage to the next, so it has no path graph "
+                                        "(its stages, sampled: pathscope show, export --format folded)");
     if (g.edges.empty())
         throw std::runtime_error(what + " has no edge counters (captured before schema 6, or an "
                                         "import): capture it again to draw its path");

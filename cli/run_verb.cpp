@@ -36,6 +36,7 @@ struct RunArgs {
     bool until_decided = false;  ///< capture.trials = "auto"
     std::string by;              ///< the setting an auto experiment decides
     std::vector<std::string> metrics;  ///< ... on these metrics
+    std::string stage_map;             ///< linux.stage_map
 };
 
 /// --ab KEY=A,B as the one axis of a two-cell matrix.
@@ -69,6 +70,7 @@ void warn(const std::string& text) { std::cerr << "pathscope run: " << analysis:
 /// Starts the EAL (as the recording would) and says, in one line, where a
 /// DPDK user reads the run live; nothing when the [eal] args say --no-telemetry.
 void say_telemetry(const capture::Scenario& sc) {
+    if (sc.target == capture::Target::kernel) return;  // no engine, no EAL
     engine::eal_init(sc.engine.eal_args);
     const std::string socket = engine::telemetry_socket_path();
     if (socket.empty()) return;
@@ -213,6 +215,8 @@ int run(const RunArgs& a) {
     }
     if (!a.duration.empty()) sets.push_back("engine.duration=" + a.duration);
     if (!a.interval.empty()) sets.push_back("capture.interval=" + a.interval);
+    if (!a.stage_map.empty())  // a path the user typed: from here, not from the scenario's folder
+        sets.push_back("linux.stage_map=\"" + std::filesystem::absolute(a.stage_map).string() + "\"");
     capture::Scenario sc = capture::load_scenario(scenario_path, sets);
     if (!a.ab.empty()) {
         if (!sc.matrix.empty())
@@ -313,7 +317,12 @@ void add_run_verb(CLI::App& app, Verbs& verbs) {
         "aborted, its summary printed (a matrix: the table of the cells that ran), and\n"
         "the exit status is 130 (Ctrl-C) or 143 (SIGTERM). Settings are checked before\n"
         "the store is touched, and a device or memory that refuses the scenario stops\n"
-        "the run before one is created.");
+        "the run before one is created.\n"
+        "With [target] kind = \"linux\" the scenario runs on the running kernel's own\n"
+        "IPv6/UDP path instead (as root): pathscope makes network namespaces and veths,\n"
+        "runs sendmmsg/recvmmsg (or request/response) threads through them, and records\n"
+        "the kernel's own counters, drop reasons and sampled stacks into the same tables\n"
+        "(docs/kernel.md).");
     v->add_option("SCENARIO", a->scenario,
                   "default: samples/default.toml (built-in generator on a net_ring port,\n"
                   "40,000 routes, forwarding to net_null)")
@@ -349,6 +358,12 @@ void add_run_verb(CLI::App& app, Verbs& verbs) {
                 "capture.max_trials, 20). It looks after block 3, 6, 12, ... and the last;\n"
                 "each look tests at its share of the 5% (O'Brien-Fleming alpha spending: little\n"
                 "early, about 4% at the last), so the false-positive rate stays at 5%");
+    v->add_option("--stage-map", a->stage_map,
+                  "a Linux run ([target] kind = \"linux\"): the stage map (kernel function ->\n"
+                  "stage, one \"FUNCTION STAGE\" a line) that sampled kernel stacks are\n"
+                  "attributed with (default: samples/kernel-stages.map)")
+        ->check(CLI::ExistingFile)
+        ->type_name("FILE");
     v->add_option("--by", a->by,
                   "the setting an experiment of --until-decided decides (default: its only\n"
                   "[matrix] key, or the last)")

@@ -33,6 +33,23 @@ inline constexpr const char* kVariantsFact = "variants";
 /// blocks=7 max_blocks=20 first_look=3 decided=yes"), which later views of
 /// its runs judge at.
 inline constexpr const char* kDecisionFact = "decision";
+/// The fact that marks a run of the Linux kernel's own path ([target] kind
+/// = "linux"): "linux" and the kernel's release. Its stages are estimated
+/// from sampled kernel stacks (samples x period: CPU time, not counted
+/// calls), and what the kernel does not give (per-call histograms, queues,
+/// packet traces, per-stage calls and packets) is absent.
+inline constexpr const char* kTargetFact = "target";
+inline constexpr const char* kLinuxTarget = "linux";
+/// The stage row of a Linux run's kernel samples that no function of the
+/// stage map holds, and of its user-space samples when the map names none.
+inline constexpr const char* kUnmappedKernelStage = "unmapped";
+inline constexpr const char* kUnmappedUserStage = "unmapped user";
+/// Whether a run's facts say it ran on the Linux kernel.
+inline bool kernel_target(const std::vector<std::pair<std::string, std::string>>& facts) {
+    for (const auto& [k, v] : facts)
+        if (k == kTargetFact) return v.rfind(kLinuxTarget, 0) == 0;
+    return false;
+}
 /// The stacks' event for sampled CPU time from any source (a capture's
 /// perf::cpu-clock, a perf script's cycles, folded stacks), so that an
 /// imported profile and a capture share their functions; each run keeps its
@@ -124,6 +141,12 @@ struct TrialRow {
 inline constexpr const char* kWorkerThread = "worker";
 inline constexpr const char* kGeneratorThread = "generator";
 inline constexpr const char* kRrClientThread = "rr client";
+/// Threads of a run on the Linux kernel that wait by design (their CPU
+/// share says nothing of a disturbance): a recvmmsg sink, and the blocking
+/// request/response client and server. Its flood sender is its worker.
+inline constexpr const char* kSinkThread = "sink";
+inline constexpr const char* kRrServerThread = "rr server";
+inline constexpr const char* kKernelRrClientThread = "rr client (kernel)";
 
 /// v9: what one thread of the run got of the machine over a trial's steady
 /// window (TrialRow::window_ns): its CPU time, its time waiting in a run

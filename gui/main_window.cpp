@@ -1,4 +1,6 @@
 #include "gui/main_window.h"
+#include "gui/widgets/path_graph_widget.h"
+#include "analysis/sampled_stages.h"
 #include "gui/display_text.h"
 
 #include <QApplication>
@@ -446,6 +448,16 @@ void MainWindow::loaded(const LoadedRun& run) {
                         .arg(display_html(info.experiment))
                         .arg(display_html(one_line(info.cell)));
     if (!variants.isEmpty()) header_->setText(header_->text() + "<br>" + variants);
+    // A Linux run says once, on every page, what it cannot show.
+    if (run.summary.sampled)
+        header_->setText(header_->text() + "<br>" +
+                         display_html(std::string("the Linux kernel: stages are sampled CPU time; ") +
+                                      analysis::kKernelAbsent));
+    path_page_->graph()->set_empty_text(
+        run.summary.sampled ? tr("A Linux run has no edge counters: the kernel does not count the "
+                                 "packets that go from one stage to the next. Its stages are sampled "
+                                 "CPU time: see the Stages page and the flame graphs.")
+                            : QString());
     shown_ = run;
     data_ = run.data;
     fill_drops(run.summary.drops);
@@ -510,8 +522,9 @@ void MainWindow::fill_worker_pages(const LoadedRun& run) {
     histograms_->set_run(run.data);
     const bool transmit = run.summary.basis.transmit;
     flame_->set_diff(run.stages, false, QString::fromLatin1(analysis::cycles_per_path_packet(transmit)),
-                     transmit ? tr("Stage tree: busy cycles per sent datagram (exact counters)")
-                              : tr("Stage tree: busy cycles per received packet (exact counters)"));
+                     (transmit ? tr("Stage tree: busy cycles per sent datagram (%1)")
+                               : tr("Stage tree: busy cycles per received packet (%1)"))
+                         .arg(run.summary.sampled ? tr("sampled kernel CPU time") : tr("exact counters")));
 }
 
 void MainWindow::choose_worker(int worker) {

@@ -3,6 +3,7 @@
 
 #include <QFont>
 #include <algorithm>
+#include <cmath>
 
 namespace pathscope::gui {
 
@@ -56,7 +57,8 @@ void StageTableModel::set_summary(const analysis::RunSummary& summary) {
     if (!same_rows) beginResetModel();
     rows_ = std::move(rows);
     idle_measured_ = summary.worker.measured;
-    const bool same_header = basis_.unit == summary.basis.unit;
+    const bool same_header = basis_.unit == summary.basis.unit && sampled_ == summary.sampled;
+    sampled_ = summary.sampled;
     basis_ = summary.basis;
     column_max_.assign(ColumnCount, 0.0);
     for (size_t r = 0; r + 1 < rows_.size(); ++r)
@@ -108,6 +110,12 @@ QVariant StageTableModel::data(const QModelIndex& index, int role) const {
         if (total && c != Packets && c != CyclesPerPathPacket && c != Drops && c != IdleShare)
             return QString();
         if (c == IdleShare && !idle_measured_) return QStringLiteral("-");
+        // The kernel does not count a stage's packets or calls: absent, not 0.
+        if (sampled_ && (c == Packets || c == PacketsPerCall || c == CyclesPerCall || c == CyclesPerPacket))
+            return QStringLiteral("-");
+        if (sampled_ && c == CyclesPerPathPacket && !std::isnan(s.sampling_error))
+            return QString::number(s.cycles_per_path_packet, 'f', 1) + QStringLiteral(" \u00b1 ") +
+                   QString::number(s.sampling_error, 'f', 1);
         // Drops by reason are the engine's, not a worker's or a queue's.
         if (c == Drops && worker_of_[static_cast<size_t>(index.row())] != kStageRow)
             return QStringLiteral("-");
@@ -131,7 +139,9 @@ QVariant StageTableModel::data(const QModelIndex& index, int role) const {
         }
         return number(s, c);
     }
-    if (role == BarRole && c != Stage && !total &&
+    const bool absent = sampled_ && (c == Packets || c == PacketsPerCall || c == CyclesPerCall ||
+                                     c == CyclesPerPacket);
+    if (role == BarRole && c != Stage && !total && !absent &&
         worker_of_[static_cast<size_t>(index.row())] == kStageRow) {
         const double m = column_max_[static_cast<size_t>(c)];
         return m > 0 ? number(s, c) / m : 0.0;
@@ -168,6 +178,15 @@ QVariant StageTableModel::headerData(int section, Qt::Orientation o, int role) c
     if (section < 0 || section >= ColumnCount) return {};
     if (section == CyclesPerPathPacket && basis_.transmit && role == Qt::ToolTipRole)
         return QStringLiteral("busy cycles over the datagrams sockets sent (these add up)");
+    if (sampled_ && section == BusyCalls)
+        return role == Qt::DisplayRole ? QStringLiteral("samples")
+               : role == Qt::ToolTipRole
+                   ? QStringLiteral("cpu-clock samples of the stage: a Linux run's stages are sampled "
+                                    "CPU time (its cycles: samples x the period)")
+                   : QVariant();
+    if (sampled_ && section == CyclesPerPathPacket && role == Qt::ToolTipRole)
+        return QStringLiteral("sampled CPU cycles over the path's packets, per trial, averaged, "
+                              "\u00b1 one sampling standard error (these add up)");
     if (role == Qt::DisplayRole)
         return QString(section == CyclesPerPathPacket ? basis_.unit : names[section]);
     if (role == Qt::ToolTipRole) return QString(tips[section]);

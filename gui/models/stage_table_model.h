@@ -53,6 +53,8 @@ class StageTableModel : public QAbstractTableModel {
     bool worker_rows_ = false;
     std::vector<double> column_max_;
     bool idle_measured_ = false;
+    /// A Linux run: calls are samples; packets and per-call figures absent.
+    bool sampled_ = false;
     analysis::PacketBasis basis_;  ///< what the per-path-packet column counts
 };
 

@@ -20,7 +20,12 @@ PathPage::PathPage(QWidget* parent) : QWidget(parent) {
 
 void PathPage::set_graph(std::shared_ptr<const analysis::PathGraph> g, bool balanced) {
     const bool comparison = g && g->comparison;
+    const bool empty = !g || g->nodes.empty();
     graph_->set_graph(std::move(g));
+    if (empty) {  // the widget says why there is no graph
+        legend_->clear();
+        return;
+    }
     QString text =
         comparison
             ? tr("The candidate's packet path. Stages coloured by the change of their busy cycles per "

@@ -1,4 +1,5 @@
 #include "gui/pages/queues_page.h"
+#include "analysis/sampled_stages.h"
 #include "gui/display_text.h"
 
 #include <QComboBox>
@@ -53,7 +54,9 @@ void QueueBars::paintEvent(QPaintEvent*) {
     int y = 4;
     const int label_w = 90, bar_x = label_w + 8, text_w = 420,
               bar_w = std::max(100, width() - bar_x - text_w - 10);
-    if (skew_.empty()) p.drawText(rect(), Qt::AlignCenter, tr("no queue counters in this run"));
+    if (skew_.empty())
+        p.drawText(rect().adjusted(20, 0, -20, 0), Qt::AlignCenter | Qt::TextWordWrap,
+                   empty_text_.isEmpty() ? tr("no queue counters in this run") : empty_text_);
     for (const auto& s : skew_) {
         QFont bold = font();
         bold.setBold(true);
@@ -114,6 +117,9 @@ QueuesPage::QueuesPage(QWidget* parent) : QWidget(parent) {
 void QueuesPage::set_run(std::shared_ptr<const db::RunData> run) {
     run_ = std::move(run);
     bars_->set_skew(run_ ? analysis::queue_skew(run_->rows.queues) : std::vector<analysis::QueueSkew>{});
+    // A Linux run has none to show: the kernel does not count them.
+    bars_->set_empty_text(run_ && analysis::sampled_stages(*run_) ? display_text(analysis::kKernelAbsent)
+                                                                  : QString());
     const QSignalBlocker block(queue_);
     queue_->clear();
     if (run_) {

@@ -29,12 +29,18 @@ class QueueBars : public QWidget {
     static QString heading(const analysis::QueueSkew& s);
     /// A queue's packets, share and bursts, beside its bar.
     static QString figures(const analysis::QueueShare& q);
+    /// What the bars say when the run has no queue counters ("" the usual words).
+    void set_empty_text(const QString& text) {
+        empty_text_ = text;
+        update();
+    }
 
   protected:
     void paintEvent(QPaintEvent* e) override;
 
   private:
     std::vector<analysis::QueueSkew> skew_;
+    QString empty_text_;
 };
 
 class QueuesPage : public QWidget {

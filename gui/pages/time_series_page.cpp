@@ -56,7 +56,7 @@ TimeSeriesPage::TimeSeriesPage(QWidget* parent) : QWidget(parent) {
     flame_ = new FlamePage;
     range_ = new QLabel(tr("Drag over the chart to see the flame graph of a time range."));
     tree_ = new QComboBox;
-    tree_->addItem(tr("stage cycles (exact counters)"));
+    tree_->addItem(tr("stage cycles"));
     tree_->addItem(tr("sampled stacks"));
     connect(tree_, &QComboBox::currentIndexChanged, this, [this] { select_range(t0_, t1_); });
     connect(&range_watcher_, &QFutureWatcher<Range>::finished, this,

@@ -94,9 +94,11 @@ void PathGraphWidget::paintEvent(QPaintEvent*) {
     p.fillRect(rect(), palette().base());
     if (!graph_ || graph_->nodes.empty()) {
         p.setPen(palette().color(QPalette::Text));
-        p.drawText(rect(), Qt::AlignCenter,
-                   tr("No edge counters in this run (captured before the Path page, or an "
-                      "import): capture it again to draw its path."));
+        p.drawText(rect().adjusted(20, 0, -20, 0), Qt::AlignCenter | Qt::TextWordWrap,
+                   !empty_text_.isEmpty()
+                       ? empty_text_
+                       : tr("No edge counters in this run (captured before the Path page, or an "
+                            "import): capture it again to draw its path."));
         return;
     }
     QFont small = font();

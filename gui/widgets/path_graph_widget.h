@@ -18,6 +18,11 @@ class PathGraphWidget : public QWidget {
   public:
     explicit PathGraphWidget(QWidget* parent = nullptr);
     void set_graph(std::shared_ptr<const analysis::PathGraph> g);
+    /// What the widget says when the run has no graph (why it has none).
+    void set_empty_text(const QString& text) {
+        empty_text_ = text;
+        update();
+    }
     const analysis::PathGraph* graph() const { return graph_.get(); }
     /// Where node `i` is drawn at the widget's current size.
     QRectF node_rect(int i) const;
@@ -40,6 +45,7 @@ class PathGraphWidget : public QWidget {
 
   private:
     std::shared_ptr<const analysis::PathGraph> graph_;
+    QString empty_text_;
     int rows_ = 0;  ///< the tallest layer's nodes
 };
 

@@ -38,6 +38,8 @@
 #include "gui/widgets/flame_graph_widget.h"
 #include "gui/widgets/experiment_filter.h"
 #include "gui/widgets/histogram_widget.h"
+#include "gui/widgets/path_graph_widget.h"
+#include "gui/pages/path_page.h"
 #include "tests/support/qt_store_backends.h"
 
 using namespace pathscope;
@@ -125,6 +127,33 @@ void add_run(const std::string& path, const std::string& label, uint64_t lookup 
     w.finish("complete");
 }
 
+/// A run on the Linux kernel (hand-made): sampled stages (calls are
+/// samples, no packets), no queues, histograms, traces or edges.
+void add_kernel_run(const std::string& path, const std::string& label) {
+    db::RunInfo info;
+    info.label = label;
+    info.host = db::host_name();
+    info.trials = 2;
+    db::RunWriter w(path, info);
+    db::Batch b;
+    b.facts.emplace_back(db::kVariantsFact, "path=send socket.bind=false socket.connect=true");
+    b.facts.emplace_back(db::kTargetFact, "linux 6.18");
+    for (int t = 0; t < 2; ++t) {
+        db::TrialRow tr;
+        tr.trial = t;
+        tr.seconds = 1;
+        tr.received = tr.delivered = tr.window_received = tr.sends = tr.sent = 1000;
+        tr.rx_pps = tr.delivered_pps = tr.sent_pps = 1000;
+        b.trials.push_back(tr);
+        b.stages.push_back({t, -1, "ip6_lookup", 0, 100, 0, 100000, 0, 0});
+        b.stages.push_back({t, -1, "udp6_output", 1, 300, 0, 300000, 0, 0});
+        b.stages.push_back({t, -1, "unmapped", 2, 4, 0, 4000, 0, 0});
+        b.drops.push_back({t, "NO_SOCKET", "udp6_input", "kfree_skb", 3});
+    }
+    w.submit(std::move(b));
+    w.finish("complete");
+}
+
 std::string sample_store(const fs::path& dir) {
     const std::string path = test::new_test_store(dir, "gui.db");
     add_run(path, "gui-run");
@@ -172,6 +201,29 @@ class GuiTest : public QObject {
         QCOMPARE(w.run_proxy()->rowCount(), 0);
         w.run_filter()->setText("GUI-RUN");
         QCOMPARE(w.run_proxy()->rowCount(), 1);
+    }
+
+    void aLinuxRunSaysWhatItLacks() {
+        const std::string path = test::new_test_store(dir_, "kernel.db");
+        add_kernel_run(path, "kernel-run");
+        MainWindow w;
+        QCOMPARE(w.open_store(QString::fromStdString(path)), QString());
+        QVERIFY(w.select_run("kernel-run"));
+        w.wait_until_loaded();
+        StageTableModel* m = w.stages();
+        QCOMPARE(m->headerData(StageTableModel::BusyCalls, Qt::Horizontal, Qt::DisplayRole).toString(),
+                 QString("samples"));
+        QCOMPARE(m->index(0, StageTableModel::BusyCalls).data().toString(), QString("200"));  // both trials
+        // The kernel counts no packets per stage: absent, never 0.
+        for (int c : {StageTableModel::Packets, StageTableModel::PacketsPerCall,
+                      StageTableModel::CyclesPerCall, StageTableModel::CyclesPerPacket})
+            QCOMPARE(m->index(0, c).data().toString(), QString("-"));
+        // 100 samples a trial x 1000 cycles over 1000 packets, +/- sqrt(100 + 100) / 2.
+        QCOMPARE(m->index(0, StageTableModel::CyclesPerPathPacket).data().toString(),
+                 QString::fromUtf8("100.0 \u00b1 7.1"));
+        QVERIFY2(w.header()->text().contains("absent on the Linux target"), qPrintable(w.header()->text()));
+        QVERIFY(!w.path_page()->graph()->graph() || w.path_page()->graph()->graph()->nodes.empty());
+        QAbstractItemModelTester tester(m, QAbstractItemModelTester::FailureReportingMode::QtTest);
     }
 
     void stageTableShowsBusyWorkAndSorts() {
