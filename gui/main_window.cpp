@@ -80,8 +80,8 @@ class BarDelegate : public QStyledItemDelegate {
 // column says what differs, so the label gives way first.
 void fit_run_columns(QTableView* view) {
     view->resizeColumnsToContents();
-    for (const auto& [column, cap] : {std::pair{RunListModel::Label, 140},
-                                      {RunListModel::Cell, 250},
+    for (const auto& [column, cap] : {std::pair{RunListModel::Label, 96},
+                                      {RunListModel::Cell, 210},
                                       {RunListModel::Settings, 220},
                                       {RunListModel::Host, 120}})
         if (view->columnWidth(column) > cap) view->setColumnWidth(column, cap);
@@ -258,7 +258,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     split->setStretchFactor(1, 3);
     // The run table's id, label, cell and experiment in view at the default
     // size, and the stage table and the drops whole beside it.
-    split->setSizes({420, 980});
+    split->setSizes({450, 950});
     setCentralWidget(split);
     progress_ = new QProgressBar;
     progress_->setRange(0, 0);  // busy
@@ -642,9 +642,13 @@ void MainWindow::fill_drops(const std::vector<analysis::DropLine>& drops) {
     drops_->setColumnHidden(1, !sent);
     // The drops as wide as their text, the stage table the rest.
     drops_->resizeColumnsToContents();
-    int want = 2 * drops_->frameWidth() + drops_->verticalScrollBar()->sizeHint().width();
+    int want = 2 * drops_->frameWidth();
     for (int c = 0; c < drops_->columnCount(); ++c)
         if (!drops_->isColumnHidden(c)) want += drops_->horizontalHeader()->sectionSize(c);
+    // Room for a scroll bar only when the reasons will not all show.
+    const int rows_height = drops_->horizontalHeader()->height() +
+                            drops_->rowCount() * drops_->verticalHeader()->defaultSectionSize();
+    if (rows_height > drops_->height()) want += drops_->verticalScrollBar()->sizeHint().width();
     const QList<int> sizes = stage_split_->sizes();
     const int total = sizes.value(0) + sizes.value(1);
     if (total > want) stage_split_->setSizes({total - want, want});
