@@ -640,6 +640,8 @@ void MainWindow::fill_drops(const std::vector<analysis::DropLine>& drops) {
         sent = sent || d.path != "receive";
     }
     drops_->setColumnHidden(1, !sent);
+    drops_->setVisible(!drops.empty());  // no drops: the stage table takes the width
+    if (drops.empty()) return;
     // The drops as wide as their text, the stage table the rest.
     drops_->resizeColumnsToContents();
     int want = 2 * drops_->frameWidth();
