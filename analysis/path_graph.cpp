@@ -268,12 +268,7 @@ std::vector<NodeBalance> path_balance(const PathGraph& g, const db::RunData& run
         leaving[static_cast<size_t>(e.from)] += e.packets;
     }
     db::TrialRow total;
-    for (const auto& t : run.rows.trials) {
-        total.delivered += t.delivered;
-        total.forwarded += t.forwarded;
-        total.replied += t.replied;
-        total.sent += t.sent;
-    }
+    for (const auto& t : run.rows.trials) db::add_ledger(total, t);
     for (size_t i = 0; i < n; ++i) {
         const PathNode& node = g.nodes[i];
         NodeBalance b;

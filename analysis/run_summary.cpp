@@ -200,12 +200,7 @@ RunSummary summarize_run(const db::RunData& run, const SummaryOptions& opt) {
     const db::Batch& rows = run.rows;
     s.trials = rows.trials;
     for (const auto& tr : rows.trials) {
-        s.total.received += tr.received;
-        s.total.delivered += tr.delivered;
-        s.total.forwarded += tr.forwarded;
-        s.total.replied += tr.replied;
-        s.total.dropped += tr.dropped;
-        s.total.sent += tr.sent;
+        db::add_ledger(s.total, tr);
         s.total.window_received += tr.window_received;
         s.total.sends += tr.sends;
         s.total.window_sent += tr.window_sent;

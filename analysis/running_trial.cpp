@@ -17,12 +17,7 @@ db::Batch running_trial_rows(const db::RunData& run) {
         db::TrialRow& t = trials[i.trial];
         t.trial = i.trial;
         t.seconds = std::max(t.seconds, i.t);
-        t.received += i.received;
-        t.delivered += i.delivered;
-        t.forwarded += i.forwarded;
-        t.replied += i.replied;
-        t.dropped += i.dropped;
-        t.sent += i.sent;
+        db::add_ledger(t, i);
     }
     if (trials.empty()) return out;
     for (auto& [trial, t] : trials) {

@@ -98,11 +98,8 @@ WorkerLedgers worker_ledgers(const db::RunData& run) {
         WorkerLedgerLine& l = lines[w.worker];
         l.worker = w.worker;
         l.lcore = w.lcore;
-        l.received += w.received, l.delivered += w.delivered, l.forwarded += w.forwarded;
-        l.replied += w.replied, l.dropped += w.dropped, l.sent += w.sent;
-        db::TrialRow& s = sums[w.trial];
-        s.received += w.received, s.delivered += w.delivered, s.forwarded += w.forwarded;
-        s.replied += w.replied, s.dropped += w.dropped, s.sent += w.sent;
+        db::add_ledger(l, w);
+        db::add_ledger(sums[w.trial], w);
     }
     for (auto& [id, l] : lines) out.lines.push_back(l);
     if (lines.empty()) return out;

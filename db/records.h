@@ -95,6 +95,18 @@ struct RunInfo {
     std::string cell;
 };
 
+/// Adds the ledger's six counts of `from` (a trial, a worker's trial or an
+/// interval row) to `into`: the one place they are summed field by field.
+template <typename Into, typename From>
+void add_ledger(Into& into, const From& from) {
+    into.received += from.received;
+    into.delivered += from.delivered;
+    into.forwarded += from.forwarded;
+    into.replied += from.replied;
+    into.dropped += from.dropped;
+    into.sent += from.sent;
+}
+
 struct TrialRow {
     int trial = 0;
     double seconds = 0;  ///< steady-state window the rates are measured over
