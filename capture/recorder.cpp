@@ -8,6 +8,7 @@
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "analysis/experiment.h"
 #include "analysis/run_summary.h"
@@ -15,11 +16,14 @@
 #include "capture/environment.h"
 #include "capture/perf_events.h"
 #include "capture/run.h"
+#include "capture/scenario_stages.h"
 #include "capture/snapshot_rows.h"
 #include "capture/symbolize.h"
 #include "db/schema.h"
 #include "db/writer.h"
+#include "engine/drop_names.h"
 #include "engine/eal.h"
+#include "engine/plugins/plugin_library.h"
 
 namespace pathscope::capture {
 
@@ -55,7 +59,7 @@ db::PacketTraceRow trace_row(Engine& engine, int trial, int64_t seq, uint64_t tr
             break;
         case PacketTrace::Outcome::dropped:
             row.outcome =
-                "dropped: " + std::string(drop_reason_name(static_cast<DropReason>(t.drop)));
+                "dropped: " + drop_slot_name(t.drop);
             break;
         case PacketTrace::Outcome::unknown:
             // Handed to a socket: udp6_input was its last stage and it was not dropped.
@@ -195,6 +199,9 @@ class RunRecording {
         for (auto& f : environment_facts(std::find(eal.begin(), eal.end(), "--no-huge") == eal.end()))
             variants.facts.push_back(std::move(f));
         variants.facts.push_back(simd_fact());
+        for (size_t i = 0; i < sc_.engine.stages.size(); ++i)  // the plugin stages it ran
+            variants.facts.emplace_back("stage." + std::to_string(i + 1),
+                                        describe_stage(sc_.engine.stages[i]));
         for (const PortRss& p : engine.port_rss()) {
             variants.facts.emplace_back("port." + p.port + ".rss", p.setting);
             if (p.unbalanced && opt_.warning) opt_.warning("port '" + p.port + "': RSS " + p.setting);
@@ -275,9 +282,14 @@ bool RunRecording::trial(unsigned trial, unsigned block, bool replaceable, unsig
     // A stop that came while the engine was being set up: nothing of this
     // trial is run or stored (for a first trial, not even the run).
     struct StoppedBeforeStart {};
+    // With plugin stages the run is created at the first interval instead,
+    // once the stages have run without fault: a stage that returns an edge
+    // it did not declare leaves nothing in the store.
+    const bool plugins = !sc.engine.stages.empty();
+    std::string fault;  // what a plugin stage did wrong (Engine::stage_fault)
     hooks.prepared = [&](Engine& e) {
         if (StopSignals::received()) throw StoppedBeforeStart{};
-        if (!created()) create(e);
+        if (!created() && !plugins) create(e);
     };
     bool began = false;
     hooks.started = [&](Engine& e) {
@@ -291,6 +303,9 @@ bool RunRecording::trial(unsigned trial, unsigned block, bool replaceable, unsig
         if (cs.traces_per_s && e.config().call_histograms) e.set_trace_rate(cs.traces_per_s);
     };
     hooks.interval = [&](double t, const EngineSnapshot& s) {
+        if (plugins && fault.empty()) fault = engine->stage_fault();
+        if (!fault.empty()) return false;
+        if (!created()) create(*engine);
         const int at = seq++;
         db::Batch b = interval_rows(tr, at, t, prev, s);
         prev = s;
@@ -309,7 +324,8 @@ bool RunRecording::trial(unsigned trial, unsigned block, bool replaceable, unsig
         return true;
     };
     db::Batch late;  // what only the end of a trial gives
-    hooks.stopped = [&](Engine&) {
+    hooks.stopped = [&](Engine& e) {
+        if (plugins && fault.empty()) fault = e.stage_fault();
         drain_traces(late);
         if (counters) late.perf = counters->read(tr);
         const std::string key = "trial" + std::to_string(trial) + ".samples";
@@ -342,6 +358,12 @@ bool RunRecording::trial(unsigned trial, unsigned block, bool replaceable, unsig
                              (began ? " failed: " : " could not start: ") + e.what();
         return true;
     }
+    if (!fault.empty() && !created()) throw std::runtime_error(fault);  // nothing stored
+    if (!created()) {  // stopped before the first interval of a run with plugin stages
+        result.stop_signal = StopSignals::received();
+        return true;
+    }
+    if (!fault.empty()) result.setup_error = "trial " + std::to_string(trial + 1) + " failed: " + fault;
     result.stop_signal = r.stop_signal;
     db::Batch totals = trial_rows(tr, r);
     db::TrialRow& row = totals.trials.front();
@@ -397,6 +419,11 @@ void check_sample_rate(const CaptureSettings& cs) {
 
 void check_before_recording(const Scenario& sc) {
     check_sample_rate(sc.capture);
+    // A plugin is loaded in a child process first (once a process), so that
+    // one that crashes while loading is named instead of taking the run down.
+    static std::set<std::string> probed;
+    for (const engine::StageConfig& st : sc.engine.stages)
+        if (probed.insert(st.plugin).second) engine::probe_plugin(st.plugin);
     if (sc.engine.workload.kind == engine::WorkloadKind::pcap)
         probe_ethernet_capture(sc.engine.workload.pcap.file);  // says why it cannot be read
 }
@@ -425,6 +452,7 @@ std::vector<RecordResult> record_matrix(const std::string& scenario_path,
         sets.insert(sets.end(), cell.begin(), cell.end());
         try {
             cells.push_back(load_scenario(scenario_path, sets));
+            for (const auto& st : opt.stages) cells.back().engine.stages.push_back(st);
         } catch (const ScenarioError& e) {
             throw ScenarioError("[matrix] cell " + describe_cell(cell) + ": " + e.what());
         }

@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "capture/scenario_stages.h"
 #include "engine/eal.h"
 #include "engine/frame_builder.h"
 #include "engine/neighbours.h"
@@ -504,10 +505,12 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
     EngineConfig& cfg = scenario.engine;
     Section top(root, name, "");
     for (const char* k : {"eal", "engine", "capture", "port", "nexthop", "route", "routes", "rule",
-                          "app", "workload", "source", "socket", "matrix", "ila_map", "nptv6"})
+                          "app", "workload", "source", "socket", "matrix", "ila_map", "nptv6",
+                          "stage"})
         top.know(k);
     top.finish();
     if (const auto* t = top.table("matrix")) read_matrix(*t, name, "", scenario.matrix);
+    cfg.stages = read_stages(root, name, base_dir);  // [[stage]]: plugins (capture/scenario_stages.h)
 
     if (const auto* t = top.table("eal")) {
         Section s(*t, name, "eal");

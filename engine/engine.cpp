@@ -11,6 +11,7 @@
 #include "engine/apps.h"
 #include "engine/eal.h"
 #include "engine/nodes/node.h"
+#include "engine/plugins/plugin_stages.h"
 #include "engine/route_gen.h"
 #include "engine/routes.h"
 #include "engine/socket.h"
@@ -95,6 +96,8 @@ Engine::Engine(const EngineConfig& cfg) : cfg_(cfg), serial_(next_serial()) {
                                  std::to_string(kMaxWorkers));
     register_all_nodes();
     register_packet_meta();
+    // Plugin stages are registered now, before the per-node counter rows are sized.
+    plugins_ = std::make_unique<PluginStages>(cfg_.stages);
     // engine.max_simd_bitwidth, or DPDK's own choice (stored with the run:
     // rte_fib6's AVX-512 lookup needs 512).
     if (cfg_.max_simd_bitwidth && rte_vect_set_max_simd_bitwidth(cfg_.max_simd_bitwidth) != 0)
@@ -132,6 +135,7 @@ Engine::Engine(const EngineConfig& cfg) : cfg_(cfg), serial_(next_serial()) {
         setup_translation();
         for (const auto& ac : cfg_.apps) apps_.push_back(make_app(*ctx_, ac));
         if (cfg_.source.enabled) apps_.push_back(make_source(*ctx_, cfg_));
+        plugins_->start(*ctx_, rx_nodes_);
         setup_graph();
     } catch (...) {
         teardown();
@@ -146,6 +150,7 @@ void Engine::teardown() {
     for (auto& w : workers_)
         if (w->graph_id != RTE_GRAPH_ID_INVALID) rte_graph_destroy(w->graph_id);
     workers_.clear();
+    plugins_.reset();  // the graphs are gone: the spliced edges go back
     apps_.clear();
     for (uint16_t id = 0; id < port_names_.size(); ++id) {
         if (port_names_[id].empty()) continue;
@@ -512,6 +517,7 @@ void Engine::setup_graph() {
     stage_order_ = rx_nodes_;
     for (const char* n : names)
         if (std::string_view(n) != kEthRx) stage_order_.push_back(rte_node_from_name(n));
+    plugins_->place(stage_order_);
     for (auto& w : workers_) {
         // A worker's graph: its eth_rx instances, its neighbour timer (each
         // worker sends on or drops what it held), and on worker 0 the socket
@@ -560,6 +566,8 @@ void Engine::setup_graph() {
     trace_drop_ = rte_node_from_name(kDrop);
     trace_tx_ = rte_node_from_name(kEthTx);
 }
+
+std::string Engine::stage_fault() const { return plugins_ ? plugins_->fault() : ""; }
 
 std::string Engine::stage_name(rte_node_t id) const {
     return id < is_rx_node_.size() && is_rx_node_[id] ? kEthRx : rte_node_id_to_name(id);
@@ -960,7 +968,7 @@ Ledger read_ledger(const WorkerContext& w) {
     l.delivered = c.delivered.get();
     l.forwarded = c.forwarded.get();
     l.replied = c.replied.get();
-    for (unsigned r = 0; r < kDropReasonCount; ++r) {
+    for (unsigned r = 0; r < kDropSlots; ++r) {
         l.drops[r] = c.drops[r].get();
         l.send_drops[r] = c.send_drops[r].get();
     }
