@@ -189,6 +189,20 @@ class RunRecording {
     /// replaced, and the block runs again).
     bool trial(unsigned trial, unsigned block, bool replaceable, unsigned cell, unsigned cells);
 
+    /// Submits `b`, or holds it while the run is not created (see trial()).
+    void store(db::Batch b) {
+        if (created())
+            writer_->submit(std::move(b));
+        else
+            held_.push_back(std::move(b));
+    }
+    /// Creates the run and submits what was held for it.
+    void create_and_release(const Engine& engine) {
+        create(engine);
+        for (auto& b : held_) writer_->submit(std::move(b));
+        held_.clear();
+    }
+
     void create(const Engine& engine) {
         writer_.emplace(opt_.db_path, run_info());
         result_.run.info = writer_->run();
@@ -230,6 +244,7 @@ class RunRecording {
     const RecordOptions& opt_;
     std::string label_, experiment_, cell_;
     std::optional<db::RunWriter> writer_;
+    std::vector<db::Batch> held_;  ///< the first trial's intervals, before the run is created
     RecordResult result_;
     unsigned trials_done_ = 0;  ///< trials that count (not replaced)
     unsigned next_trial_ = 0;   ///< the number of the next trial to run
@@ -282,9 +297,9 @@ bool RunRecording::trial(unsigned trial, unsigned block, bool replaceable, unsig
     // A stop that came while the engine was being set up: nothing of this
     // trial is run or stored (for a first trial, not even the run).
     struct StoppedBeforeStart {};
-    // With plugin stages the run is created at the first interval instead,
-    // once the stages have run without fault: a stage that returns an edge
-    // it did not declare leaves nothing in the store.
+    // With plugin stages the run is created only when its first trial has
+    // run without fault (its intervals held until then): a stage that
+    // returns an edge it did not declare leaves nothing in the store.
     const bool plugins = !sc.engine.stages.empty();
     std::string fault;  // what a plugin stage did wrong (Engine::stage_fault)
     hooks.prepared = [&](Engine& e) {
@@ -305,7 +320,6 @@ bool RunRecording::trial(unsigned trial, unsigned block, bool replaceable, unsig
     hooks.interval = [&](double t, const EngineSnapshot& s) {
         if (plugins && fault.empty()) fault = engine->stage_fault();
         if (!fault.empty()) return false;
-        if (!created()) create(*engine);
         const int at = seq++;
         db::Batch b = interval_rows(tr, at, t, prev, s);
         prev = s;
@@ -313,19 +327,20 @@ bool RunRecording::trial(unsigned trial, unsigned block, bool replaceable, unsig
         take_stacks(at, b);  // per interval: a time range has its own flame graph
         sampled.insert(sampled.end(), b.stacks.begin(), b.stacks.end());
         traced.insert(traced.end(), b.traces.begin(), b.traces.end());
-        writer_->submit(std::move(b));
-        if (auto err = writer_->error()) {
+        store(std::move(b));
+        if (auto err = created() ? writer_->error() : std::nullopt) {
             result.error = *err;
             return false;
         }
         if (opt.progress)
             opt.progress({trial + 1, cs.trials, t, sc.engine.duration_s, s.ledger.received,
-                          writer_->rows_written(), cell + 1, cells});
+                          created() ? writer_->rows_written() : 0, cell + 1, cells});
         return true;
     };
     db::Batch late;  // what only the end of a trial gives
     hooks.stopped = [&](Engine& e) {
         if (plugins && fault.empty()) fault = e.stage_fault();
+        if (fault.empty() && !created()) create_and_release(e);
         drain_traces(late);
         if (counters) late.perf = counters->read(tr);
         const std::string key = "trial" + std::to_string(trial) + ".samples";
@@ -359,10 +374,6 @@ bool RunRecording::trial(unsigned trial, unsigned block, bool replaceable, unsig
         return true;
     }
     if (!fault.empty() && !created()) throw std::runtime_error(fault);  // nothing stored
-    if (!created()) {  // stopped before the first interval of a run with plugin stages
-        result.stop_signal = StopSignals::received();
-        return true;
-    }
     if (!fault.empty()) result.setup_error = "trial " + std::to_string(trial + 1) + " failed: " + fault;
     result.stop_signal = r.stop_signal;
     db::Batch totals = trial_rows(tr, r);

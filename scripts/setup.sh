@@ -38,6 +38,7 @@ PACKAGES=(
   dpkg-dev                        # cpack -G DEB: dpkg-shlibdeps finds the .deb's dependencies
   desktop-file-utils              # test (plugins_e2e): desktop-file-validate on pathscope-gui.desktop
   man-db                          # test (plugins_e2e): man -l renders the generated man pages
+  bash-completion                 # test (completion_e2e): its loader finds pathscope's completion
 )
 
 missing=()

@@ -191,17 +191,22 @@ void PluginStages::configure(Stage& st) const {
     }
 }
 
-bool PluginStages::known_stage(const std::string& name) const {
+bool PluginStages::known_stage(const std::string& name, const Stage* before) const {
     for (const char* n : register_all_nodes())
         if (name == n) return true;
-    for (const Stage& st : stages_)
+    for (const Stage& st : stages_) {
+        if (&st == before) break;
         if (st.decl->name == name) return true;
+    }
     return false;
 }
 
-std::string PluginStages::known_stages() const {
+std::string PluginStages::known_stages(const Stage* before) const {
     std::vector<std::string> names(register_all_nodes().begin(), register_all_nodes().end());
-    for (const Stage& st : stages_) names.push_back(st.decl->name);
+    for (const Stage& st : stages_) {
+        if (&st == before) break;
+        names.push_back(st.decl->name);
+    }
     return join(names);
 }
 
@@ -261,13 +266,12 @@ void PluginStages::start(const EngineContext& ctx, const std::vector<rte_node_t>
 
 void PluginStages::splice(Stage& st, const std::vector<rte_node_t>& rx_nodes) {
     const StageConfig& c = st.cfg;
-    if (!known_stage(c.after))
+    // `after` may name a built-in stage or one given earlier (already in the path).
+    if (!known_stage(c.after, &st))
         throw std::runtime_error(who(st) + ": after = '" + c.after.substr(0, 40) +
-                                 "' names no stage (the stages: " + known_stages() + ")");
-    if (c.after == kDrop || c.after == st.decl->name)
-        throw std::runtime_error(who(st) + ": after = '" + c.after + "': " +
-                                 (c.after == kDrop ? "drop has no edge to splice a stage into"
-                                                   : "a stage cannot follow itself"));
+                                 "' names no stage it can follow (the stages: " + known_stages(&st) + ")");
+    if (c.after == kDrop)
+        throw std::runtime_error(who(st) + ": after = 'drop': drop has no edge to splice a stage into");
     const rte_node_t after = rte_node_from_name(c.after.c_str());
     const bool after_plugin = std::any_of(stages_.begin(), stages_.end(),
                                           [&](const Stage& o) { return o.node == after; });
@@ -290,7 +294,14 @@ void PluginStages::splice(Stage& st, const std::vector<rte_node_t>& rx_nodes) {
         throw std::runtime_error(who(st) + ": " + c.after +
                                  "'s edge to drop carries only dropped packets: splice the stage "
                                  "into another (before = ...)");
-    std::vector<std::string> out{edges[e]};
+    // Stages spliced into the same edge before this one keep their places:
+    // this one goes behind the last of them, so stages run in the order given.
+    rte_node_t from = after;
+    rte_edge_t from_edge = e;
+    for (auto t = tail_.find({from, from_edge}); t != tail_.end(); t = tail_.find({from, from_edge}))
+        from = t->second, from_edge = 0;
+    // The stage's edges: on to where `from`'s edge went, its next stages, drop.
+    std::vector<std::string> out{from == after ? edges[e] : edges_of(from).at(from_edge)};
     for (const std::string& n : st.decl->next_stages) {
         if (!known_stage(n))
             throw std::runtime_error(who(st) + ": it declares next stage '" + n.substr(0, 40) +
@@ -300,11 +311,6 @@ void PluginStages::splice(Stage& st, const std::vector<rte_node_t>& rx_nodes) {
     out.push_back(kDrop);
     set_edges(st.node, 0, out);
     rte_node_edge_shrink(st.node, static_cast<rte_edge_t>(out.size()));
-    // A stage spliced into the same edge before this one keeps its place:
-    // this one goes behind it, so stages run in the order they are given.
-    rte_node_t from = after;
-    rte_edge_t from_edge = e;
-    if (const auto t = tail_.find({after, e}); t != tail_.end()) from = t->second, from_edge = 0;
     std::vector<rte_node_t> rewired{from};
     if (from == after && c.after == kEthRx)  // each receive queue's eth_rx instance too
         for (const rte_node_t id : rx_nodes)
@@ -313,7 +319,7 @@ void PluginStages::splice(Stage& st, const std::vector<rte_node_t>& rx_nodes) {
         if (from == after && !after_plugin) spliced_.push_back({id, from_edge, edges[e]});
         set_edges(id, from_edge, {st.decl->name});
     }
-    tail_[{after, e}] = st.node;
+    tail_[{from, from_edge}] = st.node;
     st.follows = from;
 }
 

@@ -64,14 +64,16 @@ class PluginStages {
     void check_drop_names(const Stage& st) const;
     void splice(Stage& st, const std::vector<rte_node_t>& rx_nodes);
     /// Which stage names `after`, `before` and next stages may name: the
-    /// built-in stages and this engine's plugin stages.
-    bool known_stage(const std::string& name) const;
-    std::string known_stages() const;
+    /// built-in stages and this engine's plugin stages (those given before
+    /// `before` only, when it is not null).
+    bool known_stage(const std::string& name, const Stage* before = nullptr) const;
+    std::string known_stages(const Stage* before = nullptr) const;
     std::string who(const Stage& st) const;
 
     std::vector<Stage> stages_;
     std::vector<SplicedEdge> spliced_;
-    /// (node, edge) of a built-in stage -> the last plugin stage spliced into it.
+    /// (node, edge) -> the plugin stage spliced into it, behind which the next
+    /// stage for that edge goes (followed until a free edge).
     std::map<std::pair<rte_node_t, rte_edge_t>, rte_node_t> tail_;
 };
 

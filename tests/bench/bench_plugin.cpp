@@ -73,6 +73,7 @@ struct Reading {
 };
 
 struct Path {
+    Path(std::string n, std::function<Reading()> m) : name(std::move(n)), measure(std::move(m)) {}
     std::string name;
     std::function<Reading()> measure;
     std::vector<Reading> readings;

@@ -2,12 +2,15 @@
 # pathscope <Tab> in bash: the completion script `pathscope completion bash`
 # prints (the one the package installs) is loaded into a bash, and its
 # completion function is called as bash calls it on Tab (COMP_WORDS,
-# COMP_CWORD), for verbs, a verb's options, a verb's sub-verbs and files.
+# COMP_CWORD), for verbs, a verb's options, a verb's sub-verbs and files;
+# then bash-completion's own loader finds it where the package puts it.
 #   completion_e2e.sh PATHSCOPE
 # Exit 77 (skipped) without bash, unless CI=true (then it is a failure).
 P=$1
 . "$(dirname "$0")/../support/skip.sh"
 command -v bash >/dev/null 2>&1 || skip "bash is not installed"
+[ -f /usr/share/bash-completion/bash_completion ] ||
+  skip "bash-completion is not installed (scripts/setup.sh installs it)"
 fail() { echo "FAIL: $*"; exit 1; }
 D=$(mktemp -d /tmp/pathscope_completion.XXXXXX)
 trap 'rm -rf "$D"' EXIT
@@ -39,4 +42,16 @@ has "pathscope run --st<Tab>" --stage pathscope run --st
 has "pathscope bench <Tab>" route-output pathscope bench ""
 has "pathscope run <Tab>" scenario-one.toml pathscope run scen
 has "pathscope show --<Tab>" --db pathscope show --
+# As an installed system finds it: share/bash-completion/completions/pathscope
+# under a folder of XDG_DATA_DIRS (/usr/share for the .deb).
+mkdir -p "$D/share/bash-completion/completions"
+cp "$D/pathscope.bash" "$D/share/bash-completion/completions/pathscope"
+loaded=$(XDG_DATA_DIRS="$D/share" bash --norc --noprofile -c '
+  . /usr/share/bash-completion/bash_completion
+  __load_completion pathscope || exit 3
+  COMP_WORDS=(pathscope st); COMP_CWORD=1
+  _pathscope
+  printf "%s\n" "${COMPREPLY[@]}"') || fail "bash-completion's loader did not load pathscope's completion ($?)"
+printf '%s\n' "$loaded" | grep -qx stats || fail "through bash-completion's loader, pathscope st<Tab> offers: $loaded"
+echo "bash-completion's loader: pathscope st<Tab> offers $(printf '%s' "$loaded" | tr '\n' ' ')"
 echo "every completion offered what it should"

@@ -129,23 +129,29 @@ TEST_F(Plugins, AStageSitsInItsEdgeWithEveryCounterABuiltInHas) {
 
 TEST_F(Plugins, StagesAfterOneStageRunInTheOrderGivenAndABurstStageToo) {
     EngineConfig c = test::ring_config();
-    c.stages = {stage(plugin("null_classify"), "ip6_input"), stage(plugin("null_burst"), "ip6_input"),
-                stage(plugin("null_burst2"), "null_burst")};
+    // null_burst2 follows null_classify by name; null_burst, after ip6_input
+    // like null_classify, goes behind both (the end of that edge's chain).
+    c.stages = {stage(plugin("null_classify"), "ip6_input"), stage(plugin("null_burst2"), "null_classify"),
+                stage(plugin("null_burst"), "ip6_input")};
     // A burst stage's chunks: more packets in one walk than a burst.
     Engine eng(c);
     test::inject(eng, "wire", forward_frames(eng, 1000));
     eng.run_until_idle();
     const EngineSnapshot s = eng.snapshot();
     EXPECT_EQ(edge(s, "ip6_input", "null_classify"), 1000u);
-    EXPECT_EQ(edge(s, "null_classify", "null_burst"), 1000u);
-    EXPECT_EQ(edge(s, "null_burst", "null_burst2"), 1000u);
-    EXPECT_EQ(edge(s, "null_burst2", "ip6_lookup"), 1000u);
+    EXPECT_EQ(edge(s, "null_classify", "null_burst2"), 1000u);
+    EXPECT_EQ(edge(s, "null_burst2", "null_burst"), 1000u);
+    EXPECT_EQ(edge(s, "null_burst", "ip6_lookup"), 1000u);
     const auto names = stage_names(s);
     const auto at = std::find(names.begin(), names.end(), "ip6_input") - names.begin();
     ASSERT_LT(at + 3, static_cast<long>(names.size()));
     EXPECT_EQ(names[at + 1], "null_classify");
-    EXPECT_EQ(names[at + 2], "null_burst");
-    EXPECT_EQ(names[at + 3], "null_burst2");
+    EXPECT_EQ(names[at + 2], "null_burst2");
+    EXPECT_EQ(names[at + 3], "null_burst");
+    // `after` names a stage given before it, never one given later.
+    c.stages = {stage(plugin("null_burst2"), "null_classify"), stage(plugin("null_classify"), "ip6_input")};
+    EXPECT_NE(refusal(c).find("after = 'null_classify' names no stage it can follow"), std::string::npos)
+        << refusal(c);
     expect_in_equals_out(s);
 }
 
@@ -264,7 +270,7 @@ TEST_F(Plugins, EachMistakeIsRefusedNamingThePlugin) {
         {stage(plugin("faulty_next_stage"), "ip6_input"),
          {"plugin " + plugin("faulty_next_stage"), "next stage 'ip6_lookpu'", "no stage here"}},
         {stage(plugin("null_classify"), "ip6_inptu"),
-         {"plugin " + plugin("null_classify"), "after = 'ip6_inptu' names no stage", "ip6_input"}},
+         {"plugin " + plugin("null_classify"), "after = 'ip6_inptu' names no stage it can follow", "ip6_input"}},
         {stage(plugin("null_classify"), "ip6_input", "udp6_input"),
          {"before = 'udp6_input'", "ip6_input's edges go to ip6_lookup, drop"}},
         {stage(plugin("null_classify"), "ip6_input", "drop"), {"edge to drop"}},
