@@ -544,6 +544,14 @@ void Engine::setup_graph() {
         w->graph = rte_graph_lookup(name.c_str());
         for (const rte_node_t id : stage_order_)
             if (rte_graph_node_get(w->graph_id, id)) w->stages.push_back(id);
+        // A node spliced in by other means than [[stage]] (a benchmark's
+        // comparison stage) gets its row too, last: no stage runs unseen.
+        for (rte_node_t id = 0; id < rte_node_max_count(); ++id)
+            if (rte_graph_node_get(w->graph_id, id) &&
+                std::find(stage_order_.begin(), stage_order_.end(), id) == stage_order_.end()) {
+                stage_order_.push_back(id);
+                w->stages.push_back(id);
+            }
     }
     // Each row's slot names: the node's next edges, then where it keeps packets.
     edge_names_.assign(rte_node_max_count() + 1, {});

@@ -1,5 +1,7 @@
 #include "engine/plugins/stage_slot.h"
 
+#include <algorithm>
+#include <array>
 #include <utility>
 
 #include "engine/nodes/node.h"
@@ -32,33 +34,56 @@ inline rte_edge_t host_edge(StageSlot& s, rte_mbuf* m, uint16_t e) {
     return undeclared(s, m, e);
 }
 
+/// The plugin's edges for pkts[0, n), n at most a burst: its burst
+/// function, or its classifier called per packet. 0 when every packet takes
+/// the main edge (`edges` then need not have been written).
+inline uint16_t plugin_edges(StageSlot& s, uint32_t worker, rte_mbuf** pkts, uint16_t n,
+                             uint16_t* edges) {
+    if (s.burst) return s.burst(s.instance, worker, pkts, n, edges);
+    uint16_t any = 0;
+    for (uint16_t i = 0; i < n; ++i) any |= edges[i] = s.classify(s.instance, worker, pkts[i]);
+    return any;
+}
+
+/// Moves `n` objects along the node's edges as `edges` says. A stage that
+/// passed every packet on (`any` is 0: the usual case) costs what a
+/// built-in stage that does the same costs: dispatch() with a constant
+/// classifier, which hands the whole stream over without a copy.
+inline void enqueue(StageSlot& s, rte_graph* graph, rte_node* node, void** objs, uint16_t n,
+                    const uint16_t* edges, uint16_t any) {
+    if (likely(any == PATHSCOPE_EDGE_NEXT)) {
+        dispatch(graph, node, objs, n, [](rte_mbuf*) -> rte_edge_t { return PATHSCOPE_EDGE_NEXT; });
+        return;
+    }
+    uint16_t i = 0;
+    dispatch(graph, node, objs, n, [&](rte_mbuf* m) -> rte_edge_t { return host_edge(s, m, edges[i++]); });
+}
+
+/// A node's input of more than a burst (pathscope_burst_fn takes at most
+/// RTE_GRAPH_BURST_SIZE): the plugin's edges a burst at a time.
+[[gnu::noinline]] void process_in_bursts(StageSlot& s, uint32_t worker, rte_graph* graph,
+                                         rte_node* node, void** objs, uint16_t n) {
+    uint16_t edges[RTE_GRAPH_BURST_SIZE];
+    for (uint16_t done = 0; done < n;) {
+        const uint16_t k = static_cast<uint16_t>(std::min<unsigned>(RTE_GRAPH_BURST_SIZE, n - done));
+        const uint16_t any =
+            plugin_edges(s, worker, reinterpret_cast<rte_mbuf**>(objs + done), k, edges);
+        enqueue(s, graph, node, objs + done, k, edges, any);
+        done = static_cast<uint16_t>(done + k);
+    }
+}
+
 template <unsigned S>
 uint16_t slot_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
     StageSlot& s = g_slots[S];
     const uint32_t worker = node_worker(node)->index;
-    if (s.classify) {
-        dispatch(graph, node, objs, n, [&](rte_mbuf* m) -> rte_edge_t {
-            return host_edge(s, m, s.classify(s.instance, worker, m));
-        });
+    if (unlikely(n > RTE_GRAPH_BURST_SIZE)) {
+        process_in_bursts(s, worker, graph, node, objs, n);
         return n;
     }
-    // A whole-burst function: its edges a chunk at a time (a node's input
-    // may hold more than one burst), read back in dispatch()'s order.
-    constexpr uint16_t kChunk = RTE_GRAPH_BURST_SIZE;
-    auto** pkts = reinterpret_cast<rte_mbuf**>(objs);
-    uint16_t edges[kChunk];
-    uint16_t at = 0, filled = 0, done = 0;
-    auto refill = [&] {
-        filled = static_cast<uint16_t>(std::min<unsigned>(kChunk, n - done));
-        s.burst(s.instance, worker, pkts + done, filled, edges);
-        done = static_cast<uint16_t>(done + filled);
-        at = 0;
-    };
-    if (n) refill();
-    dispatch(graph, node, objs, n, [&](rte_mbuf* m) -> rte_edge_t {
-        if (unlikely(at == filled)) refill();
-        return host_edge(s, m, edges[at++]);
-    });
+    uint16_t edges[RTE_GRAPH_BURST_SIZE];
+    const uint16_t any = plugin_edges(s, worker, reinterpret_cast<rte_mbuf**>(objs), n, edges);
+    enqueue(s, graph, node, objs, n, edges, any);
     return n;
 }
 

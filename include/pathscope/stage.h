@@ -153,9 +153,25 @@ typedef void (*pathscope_destroy_fn)(void *instance);
  *  `worker`'s lcore; workers call it at the same time, each with its own
  *  packets. pathscope counts and enqueues; the stage never frees a packet. */
 typedef uint16_t (*pathscope_classify_fn)(void *instance, uint32_t worker, struct rte_mbuf *m);
-/** Per burst: edges[i] = the edge of pkts[i], for i < n (n <= 256). */
-typedef void (*pathscope_burst_fn)(void *instance, uint32_t worker, struct rte_mbuf **pkts,
-                                   uint16_t n, uint16_t *edges);
+/** Per burst: edges[i] = the edge of pkts[i], for i < n (n <= 256). Returns
+ *  0 when every packet takes PATHSCOPE_EDGE_NEXT (`edges` may then be left
+ *  unwritten, and pathscope hands the whole burst on at once), anything else
+ *  otherwise (the OR of the edges is one way). */
+typedef uint16_t (*pathscope_burst_fn)(void *instance, uint32_t worker, struct rte_mbuf **pkts,
+                                       uint16_t n, uint16_t *edges);
+
+/** Defines `name`, a burst function made from the per-packet classifier
+ *  `classify` (a function of the plugin's own): the classifier keeps its
+ *  shape and the plugin's compiler inlines it in this loop, so pathscope
+ *  calls the stage once a burst instead of once a packet. Give `name` as the
+ *  stage's `burst`. */
+#define PATHSCOPE_DEFINE_BURST(name, classify)                                                   \
+    static uint16_t name(void *instance, uint32_t worker, struct rte_mbuf **pkts, uint16_t n,  \
+                         uint16_t *edges) {                                                    \
+        uint16_t i, any = 0;                                                                   \
+        for (i = 0; i < n; ++i) any |= edges[i] = classify(instance, worker, pkts[i]);         \
+        return any;                                                                            \
+    }
 
 struct pathscope_stage {
     uint32_t api_version;  /**< PATHSCOPE_STAGE_API_VERSION: first in every version */

@@ -3,7 +3,9 @@
 // routes, one worker) with no extra stage, with a built-in stage that does
 // nothing (a C++ node written as the built-in stages are: dispatch() with a
 // classifier that returns its one edge), and with a plugin stage that does
-// nothing (tests/plugins/null_stage.c), per packet (classify) and per burst.
+// nothing (tests/plugins/null_stage.c): per packet (classify, called through
+// its pointer), the same classifier made a burst function by the plugin's
+// compiler (PATHSCOPE_DEFINE_BURST), and per burst (burst).
 // All spliced between ip6_input and ip6_lookup. The paths run interleaved,
 // N times each; the table shows each one's median rate, the worker's cycles
 // per packet (TSC Hz / rate: the worker is never idle on this replay) and
@@ -69,7 +71,8 @@ struct BuiltinSplice {
 struct Reading {
     double mpps = 0;
     double cycles_per_packet = 0;  ///< the worker's: TSC Hz / rate
-    double stage_cycles = NAN;     ///< the extra stage's own row (plugins: their stage table row)
+    double all_stages = 0;         ///< the stage table's "all stages" (interrupted calls left out)
+    double stage_cycles = NAN;     ///< the extra stage's own row, cycles per packet
 };
 
 struct Path {
@@ -100,9 +103,13 @@ Reading forward(EngineConfig cfg, const std::string& stage) {
     if (!(pps > 0)) throw std::runtime_error("nothing forwarded in the measured window");
     f.mpps = pps / 1e6;
     f.cycles_per_packet = static_cast<double>(r.snapshot.tsc_hz) / pps;
-    for (const auto& st : r.snapshot.stages)
+    uint64_t cycles = 0;
+    for (const auto& st : r.snapshot.stages) {
+        cycles += st.cycles;
         if (st.name == stage && st.packets)
             f.stage_cycles = static_cast<double>(st.cycles) / static_cast<double>(st.packets);
+    }
+    f.all_stages = static_cast<double>(cycles) / static_cast<double>(r.snapshot.ledger.received);
     return f;
 }
 
@@ -151,6 +158,8 @@ int main(int argc, char** argv) {
          }},
         {"plugin stage that does nothing, per packet (classify)",
          [&] { return forward(with_plugin("null_classify"), "null_classify"); }},
+        {"plugin, per packet made a burst (DEFINE_BURST)",
+         [&] { return forward(with_plugin("null_define_burst"), "null_define_burst"); }},
         {"plugin stage that does nothing, per burst (burst)",
          [&] { return forward(with_plugin("null_burst"), "null_burst"); }},
     };
@@ -169,33 +178,50 @@ int main(int argc, char** argv) {
             }
         }
     fs::remove_all(dir);
-    const double base = median_of(paths[0], &Reading::cycles_per_packet);
-    std::printf("\n%-56s %8s %10s %11s %12s\n", "path", "Mpps", "cyc/pkt", "extra/pkt",
-                "stage's row");
+    // Two measures of the same extra cost: the worker's wall cycles per
+    // packet (everything, preemption by other processes included) and the
+    // stage table's "all stages" (the timed calls only: what a shared
+    // machine takes from the worker in a call is left out, see
+    // engine.interrupted_call_us), and the extra stage's own row.
+    const double base_wall = median_of(paths[0], &Reading::cycles_per_packet);
+    const double base_table = median_of(paths[0], &Reading::all_stages);
+    std::printf("\n%-54s %7s %8s %9s %10s %9s %8s  %s\n", "path (cycles per packet)", "Mpps",
+                "wall", "extra", "all stages", "extra", "its row", "its row, each run");
     bool failed = false;
     for (const Path& p : paths) {
         if (!p.error.empty()) {
-            std::printf("%-56s failed: %s\n", p.name.c_str(), p.error.c_str());
+            std::printf("%-54s failed: %s\n", p.name.c_str(), p.error.c_str());
             failed = true;
             continue;
         }
-        const double cyc = median_of(p, &Reading::cycles_per_packet);
+        const double wall = median_of(p, &Reading::cycles_per_packet);
+        const double table = median_of(p, &Reading::all_stages);
         const double row = median_of(p, &Reading::stage_cycles);
         char row_text[32] = "-";
         if (!std::isnan(row)) std::snprintf(row_text, sizeof row_text, "%.2f", row);
-        std::printf("%-56s %8.3f %10.2f %+11.2f %12s\n", p.name.c_str(),
-                    median_of(p, &Reading::mpps), cyc, cyc - base, row_text);
+        std::string each;
+        for (const Reading& r : p.readings)
+            if (!std::isnan(r.stage_cycles)) {
+                char b[16];
+                std::snprintf(b, sizeof b, "%s%.2f", each.empty() ? "" : " ", r.stage_cycles);
+                each += b;
+            }
+        std::printf("%-54s %7.3f %8.2f %+9.2f %10.2f %+9.2f %8s  %s\n", p.name.c_str(),
+                    median_of(p, &Reading::mpps), wall, wall - base_wall, table, table - base_table,
+                    row_text, each.c_str());
     }
     if (failed) return 1;
-    const double builtin = median_of(paths[1], &Reading::cycles_per_packet) - base;
-    std::printf("\nextra cycles per packet against the built-in stage of the same work "
-                "(goal: no more than it)\n");
+    const double builtin_row = median_of(paths[1], &Reading::stage_cycles);
+    const double builtin_extra = median_of(paths[1], &Reading::all_stages) - base_table;
+    std::printf("\nagainst the built-in stage of the same work (goal: no more than it)\n");
     for (size_t i = 2; i < paths.size(); ++i) {
-        const double extra = median_of(paths[i], &Reading::cycles_per_packet) - base;
-        std::printf("  %-54s %+.2f cyc/pkt vs %+.2f: %+.2f, %s\n", paths[i].name.c_str(), extra,
-                    builtin, extra - builtin, extra <= builtin ? "goal met" : "goal not met");
+        const double row = median_of(paths[i], &Reading::stage_cycles);
+        const double extra = median_of(paths[i], &Reading::all_stages) - base_table;
+        std::printf("  %-52s its row %.2f vs %.2f cyc/pkt (%+.2f, %s); all stages %+.2f vs %+.2f\n",
+                    paths[i].name.c_str(), row, builtin_row, row - builtin_row,
+                    row <= builtin_row ? "goal met" : "goal not met", extra, builtin_extra);
     }
-    std::printf("(stage's row: the stage's own cycles per packet from its stage table row, the "
-                "timer's share included; the built-in comparison is not in the table)\n");
+    std::printf("(its row: the stage's own cycles per packet in the stage table, one timestamp a "
+                "call included, as for every stage)\n");
     return 0;
 }

@@ -165,13 +165,15 @@ static void make_key(const struct acl6 *a, struct rte_mbuf *m, struct acl6_key *
 
 /* The whole burst at once: rte_acl classifies many keys in one call (its
  * vector code walks several tries side by side). */
-static void acl6_burst(void *p, uint32_t worker, struct rte_mbuf **pkts, uint16_t n, uint16_t *edges) {
+static uint16_t acl6_burst(void *p, uint32_t worker, struct rte_mbuf **pkts, uint16_t n,
+                           uint16_t *edges) {
     const struct acl6 *a = p;
     (void)worker;
     uint16_t none = a->default_deny ? PATHSCOPE_EDGE_DROP(DROP_DEFAULT) : PATHSCOPE_EDGE_NEXT;
+    uint16_t any = 0;
     if (!a->ctx) {
         for (uint16_t i = 0; i < n; ++i) edges[i] = none;
-        return;
+        return none;
     }
     struct acl6_key keys[256];
     const uint8_t *data[256];
@@ -182,9 +184,10 @@ static void acl6_burst(void *p, uint32_t worker, struct rte_mbuf **pkts, uint16_
     }
     rte_acl_classify(a->ctx, data, match, n, 1);
     for (uint16_t i = 0; i < n; ++i)
-        edges[i] = match[i] == 0        ? none
-                   : a->deny[match[i]] ? PATHSCOPE_EDGE_DROP(DROP_DENY)
-                                       : PATHSCOPE_EDGE_NEXT;
+        any |= edges[i] = match[i] == 0        ? none
+                          : a->deny[match[i]] ? PATHSCOPE_EDGE_DROP(DROP_DENY)
+                                              : PATHSCOPE_EDGE_NEXT;
+    return any; /* 0: every packet passed */
 }
 
 static const struct pathscope_drop_reason acl6_drops[] = {

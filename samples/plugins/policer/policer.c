@@ -90,16 +90,19 @@ static int take(const struct policer *pl, struct bucket *b, uint64_t now) {
 }
 
 /* One TSC read a burst: the packets of a burst arrived together. */
-static void policer_burst(void *p, uint32_t worker, struct rte_mbuf **pkts, uint16_t n, uint16_t *edges) {
+static uint16_t policer_burst(void *p, uint32_t worker, struct rte_mbuf **pkts, uint16_t n,
+                              uint16_t *edges) {
     const struct policer *pl = p;
     struct bucket *mine = pl->buckets + (size_t)worker * pl->stride;
     uint64_t now = rte_rdtsc();
+    uint16_t any = 0;
     for (uint16_t i = 0; i < n; ++i) {
         struct bucket *b = mine;
         if (pl->mask)
             b += flow_hash(rte_pktmbuf_mtod_offset(pkts[i], const uint8_t *, PATHSCOPE_L3_OFFSET)) & pl->mask;
-        edges[i] = take(pl, b, now) ? PATHSCOPE_EDGE_NEXT : PATHSCOPE_EDGE_DROP(0);
+        any |= edges[i] = take(pl, b, now) ? PATHSCOPE_EDGE_NEXT : PATHSCOPE_EDGE_DROP(0);
     }
+    return any; /* 0: every packet was within the rate */
 }
 
 static const struct pathscope_drop_reason policer_drops[] = {
