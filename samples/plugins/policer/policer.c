@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_hash_crc.h>
 #include <rte_mbuf.h>
 
 #include "pathscope/stage.h"
@@ -65,11 +66,10 @@ static void *policer_create(const struct pathscope_stage_env *env,
 }
 
 static uint32_t flow_hash(const uint8_t *ip) {
-    /* FNV-1a over the addresses and the first four bytes after the header
-     * (the ports of a UDP or TCP packet without extension headers). */
-    uint32_t h = 2166136261u;
-    for (int i = 8; i < 44; ++i) h = (h ^ ip[i]) * 16777619u;
-    return h;
+    /* CRC32 (SSE4.2) over the addresses and the four bytes after the header
+     * (the ports of a UDP or TCP packet without extension headers): a few
+     * cycles, where a byte-wise FNV-1a took about 80 a packet here. */
+    return rte_hash_crc(ip + 8, 36, 0);
 }
 
 static int take(const struct policer *pl, struct bucket *b, uint64_t now) {
