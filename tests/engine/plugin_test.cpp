@@ -155,6 +155,29 @@ TEST_F(Plugins, StagesAfterOneStageRunInTheOrderGivenAndABurstStageToo) {
     expect_in_equals_out(s);
 }
 
+TEST_F(Plugins, AStageSendsPacketsToANextStageItDeclared) {
+    EngineConfig c = test::ring_config();
+    c.stages = {stage(plugin("steer"), "ip6_input")};
+    Engine eng(c);
+    std::vector<std::vector<uint8_t>> frames;
+    for (unsigned i = 0; i < 50; ++i) {  // routed elsewhere, to another UDP port
+        FrameSpec f = test::from_peer(eng, "2001:db8:aaaa::1", 4789);
+        f.src_port = static_cast<uint16_t>(1000 + i);
+        frames.push_back(udp6_frame(f));
+    }
+    for (unsigned i = 0; i < 30; ++i)
+        frames.push_back(udp6_frame(test::from_peer(eng, "2001:db8:1::1", 9)));
+    test::inject(eng, "wire", frames);
+    eng.run_until_idle();
+    const EngineSnapshot s = eng.snapshot();
+    EXPECT_EQ(edge(s, "steer", "udp6_input"), 30u);  // its next stage, by name
+    EXPECT_EQ(edge(s, "steer", "ip6_lookup"), 50u);
+    EXPECT_EQ(edge(s, "ip6_lookup", "ip6_local"), 0u) << "the steered datagrams skipped the lookup";
+    EXPECT_EQ(s.ledger.delivered, 30u);
+    EXPECT_EQ(s.ledger.forwarded, 50u);
+    expect_in_equals_out(s);
+}
+
 TEST_F(Plugins, TheBuiltInPathComesBackWhenTheEngineGoes) {
     {
         EngineConfig c = test::ring_config();
