@@ -93,6 +93,7 @@ int main(int argc, char** argv) {
     add_routes_verb(app, verbs);
     add_frames_verb(app, verbs);
     add_bench_verb(app, verbs);
+    add_stage_verb(app, verbs);
     add_completion_verbs(app, verbs);
     std::string help_verb;
     CLI::App* help = app.add_subcommand("help", "show this text, or a verb's own help");

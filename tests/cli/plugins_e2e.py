@@ -131,6 +131,12 @@ must(["cc", "-shared", "-fPIC", "-O2", "-Wall", "-Werror", "-fvisibility=hidden"
      [os.path.join(samples, "acl6", "acl6.c"), os.path.join(samples, "acl6", "acl6_rules.c"),
       "-o", acl_pc] + libs, "cc with pkg-config --cflags pathscope")
 
+# What the plugin declares, read back by the installed pathscope.
+described = must([P, "stage", acl_pc], "pathscope stage libacl6.so")
+for want in ("stage acl6:", "process function per burst", "acl_deny", "generate         integer 0 to 100000"):
+    if want not in described:
+        fail("pathscope stage does not say %r:\n%s" % (want, described))
+
 # 3. Real runs. N = 100 flows, 4,000 packets: each flow exactly 40 (the
 # generator's 1,000 templates give flow f the templates f, f + 100, ...; the
 # ring holds all 4,000, so none is refused). Deny K = 7 flows by source
