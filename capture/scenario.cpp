@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "capture/scenario_stages.h"
+#include "capture/scenario_where.h"
 #include "engine/eal.h"
 #include "engine/frame_builder.h"
 #include "engine/neighbours.h"
@@ -113,15 +114,6 @@ std::string number_text(double v) {
     else
         out << v;
     return out.str();
-}
-
-/// Where a value came from: "FILE:LINE", or "--set KEY=VALUE" for a value
-/// from the command line (set_value parses it with that as its source).
-std::string where(const toml::node& n, const std::string& file) {
-    const auto& src = n.source();
-    if (src.path && src.path->rfind("--set ", 0) == 0) return *src.path;
-    if (src.begin.line == 0) return "--set";  // a table that a --set made on its way
-    return file + ":" + std::to_string(src.begin.line);
 }
 
 /// Edits (insert, delete, replace, swap of neighbours) between two keys.
@@ -280,10 +272,6 @@ class Section {
     std::string owner_;
 };
 
-std::string resolve(const std::string& base_dir, const std::string& p) {
-    if (p.empty() || std::filesystem::path(p).is_absolute()) return p;
-    return (std::filesystem::path(base_dir) / p).lexically_normal().string();
-}
 
 /// Stores a --set value under `key`: TOML if it parses as one, otherwise a
 /// bare string. The value is parsed with "--set SETTING" as its source and

@@ -4,24 +4,14 @@
 #include <filesystem>
 
 #include "capture/scenario.h"
+#include "capture/scenario_where.h"
 
 namespace pathscope::capture {
 
 namespace {
 
-std::string at(const toml::node& n, const std::string& file) {
-    const auto& src = n.source();
-    if (src.path && src.path->rfind("--set ", 0) == 0) return *src.path;
-    return src.begin.line ? file + ":" + std::to_string(src.begin.line) : file;
-}
-
 [[noreturn]] void fail(const toml::node& n, const std::string& file, const std::string& msg) {
-    throw ScenarioError(at(n, file) + ": " + msg);
-}
-
-std::string resolve(const std::string& base_dir, const std::string& p) {
-    if (p.empty() || std::filesystem::path(p).is_absolute()) return p;
-    return (std::filesystem::path(base_dir) / p).lexically_normal().string();
+    throw ScenarioError(where(n, file) + ": " + msg);
 }
 
 /// One [stage.config] value: an integer, true/false, a string, or an array
@@ -49,7 +39,7 @@ engine::StageSetting setting(const std::string& key, const toml::node& v, const 
 engine::StageConfig read_stage(const toml::table& t, const std::string& file,
                                const std::string& base_dir) {
     engine::StageConfig c;
-    c.origin = at(t, file);
+    c.origin = where(t, file);
     c.base_dir = base_dir.empty() ? "." : base_dir;
     auto text = [&](const char* k, std::string& out) {
         const toml::node* n = t.get(k);
