@@ -316,6 +316,20 @@ TEST_F(Plugins, EachMistakeIsRefusedNamingThePlugin) {
     EXPECT_EQ(edge(eng.snapshot(), "ip6_input", "ip6_lookup"), 5u);
 }
 
+TEST_F(Plugins, TheHeaderServesCAndCppPluginsAlike) {
+    for (const char* so : {"header_check_c", "header_check_cpp"}) {
+        const StageDeclaration& d = load_plugin(plugin(so));
+        EXPECT_EQ(d.name, "header_check") << so;
+        EXPECT_EQ(d.next_stages, std::vector<std::string>{"ip6_lookup"}) << so;
+        ASSERT_EQ(d.drops.size(), 1u) << so;
+        EXPECT_EQ(d.drops[0].name, "check_drop") << so;
+        ASSERT_EQ(d.config.size(), 2u) << so;
+        EXPECT_TRUE(d.config[1].is_text) << so;
+        EXPECT_EQ(d.config[1].default_text, "x") << so;
+        EXPECT_NE(d.raw->burst, nullptr) << so;
+    }
+}
+
 TEST_F(Plugins, APluginThatCrashesWhileLoadingIsNamedNotFollowed) {
     try {
         probe_plugin(plugin("faulty_crash"));
