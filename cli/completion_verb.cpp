@@ -19,7 +19,7 @@ void add_completion_verbs(CLI::App& app, Verbs& verbs) {
         "  source <(build/dev/cli/pathscope completion bash)");
     v->add_option("SHELL", *shell, "the shell: bash")->required()->check(CLI::IsMember({"bash"}));
     const CLI::App* root = &app;
-    verbs.add(v, [root] {
+    verbs.add(v, [root, shell] {  // `shell` lives as long as the option that writes it
         std::cout << bash_completion(*root);
         return 0;
     });

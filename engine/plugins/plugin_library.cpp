@@ -171,6 +171,9 @@ void probe_plugin(const std::string& path) {
     }
     if (child == 0) {
         close(fds[0]);
+        // A crash must end the child by its signal, whatever the parent
+        // installed for it (a sanitizer's handler turns it into an exit status).
+        for (const int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) signal(sig, SIG_DFL);
         int status = 0;
         std::string msg;
         try {

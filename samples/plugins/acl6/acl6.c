@@ -125,8 +125,10 @@ static void *acl6_create(const struct pathscope_stage_env *env, const struct pat
                          char *error, size_t size) {
     struct acl6_rule_list rules = {0};
     if (acl6_read_rules(pathscope_config_text(c, "rules"), pathscope_config_text(c, "rules_file"),
-                        env->base_dir, &rules, error, size) != 0)
+                        env->base_dir, &rules, error, size) != 0) {
+        acl6_free_rules(&rules); /* the lines read before the one at fault */
         return NULL;
+    }
     acl6_generate_rules(&rules, (uint32_t)pathscope_config_int(c, "generate"),
                         (uint32_t)pathscope_config_int(c, "seed"));
     struct acl6 *a = calloc(1, sizeof *a);
