@@ -8,6 +8,7 @@
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "analysis/experiment.h"
 #include "analysis/run_summary.h"
@@ -18,11 +19,14 @@
 #include "capture/kernel/netns.h"
 #include "capture/perf_events.h"
 #include "capture/run.h"
+#include "capture/scenario_stages.h"
 #include "capture/snapshot_rows.h"
 #include "capture/symbolize.h"
 #include "db/schema.h"
 #include "db/writer.h"
+#include "engine/drop_names.h"
 #include "engine/eal.h"
+#include "engine/plugins/plugin_library.h"
 
 namespace pathscope::capture {
 
@@ -58,7 +62,7 @@ db::PacketTraceRow trace_row(Engine& engine, int trial, int64_t seq, uint64_t tr
             break;
         case PacketTrace::Outcome::dropped:
             row.outcome =
-                "dropped: " + std::string(drop_reason_name(static_cast<DropReason>(t.drop)));
+                "dropped: " + drop_slot_name(t.drop);
             break;
         case PacketTrace::Outcome::unknown:
             // Handed to a socket: udp6_input was its last stage and it was not dropped.
@@ -198,6 +202,20 @@ class RunRecording {
     /// Says once (per distinct reason) that a trial has no call stacks.
     void warn_no_stacks(unsigned trial, const std::string& event, const std::string& note);
 
+    /// Submits `b`, or holds it while the run is not created (see trial()).
+    void store(db::Batch b) {
+        if (created())
+            writer_->submit(std::move(b));
+        else
+            held_.push_back(std::move(b));
+    }
+    /// Creates the run and submits what was held for it.
+    void create_and_release(const Engine* engine) {
+        create(engine);
+        for (auto& b : held_) writer_->submit(std::move(b));
+        held_.clear();
+    }
+
     /// Stores the run and its facts; `engine` (the first trial's, nullptr on
     /// the Linux target) gives its ports' RSS.
     void create(const Engine* engine) {
@@ -218,6 +236,9 @@ class RunRecording {
                                              std::find(eal.begin(), eal.end(), "--no-huge") == eal.end()))
                 variants.facts.push_back(std::move(f));
             variants.facts.push_back(simd_fact());
+            for (size_t i = 0; i < sc_.engine.stages.size(); ++i)  // the plugin stages it ran
+                variants.facts.emplace_back("stage." + std::to_string(i + 1),
+                                            describe_stage(sc_.engine.stages[i]));
         }
         if (engine)
             for (const PortRss& p : engine->port_rss()) {
@@ -250,6 +271,7 @@ class RunRecording {
     const RecordOptions& opt_;
     std::string label_, experiment_, cell_;
     std::optional<db::RunWriter> writer_;
+    std::vector<db::Batch> held_;  ///< the first trial's intervals, before the run is created
     RecordResult result_;
     unsigned trials_done_ = 0;  ///< trials that count (not replaced)
     unsigned next_trial_ = 0;   ///< the number of the next trial to run
@@ -304,9 +326,14 @@ bool RunRecording::trial(unsigned trial, unsigned block, bool replaceable, unsig
     // A stop that came while the engine was being set up: nothing of this
     // trial is run or stored (for a first trial, not even the run).
     struct StoppedBeforeStart {};
+    // With plugin stages the run is created only when its first trial has
+    // run without fault (its intervals held until then): a stage that
+    // returns an edge it did not declare leaves nothing in the store.
+    const bool plugins = !sc.engine.stages.empty();
+    std::string fault;  // what a plugin stage did wrong (Engine::stage_fault)
     hooks.prepared = [&](Engine& e) {
         if (StopSignals::received()) throw StoppedBeforeStart{};
-        if (!created()) create(&e);
+        if (!created() && !plugins) create(&e);
     };
     bool began = false;
     hooks.started = [&](Engine& e) {
@@ -320,6 +347,8 @@ bool RunRecording::trial(unsigned trial, unsigned block, bool replaceable, unsig
         if (cs.traces_per_s && e.config().call_histograms) e.set_trace_rate(cs.traces_per_s);
     };
     hooks.interval = [&](double t, const EngineSnapshot& s) {
+        if (plugins && fault.empty()) fault = engine->stage_fault();
+        if (!fault.empty()) return false;
         const int at = seq++;
         db::Batch b = interval_rows(tr, at, t, prev, s);
         prev = s;
@@ -327,18 +356,20 @@ bool RunRecording::trial(unsigned trial, unsigned block, bool replaceable, unsig
         take_stacks(at, b);  // per interval: a time range has its own flame graph
         sampled.insert(sampled.end(), b.stacks.begin(), b.stacks.end());
         traced.insert(traced.end(), b.traces.begin(), b.traces.end());
-        writer_->submit(std::move(b));
-        if (auto err = writer_->error()) {
+        store(std::move(b));
+        if (auto err = created() ? writer_->error() : std::nullopt) {
             result.error = *err;
             return false;
         }
         if (opt.progress)
             opt.progress({trial + 1, cs.trials, t, sc.engine.duration_s, s.ledger.received,
-                          writer_->rows_written(), cell + 1, cells});
+                          created() ? writer_->rows_written() : 0, cell + 1, cells});
         return true;
     };
     db::Batch late;  // what only the end of a trial gives
-    hooks.stopped = [&](Engine&) {
+    hooks.stopped = [&](Engine& e) {
+        if (plugins && fault.empty()) fault = e.stage_fault();
+        if (fault.empty() && !created()) create_and_release(&e);
         drain_traces(late);
         if (counters) late.perf = counters->read(tr);
         const std::string key = "trial" + std::to_string(trial) + ".samples";
@@ -366,6 +397,8 @@ bool RunRecording::trial(unsigned trial, unsigned block, bool replaceable, unsig
                              (began ? " failed: " : " could not start: ") + e.what();
         return true;
     }
+    if (!fault.empty() && !created()) throw std::runtime_error(fault);  // nothing stored
+    if (!fault.empty()) result.setup_error = "trial " + std::to_string(trial + 1) + " failed: " + fault;
     db::Batch totals = trial_rows(tr, r);
     totals.append(std::move(late));
     return store_trial(std::move(totals), r.stop_signal, block, replaceable, sampled, traced);
@@ -520,6 +553,11 @@ void check_before_recording(const Scenario& sc) {
             throw std::runtime_error(missing);
         if (!sc.kernel.stage_map.empty()) StageMap::load(sc.kernel.stage_map);  // says why not
     }
+    // A plugin is loaded in a child process first (once a process), so that
+    // one that crashes while loading is named instead of taking the run down.
+    static std::set<std::string> probed;
+    for (const engine::StageConfig& st : sc.engine.stages)
+        if (probed.insert(st.plugin).second) engine::probe_plugin(st.plugin);
     if (sc.engine.workload.kind == engine::WorkloadKind::pcap)
         probe_ethernet_capture(sc.engine.workload.pcap.file);  // says why it cannot be read
 }
@@ -548,6 +586,7 @@ std::vector<RecordResult> record_matrix(const std::string& scenario_path,
         sets.insert(sets.end(), cell.begin(), cell.end());
         try {
             cells.push_back(load_scenario(scenario_path, sets));
+            for (const auto& st : opt.stages) cells.back().engine.stages.push_back(st);
         } catch (const ScenarioError& e) {
             throw ScenarioError("[matrix] cell " + describe_cell(cell) + ": " + e.what());
         }

@@ -36,6 +36,8 @@ struct RecordOptions {
     /// or its last) and the metrics ("": the rate and "all stages").
     std::string decide_by;
     std::vector<std::string> decide_metrics;
+    /// record_matrix: stages from run --stage, added to every cell's scenario.
+    std::vector<engine::StageConfig> stages;
     /// After each look of an "auto" experiment.
     std::function<void(const analysis::Look&)> look;
 };

@@ -11,6 +11,8 @@
 #include <set>
 #include <sstream>
 
+#include "capture/scenario_stages.h"
+#include "capture/scenario_where.h"
 #include "engine/eal.h"
 #include "engine/frame_builder.h"
 #include "engine/neighbours.h"
@@ -118,15 +120,6 @@ std::string number_text(double v) {
     else
         out << v;
     return out.str();
-}
-
-/// Where a value came from: "FILE:LINE", or "--set KEY=VALUE" for a value
-/// from the command line (set_value parses it with that as its source).
-std::string where(const toml::node& n, const std::string& file) {
-    const auto& src = n.source();
-    if (src.path && src.path->rfind("--set ", 0) == 0) return *src.path;
-    if (src.begin.line == 0) return "--set";  // a table that a --set made on its way
-    return file + ":" + std::to_string(src.begin.line);
 }
 
 /// Edits (insert, delete, replace, swap of neighbours) between two keys.
@@ -285,10 +278,6 @@ class Section {
     std::string owner_;
 };
 
-std::string resolve(const std::string& base_dir, const std::string& p) {
-    if (p.empty() || std::filesystem::path(p).is_absolute()) return p;
-    return (std::filesystem::path(base_dir) / p).lexically_normal().string();
-}
 
 /// Stores a --set value under `key`: TOML if it parses as one, otherwise a
 /// bare string. The value is parsed with "--set SETTING" as its source and
@@ -668,10 +657,11 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
     Section top(root, name, "");
     for (const char* k : {"eal", "engine", "capture", "port", "nexthop", "route", "routes", "rule",
                           "app", "workload", "source", "socket", "matrix", "ila_map", "nptv6",
-                          "target", "linux", "sysctl"})
+                          "target", "linux", "sysctl", "stage"})
         top.know(k);
     top.finish();
     if (const auto* t = top.table("matrix")) read_matrix(*t, name, "", scenario.matrix);
+    cfg.stages = read_stages(root, name, base_dir);  // [[stage]]: plugins (capture/scenario_stages.h)
 
     if (const auto* t = top.table("eal")) {
         Section s(*t, name, "eal");

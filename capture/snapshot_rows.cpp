@@ -3,7 +3,7 @@
 #include <map>
 #include <string_view>
 
-#include "engine/drop_reason.h"
+#include "engine/drop_names.h"
 
 namespace pathscope::capture {
 
@@ -166,8 +166,10 @@ db::Batch trial_rows(int trial, const RunResult& r) {
             b.histograms.push_back(
                 histogram_row(trial, db::kRxBurstSize, queue_subject(q), "packets", q.burst_size));
     }
-    for (unsigned i = 0; i < kDropReasonCount; ++i) {
-        const std::string reason(kDropReasonNames[i]), stage(kDropReasonStage[i]);
+    for (unsigned i = 0; i < kDropSlots; ++i) {
+        if (!l.drops[i] && !l.send_drops[i]) continue;
+        // Built-in reasons and those plugin stages declared (drop_names.h).
+        const std::string reason = drop_slot_name(i), stage = drop_slot_stage(i);
         if (l.drops[i]) b.drops.push_back({trial, reason, stage, "receive", l.drops[i]});
         if (l.send_drops[i]) b.drops.push_back({trial, reason, stage, "send", l.send_drops[i]});
     }

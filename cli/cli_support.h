@@ -35,6 +35,9 @@ void add_import_export_verbs(CLI::App& app, Verbs& verbs);
 void add_routes_verb(CLI::App& app, Verbs& verbs);
 void add_frames_verb(CLI::App& app, Verbs& verbs);
 void add_bench_verb(CLI::App& app, Verbs& verbs);  // bench route-output
+void add_stage_verb(CLI::App& app, Verbs& verbs);  // stage FILE.so: a plugin's declaration
+/// completion bash, and the hidden man-pages (add them last: they read every verb).
+void add_completion_verbs(CLI::App& app, Verbs& verbs);
 
 // Value checks: each names what it wants, so the error says how to fix it.
 extern const CLI::Validator kConfidence;  ///< 80 90 95 98 99 99.5

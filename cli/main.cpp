@@ -93,6 +93,8 @@ int main(int argc, char** argv) {
     add_routes_verb(app, verbs);
     add_frames_verb(app, verbs);
     add_bench_verb(app, verbs);
+    add_stage_verb(app, verbs);
+    add_completion_verbs(app, verbs);
     std::string help_verb;
     CLI::App* help = app.add_subcommand("help", "show this text, or a verb's own help");
     help->add_option("VERB", help_verb, "the verb to explain");

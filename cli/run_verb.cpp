@@ -12,7 +12,9 @@
 #include "analysis/experiment.h"
 #include "analysis/sequential.h"
 #include "capture/recorder.h"
+#include "capture/permissions.h"
 #include "capture/run.h"
+#include "capture/scenario_stages.h"
 #include "cli/cli_support.h"
 #include "db/schema.h"
 #include "engine/eal.h"
@@ -24,7 +26,12 @@ namespace {
 
 std::string default_scenario() {
     if (std::filesystem::exists("samples/default.toml")) return "samples/default.toml";
-    return std::string(PATHSCOPE_SOURCE_DIR) + "/samples/default.toml";
+    const std::string source = std::string(PATHSCOPE_SOURCE_DIR) + "/samples/default.toml";
+    if (std::filesystem::exists(source)) return source;
+    // Installed (cmake --install, the .deb): share/pathscope/samples beside bin/.
+    std::error_code ec;
+    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    return (exe.parent_path() / PATHSCOPE_SAMPLES_FROM_BIN / "default.toml").lexically_normal().string();
 }
 
 struct RunArgs {
@@ -37,6 +44,8 @@ struct RunArgs {
     std::string by;              ///< the setting an auto experiment decides
     std::vector<std::string> metrics;  ///< ... on these metrics
     std::string stage_map;             ///< linux.stage_map
+    std::vector<std::string> stages;   ///< --stage FILE.so:after=STAGE,...
+    capture::CodePermissions allowed;  ///< --allow-plugins, --allow-eal-drivers, --allow-file-writes
 };
 
 /// --ab KEY=A,B as the one axis of a two-cell matrix.
@@ -82,9 +91,11 @@ void say_telemetry(const capture::Scenario& sc) {
 
 /// A scenario with a [matrix] (or --ab): every cell as its own run, trials interleaved.
 int run_matrix(const RunArgs& a, const std::string& scenario_path,
-               const std::vector<std::string>& sets, const capture::Scenario& sc) {
+               const std::vector<std::string>& sets, const capture::Scenario& sc,
+               const std::vector<engine::StageConfig>& stages) {
     const auto cells = capture::matrix_cells(sc);
     capture::RecordOptions opt;
+    opt.stages = stages;
     opt.db_path = a.db;
     opt.label = a.label;
     opt.scenario_path = scenario_path;
@@ -218,6 +229,10 @@ int run(const RunArgs& a) {
     if (!a.stage_map.empty())  // a path the user typed: from here, not from the scenario's folder
         sets.push_back("linux.stage_map=\"" + std::filesystem::absolute(a.stage_map).string() + "\"");
     capture::Scenario sc = capture::load_scenario(scenario_path, sets);
+    std::vector<engine::StageConfig> stages;  // --stage: the command line names them
+    for (const auto& text : a.stages) stages.push_back(capture::parse_stage_option(text));
+    sc.engine.stages.insert(sc.engine.stages.end(), stages.begin(), stages.end());
+    capture::check_permissions(sc, a.allowed);
     if (!a.ab.empty()) {
         if (!sc.matrix.empty())
             throw UsageError("--ab runs two cells of one setting, and " +
@@ -236,9 +251,20 @@ int run(const RunArgs& a) {
                          "the scenario a [matrix], or run --ab KEY=A,B");
     if (!a.by.empty() && sc.matrix.empty())
         throw UsageError("--by names the setting an experiment decides: it needs a [matrix] or --ab");
+    for (const auto& cell : capture::matrix_cells(sc)) {  // a cell may ask for more than the file
+        auto cell_sets = sets;
+        cell_sets.insert(cell_sets.end(), cell.begin(), cell.end());
+        try {
+            capture::Scenario c = capture::load_scenario(scenario_path, cell_sets);
+            c.engine.stages.insert(c.engine.stages.end(), stages.begin(), stages.end());
+            capture::check_permissions(c, a.allowed);
+        } catch (const capture::ScenarioError& e) {
+            throw capture::ScenarioError("[matrix] cell " + capture::describe_cell(cell) + ": " + e.what());
+        }
+    }
     capture::check_before_recording(sc);  // before the start lines: nothing said, then refused
     db::check_store(a.db);  // a store it could not write is refused before the engine starts
-    if (!sc.matrix.empty()) return run_matrix(a, scenario_path, sets, sc);
+    if (!sc.matrix.empty()) return run_matrix(a, scenario_path, sets, sc, stages);
 
     capture::RecordOptions opt;
     opt.db_path = a.db;
@@ -373,6 +399,22 @@ void add_run_verb(CLI::App& app, Verbs& verbs) {
                   "rate and \"all stages\")")
         ->type_name("NAME")
         ->allow_extra_args(false);
+    v->add_option("--stage", a->stages,
+                  "FILE.so:after=STAGE[,before=STAGE][,KEY=VALUE...]: splice the plugin stage\n"
+                  "in FILE.so into the edge from STAGE (to its main next stage, or to before=),\n"
+                  "with KEY=VALUE as its [stage.config]; repeat for more. Naming it here is\n"
+                  "what allows pathscope to load it (see docs/plugins.md)")
+        ->type_name("FILE.so:after=STAGE")
+        ->allow_extra_args(false);
+    v->add_flag("--allow-plugins", a->allowed.plugins,
+                "load the shared objects the scenario's [[stage]] tables name: a plugin is\n"
+                "code that runs with your rights, so a scenario's are refused without this");
+    v->add_flag("--allow-eal-drivers", a->allowed.eal_drivers,
+                "pass the scenario's [eal] args -d FILE to DPDK, which loads FILE (refused\n"
+                "without this)");
+    v->add_flag("--allow-file-writes", a->allowed.file_writes,
+                "let the scenario's devices write files (net_pcap tx_pcap=, EAL --trace):\n"
+                "refused without this");
     verbs.add(v, [a] { return run(*a); });
 }
 

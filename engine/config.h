@@ -178,6 +178,29 @@ struct WorkloadConfig {
     RrConfig rr;
 };
 
+/// One value of a plugin stage's [stage.config] table: an integer (true and
+/// false are 1 and 0) or text (an array of strings is joined by newlines).
+/// The stage's own declaration says which keys it takes and their ranges.
+struct StageSetting {
+    std::string key;
+    bool is_text = false;
+    int64_t number = 0;
+    std::string text;
+};
+
+/// A stage from a shared object ([[stage]] in a scenario, or run --stage
+/// FILE.so:after=STAGE), spliced into the edge from `after` to `before`.
+struct StageConfig {
+    std::string plugin;  ///< the shared object's path
+    std::string after;   ///< the stage whose edge it is spliced into
+    std::string before;  ///< that edge's stage; "": `after`'s main (first) edge
+    std::vector<StageSetting> config;
+    /// Relative paths in the config are the stage's to open from here: the
+    /// scenario's folder (the current one for --stage).
+    std::string base_dir = ".";
+    std::string origin;  ///< where it was asked for, for messages: "FILE:LINE", "--stage"
+};
+
 /// engine.workers at most: the design keeps every hot-path cache line
 /// written by one worker, so this bound is only the size of fixed tables.
 inline constexpr unsigned kMaxWorkers = 32;
@@ -257,6 +280,9 @@ struct EngineConfig {
     /// send stage and the neighbour timer run on worker 0. Every port that
     /// transmits needs at least `workers` tx queues (each worker sends on its own).
     unsigned workers = 1;
+    /// Stages from shared objects, spliced into the path in this order
+    /// (engine/plugins/; a plugin is code: the CLI loads only what the user allowed).
+    std::vector<StageConfig> stages;
 };
 
 }  // namespace pathscope::engine

@@ -94,9 +94,9 @@ struct alignas(64) PathCounters {
     Counter delivered;
     Counter forwarded;
     Counter replied;
-    Counter drops[kDropReasonCount];
+    Counter drops[kDropSlots];
     Counter sent;
-    Counter send_drops[kDropReasonCount];
+    Counter send_drops[kDropSlots];
 };
 
 /// What the send path did besides moving packets: FIB lookups and source

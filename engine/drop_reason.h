@@ -59,7 +59,13 @@ enum class DropReason : uint8_t {  // one byte: PacketMeta fills its 24 bytes
 };
 
 inline constexpr unsigned kDropReasonCount = static_cast<unsigned>(DropReason::count_);
-static_assert(kDropReasonCount <= 256, "DropReason is stored in one byte");
+/// Drop reasons that stage plugins declare at run time take the slots after
+/// the built-in ones (a DropReason value of kDropReasonCount or more); their
+/// names come from engine/drop_names.h. Counters and ledgers have kDropSlots
+/// entries: the built-in reasons, then the plugins'.
+inline constexpr unsigned kPluginDropSlots = 64;
+inline constexpr unsigned kDropSlots = kDropReasonCount + kPluginDropSlots;
+static_assert(kDropSlots <= 256, "DropReason is stored in one byte");
 
 inline constexpr std::string_view kDropReasonNames[] = {
 #define PATHSCOPE_X(name, stage, text) #name,

@@ -12,6 +12,7 @@
 #include "engine/eal.h"
 #include "engine/nodes/node.h"
 #include "engine/tsan.h"
+#include "engine/plugins/plugin_stages.h"
 #include "engine/route_gen.h"
 #include "engine/routes.h"
 #include "engine/socket.h"
@@ -96,6 +97,8 @@ Engine::Engine(const EngineConfig& cfg) : cfg_(cfg), serial_(next_serial()) {
                                  std::to_string(kMaxWorkers));
     register_all_nodes();
     register_packet_meta();
+    // Plugin stages are registered now, before the per-node counter rows are sized.
+    plugins_ = std::make_unique<PluginStages>(cfg_.stages);
     // engine.max_simd_bitwidth, or DPDK's own choice (stored with the run:
     // rte_fib6's AVX-512 lookup needs 512).
     if (cfg_.max_simd_bitwidth && rte_vect_set_max_simd_bitwidth(cfg_.max_simd_bitwidth) != 0)
@@ -133,6 +136,7 @@ Engine::Engine(const EngineConfig& cfg) : cfg_(cfg), serial_(next_serial()) {
         setup_translation();
         for (const auto& ac : cfg_.apps) apps_.push_back(make_app(*ctx_, ac));
         if (cfg_.source.enabled) apps_.push_back(make_source(*ctx_, cfg_));
+        plugins_->start(*ctx_, rx_nodes_);
         setup_graph();
     } catch (...) {
         teardown();
@@ -147,6 +151,7 @@ void Engine::teardown() {
     for (auto& w : workers_)
         if (w->graph_id != RTE_GRAPH_ID_INVALID) rte_graph_destroy(w->graph_id);
     workers_.clear();
+    plugins_.reset();  // the graphs are gone: the spliced edges go back
     apps_.clear();
     for (uint16_t id = 0; id < port_names_.size(); ++id) {
         if (port_names_[id].empty()) continue;
@@ -514,6 +519,7 @@ void Engine::setup_graph() {
     stage_order_ = rx_nodes_;
     for (const char* n : names)
         if (std::string_view(n) != kEthRx) stage_order_.push_back(rte_node_from_name(n));
+    plugins_->place(stage_order_);
     for (auto& w : workers_) {
         // A worker's graph: its eth_rx instances, its neighbour timer (each
         // worker sends on or drops what it held), and on worker 0 the socket
@@ -540,6 +546,14 @@ void Engine::setup_graph() {
         w->graph = rte_graph_lookup(name.c_str());
         for (const rte_node_t id : stage_order_)
             if (rte_graph_node_get(w->graph_id, id)) w->stages.push_back(id);
+        // A node spliced in by other means than [[stage]] (a benchmark's
+        // comparison stage) gets its row too, last: no stage runs unseen.
+        for (rte_node_t id = 0; id < rte_node_max_count(); ++id)
+            if (rte_graph_node_get(w->graph_id, id) &&
+                std::find(stage_order_.begin(), stage_order_.end(), id) == stage_order_.end()) {
+                stage_order_.push_back(id);
+                w->stages.push_back(id);
+            }
     }
     // Each row's slot names: the node's next edges, then where it keeps packets.
     edge_names_.assign(rte_node_max_count() + 1, {});
@@ -562,6 +576,8 @@ void Engine::setup_graph() {
     trace_drop_ = rte_node_from_name(kDrop);
     trace_tx_ = rte_node_from_name(kEthTx);
 }
+
+std::string Engine::stage_fault() const { return plugins_ ? plugins_->fault() : ""; }
 
 std::string Engine::stage_name(rte_node_t id) const {
     return id < is_rx_node_.size() && is_rx_node_[id] ? kEthRx : rte_node_id_to_name(id);
@@ -971,7 +987,7 @@ Ledger read_ledger(const WorkerContext& w) {
     l.delivered = c.delivered.get();
     l.forwarded = c.forwarded.get();
     l.replied = c.replied.get();
-    for (unsigned r = 0; r < kDropReasonCount; ++r) {
+    for (unsigned r = 0; r < kDropSlots; ++r) {
         l.drops[r] = c.drops[r].get();
         l.send_drops[r] = c.send_drops[r].get();
     }

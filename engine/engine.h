@@ -19,6 +19,7 @@
 namespace pathscope::engine {
 
 class App;
+class PluginStages;
 
 /// A port's receive-side scaling as set up (a run stores it as a fact).
 struct PortRss {
@@ -105,6 +106,9 @@ class Engine {
     const std::vector<RouteConfig>& routes() const { return routes_; }
     /// Each port's receive-side scaling, in scenario order.
     const std::vector<PortRss>& port_rss() const { return port_rss_; }
+    /// What a plugin stage did wrong on the packet path ("" when nothing):
+    /// an edge it did not declare. The caller stops the run (engine/plugins/).
+    std::string stage_fault() const;
 
   private:
     void teardown();
@@ -158,6 +162,7 @@ class Engine {
     std::vector<RingPort> ring_ports_;
     std::vector<std::string> ring_port_names_;
     std::vector<std::unique_ptr<App>> apps_;
+    std::unique_ptr<PluginStages> plugins_;  ///< EngineConfig::stages
     std::thread churn_;
     std::atomic<uint64_t> churned_{0};  ///< address list changes the churn thread made
     std::vector<RouteConfig> routes_;

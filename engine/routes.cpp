@@ -56,33 +56,48 @@ std::string format_prefix6(const Prefix6& p) {
     return format_ip6(p.addr) + "/" + std::to_string(p.len);
 }
 
+namespace {
+
+/// The start of a route file's line as an error quotes it: its first
+/// kQuoted bytes, anything but printable ASCII as '?'. A route file may be
+/// any file a scenario names (a scenario is input people pass around), so an
+/// error shows enough to find the line and no more of the file.
+std::string line_start(const std::string& line) {
+    constexpr size_t kQuoted = 12;
+    std::string out;
+    for (size_t i = 0; i < line.size() && i < kQuoted; ++i)
+        out += line[i] >= 0x20 && line[i] < 0x7f ? line[i] : '?';
+    return "the line starts \"" + out + (line.size() > kQuoted ? "...\"" : "\"");
+}
+
+}  // namespace
+
 std::vector<RouteConfig> read_route_file(const std::string& path, uint32_t default_nexthop) {
     std::ifstream in(path);
     if (!in) throw std::runtime_error(path + ": cannot open route file");
     std::vector<RouteConfig> routes;
     std::string line;
     for (unsigned lineno = 1; std::getline(in, line); ++lineno) {
+        const std::string raw = line;
+        auto fail = [&](const std::string& what) {
+            throw std::runtime_error(path + ":" + std::to_string(lineno) + ": " + what + " (" +
+                                     line_start(raw) + "); a route is PREFIX/LEN [NEXTHOP], like "
+                                     "2001:db8::/32 1");
+        };
         if (const auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
         std::istringstream fields(line);
         std::string prefix_text, nh_text, extra;
         if (!(fields >> prefix_text)) continue;
         const auto prefix = parse_prefix6(prefix_text);
-        if (!prefix)
-            throw std::runtime_error(path + ":" + std::to_string(lineno) + ": '" + prefix_text +
-                                     "' is not an IPv6 prefix (expected e.g. 2001:db8::/32)");
+        if (!prefix) fail("not an IPv6 prefix");
         uint32_t nh = default_nexthop;
         if (fields >> nh_text) {
             if (nh_text.find_first_not_of("0123456789") != std::string::npos || nh_text.size() > 9)
-                throw std::runtime_error(path + ":" + std::to_string(lineno) + ": next hop '" +
-                                         nh_text + "' is not a next hop id");
+                fail("the next hop is not a next hop id (a number)");
             nh = static_cast<uint32_t>(std::stoul(nh_text));
         }
-        if (fields >> extra)
-            throw std::runtime_error(path + ":" + std::to_string(lineno) + ": unexpected '" +
-                                     extra + "' after the next hop");
-        if (nh == 0)
-            throw std::runtime_error(path + ":" + std::to_string(lineno) +
-                                     ": no next hop (name one on the line or set routes.nexthop)");
+        if (fields >> extra) fail("more after the next hop");
+        if (nh == 0) fail("no next hop (name one on the line or set routes.nexthop)");
         routes.push_back({*prefix, nh});
     }
     return routes;

@@ -61,10 +61,10 @@ struct Ledger {
     uint64_t delivered = 0;
     uint64_t forwarded = 0;
     uint64_t replied = 0;
-    std::array<uint64_t, kDropReasonCount> drops{};
+    std::array<uint64_t, kDropSlots> drops{};  ///< by DropReason (plugins' after the built-in)
     uint64_t sends = 0;  ///< datagrams local sockets were given to send
     uint64_t sent = 0;   ///< ... of which transmitted
-    std::array<uint64_t, kDropReasonCount> send_drops{};
+    std::array<uint64_t, kDropSlots> send_drops{};
 
     uint64_t total_drops() const {
         uint64_t t = 0;
@@ -84,7 +84,7 @@ struct Ledger {
         replied += o.replied;
         sends += o.sends;
         sent += o.sent;
-        for (unsigned r = 0; r < kDropReasonCount; ++r) {
+        for (unsigned r = 0; r < kDropSlots; ++r) {
             drops[r] += o.drops[r];
             send_drops[r] += o.send_drops[r];
         }

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string_view>
 
+#include "engine/drop_names.h"
 #include "engine/eal.h"
 #include "engine/engine.h"
 
@@ -119,8 +120,9 @@ void ledger(const EngineSnapshot& s, std::optional<unsigned> worker, rte_tel_dat
     rte_tel_data_add_dict_u64(d, "sent", l.sent);
     rte_tel_data_add_dict_u64(d, "send_dropped", l.total_send_drops());
     Counters drops, send_drops;
-    for (unsigned r = 0; r < kDropReasonCount; ++r) {
-        const std::string name(kDropReasonNames[r]);
+    for (unsigned r = 0; r < kDropSlots; ++r) {
+        if (!l.drops[r] && !l.send_drops[r]) continue;
+        const std::string name = drop_slot_name(r);  // plugin stages' reasons too
         if (l.drops[r]) drops.add(name.c_str(), l.drops[r]);
         if (l.send_drops[r]) send_drops.add(name.c_str(), l.send_drops[r]);
     }

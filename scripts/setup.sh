@@ -35,6 +35,10 @@ PACKAGES=(
   python3 python3-html5lib python3-jsonschema  # test: reports by real HTML/XML/JSON parsers
   nodejs node-jsdom               # test: the HTML flame graph's zoom and search in a DOM
   clang libclang-rt-14-dev        # the fuzz preset: clang with libFuzzer and the sanitizers
+  dpkg-dev                        # cpack -G DEB: dpkg-shlibdeps finds the .deb's dependencies
+  desktop-file-utils              # test (plugins_e2e): desktop-file-validate on pathscope-gui.desktop
+  man-db                          # test (plugins_e2e): man -l renders the generated man pages
+  bash-completion                 # test (completion_e2e): its loader finds pathscope's completion
 )
 
 missing=()

@@ -58,13 +58,13 @@ check() {  # check CASE EXPECTED_PROTOCOL
 for combo in "false false" "true false" "false true" "true true"; do
   set -- $combo
   rm -f "$D/out.pcap"
-  "$P" run "$D/wire.toml" --db "$D/w.db" --set socket.bind=$1 --set socket.connect=$2 > "$D/run.txt" \
+  "$P" run "$D/wire.toml" --allow-file-writes --db "$D/w.db" --set socket.bind=$1 --set socket.connect=$2 > "$D/run.txt" \
     || { cat "$D/run.txt"; fail "run bind=$1 connect=$2"; }
   check "bind=$1 connect=$2" "udp.checksum.status == 1 && ipv6.tclass == 0x28 && ipv6.flow == 12345 && ipv6.hlim == 9 && udp.length == 38"
 done
 # An on-link destination nobody answers: solicitations, retransmitted.
 rm -f "$D/out.pcap"
-"$P" run "$D/wire.toml" --db "$D/w.db" --set 'source.destination="2001:db8:2::50"' > "$D/run.txt" \
+"$P" run "$D/wire.toml" --allow-file-writes --db "$D/w.db" --set 'source.destination="2001:db8:2::50"' > "$D/run.txt" \
   || { cat "$D/run.txt"; fail "run to an on-link destination"; }
 grep -q "nd_timeout\|nd_queue_full\|nd_pending_at_stop" "$D/run.txt" || fail "the held datagrams were not dropped by name"
 check "unanswered neighbour" "icmpv6.type == 135 && icmpv6.checksum.status == 1 && ipv6.dst == ff02::1:ff00:50"

@@ -46,7 +46,9 @@ TEST(Routes, RouteFileErrorsNameFileAndLine) {
         FAIL() << "expected an error";
     } catch (const std::runtime_error& e) {
         EXPECT_NE(std::string(e.what()).find(path + ":4:"), std::string::npos) << e.what();
-        EXPECT_NE(std::string(e.what()).find("2001:db8:zz::/48"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("the line starts \"2001:db8:zz:...\""),
+                  std::string::npos)
+            << e.what();
     }
     {
         std::ofstream f(path);
@@ -54,6 +56,32 @@ TEST(Routes, RouteFileErrorsNameFileAndLine) {
     }
     EXPECT_THROW(read_route_file(path, 0), std::runtime_error);  // no next hop anywhere
     EXPECT_EQ(read_route_file(path, 5).at(0).nexthop, 5u);
+}
+
+// A scenario may name any file as its route file; an error shows the line's
+// first characters, enough to find it, and no more of the file.
+TEST(Routes, RouteFileErrorsQuoteOnlyTheStartOfTheLine) {
+    const std::string path = testing::TempDir() + "/not_routes.txt";
+    const std::string secret = "root:$6$saltsalt$hashhashhashhashhash:19000:0:99999:7:::";
+    for (const std::string& line : {secret, "2001:db8::/32 1 " + secret, "2001:db8::/32 " + secret,
+                                    std::string("\x1b[31mred\x07 2001:db8:dead::/32")}) {
+        {
+            std::ofstream f(path);
+            f << line << "\n";
+        }
+        try {
+            read_route_file(path, 1);
+            FAIL() << "expected an error for " << line;
+        } catch (const std::runtime_error& e) {
+            const std::string what = e.what();
+            std::string start = line.substr(0, 12);
+            for (char& c : start)
+                if (c < 0x20 || c == 0x7f) c = '?';  // a terminal control is not shown as it is
+            EXPECT_NE(what.find("the line starts \"" + start + "...\""), std::string::npos) << what;
+            EXPECT_EQ(what.find(line.substr(12, 8)), std::string::npos) << what;
+            EXPECT_EQ(what.find('\x1b'), std::string::npos) << what;
+        }
+    }
 }
 
 TEST(Routes, PrefixParsing) {
