@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One-command set-up for a fresh Debian 12 machine (run as root):
 #   scripts/setup.sh run    install, build, run the default scenario
-#   scripts/setup.sh test   install, build, run the tests (dev build, then ASan+UBSan build)
+#   scripts/setup.sh test   install, build, run the tests (dev build, then ASan+UBSan build,
+#                           then the multi-worker tests under ThreadSanitizer)
+#   scripts/setup.sh tsan   install, build, run only the ThreadSanitizer tests
 #   scripts/setup.sh fuzz [--seconds N] [TARGET...]
 #                           install, build the fuzz preset, run every fuzz target N s (tests/fuzz/run.sh)
 #   scripts/setup.sh        install and build only
@@ -98,6 +100,15 @@ run_tests() {
   return "$rc"
 }
 
+# The engine's multi-worker tests under ThreadSanitizer (the tsan preset
+# builds the engine and workers_test only, without the GUI).
+run_tsan() {
+  echo "setup: the multi-worker tests under ThreadSanitizer"
+  cmake --preset tsan >/dev/null
+  cmake --build --preset tsan
+  run_tests tsan
+}
+
 # The fuzzers build their own preset (clang); nothing else is needed.
 if [ "${1:-}" = fuzz ]; then
   exec tests/fuzz/run.sh "${@:2}"
@@ -130,8 +141,10 @@ case "${1:-build}" in
       cmake --preset asan -DPATHSCOPE_GUI=ON >/dev/null
       cmake --build --preset asan
       run_tests asan "${@:2}"
+      run_tsan
     fi
     ;;
+  tsan) run_tsan ;;
   build) ;;
-  *) echo "setup: unknown step '$1' (use run, test, fuzz or nothing)" >&2; exit 2 ;;
+  *) echo "setup: unknown step '$1' (use run, test, tsan, fuzz or nothing)" >&2; exit 2 ;;
 esac
