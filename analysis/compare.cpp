@@ -246,8 +246,11 @@ void mark_stages_by_verdicts(FlameDiff& stages, const std::vector<Verdict>& verd
     for (const auto& v : verdicts)
         if (v.base.group == kStageCycles) by_stage[v.base.name] = &v;
     auto mark = [&](DiffNode& n, const std::string& name) {
-        if (auto it = by_stage.find(name); it != by_stage.end())
-            n.noise = it->second->outcome != kBetter && it->second->outcome != kWorse;
+        if (auto it = by_stage.find(name); it != by_stage.end()) {
+            const std::string& o = it->second->outcome;
+            n.noise = o != kBetter && o != kWorse;
+            n.unjudged = o == kUnreliable || o == kTooFewTrials ? o : "";
+        }
     };
     mark(stages.nodes[0], kAllStages);
     for (int k : stages.nodes[0].children) {

@@ -45,6 +45,11 @@ double NoiseRule::p_value(const Summary& b, const Summary& c) const {
     return t.possible ? t.p : 1;
 }
 
+std::string change_word(const DiffNode& n) {
+    if (!n.unjudged.empty()) return n.unjudged;
+    return n.noise ? "within noise" : "changed";
+}
+
 void NoiseRule::decide(const std::vector<double>& p, const std::vector<bool*>& noise) const {
     if (!by_trials) return;
     const std::vector<double> q = bh_adjust(p);

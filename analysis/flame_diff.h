@@ -52,7 +52,14 @@ struct DiffNode {
     double relative = 0;        ///< delta / base; infinite when the node is new
     double p = 1;               ///< Student's t's p on the trials (1 without trials)
     bool noise = true;
+    /// Set when the stage's verdict could not judge the change ("unreliable",
+    /// "too few trials"): views print it instead of "within noise".
+    std::string unjudged;
 };
+
+/// The word every view gives a node's change: its verdict's word when that
+/// could not judge, else "within noise" or "changed".
+std::string change_word(const DiffNode& n);
 
 struct FlameDiff {
     std::vector<DiffNode> nodes;  ///< node 0 is the root; parents before children

@@ -37,7 +37,7 @@ std::string hover(const DiffNode& n, const FlameSvgOptions& opt, double share) {
     const std::string rel =
         std::isfinite(n.relative) ? fmt::sprintf("%+.1f%%", n.relative * 100) : "new";
     return fmt::sprintf(" | base %.4g, cand %.4g %s (%+.4g, %s)%s", n.base, n.cand, opt.unit,
-                        n.delta, rel, n.noise ? ", within noise" : "");
+                        n.delta, rel, n.noise ? ", " + change_word(n) : "");
 }
 
 }  // namespace

@@ -229,6 +229,7 @@ PathGraph path_graph_compare(const db::RunData& base, const db::RunData& cand, d
             PathNode& n = g.nodes[static_cast<size_t>(i)];
             n.compared = true;
             n.noise = d.noise;
+            n.unjudged = d.unjudged;
             n.relative = d.relative;
             n.colour = diff_colour(d);
         }
@@ -323,7 +324,7 @@ std::string render_dot(const PathGraph& g, const std::string& title) {
                 label.push_back(fmt::format("{:.1f} cyc/pkt, {:.1f}% of cycles", n.cycles_per_packet,
                                             n.share * 100));
             if (n.compared && std::isfinite(n.relative))
-                label.push_back(fmt::format("{:+.1f}%{}", n.relative * 100, n.noise ? " (noise)" : ""));
+                label.push_back(fmt::format("{:+.1f}%{}", n.relative * 100, n.noise ? " (" + (n.unjudged.empty() ? std::string("noise") : n.unjudged) + ")" : ""));
         }
         label.push_back(fmt::format("{} pkts", n.packets));
         const char* shape = n.kind == PathNode::Kind::stage ? "box" : n.kind == PathNode::Kind::sink ? "ellipse" : "note";

@@ -35,6 +35,7 @@ struct PathNode {
     /// Comparison only: the candidate's cycles per path packet against the
     /// base's, as the differential stage tree judges it.
     bool compared = false, noise = true;
+    std::string unjudged;  ///< as DiffNode::unjudged
     double relative = 0;  ///< (cand - base) / base
 };
 

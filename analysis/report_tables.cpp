@@ -105,13 +105,13 @@ Table stage_table(const Report& r) {
         }
         t.rows.push_back({n.name, num("%.2f", n.base), num("%.2f", n.cand), num("%+.2f", n.delta),
                           std::isfinite(n.relative) ? num("%+.1f%%", n.relative * 100) : "new",
-                          n.noise ? "within noise" : "changed"});
+                          change_word(n)});
     }
     if (r.has_cand)
         t.rows.push_back({kAllStages, num("%.2f", all.base), num("%.2f", all.cand),
                           num("%+.2f", all.delta),
                           std::isfinite(all.relative) ? num("%+.1f%%", all.relative * 100) : "",
-                          all.noise ? "within noise" : "changed"});
+                          change_word(all)});
     else
         t.rows.push_back({kAllStages, num("%.2f", all.base), "100.0%"});
     return t;

@@ -31,6 +31,13 @@ std::string fit(const std::string& name, size_t width) {
     return "~" + s.substr(from);
 }
 
+// A stage's change in the stage table: "~ noise" (the footnote's rule),
+// "changed", or the verdict's word when it could not judge.
+std::string short_change(const DiffNode& n) {
+    if (!n.unjudged.empty()) return n.unjudged;
+    return n.noise ? "~ noise" : "changed";
+}
+
 std::string percent(double fraction) {
     return fmt::sprintf("%.2f%%", fraction * 100);
 }
@@ -93,13 +100,13 @@ std::string render_report_text(const Report& r) {
         const DiffNode& n = r.stages.nodes[k];
         const double rel = std::isfinite(n.relative) ? n.relative * 100 : 0;
         o.line("  %-14s %10.2f %10.2f %+10.2f %+7.1f%%  %s", fit(n.name, 14).c_str(), n.base,
-               n.cand, n.delta, rel, r.has_cand ? (n.noise ? "~ noise" : "changed") : "");
+               n.cand, n.delta, rel, r.has_cand ? short_change(n).c_str() : "");
     }
     const DiffNode& all = r.stages.nodes[0];
     if (r.has_cand)
         o.line("  %-14s %10.2f %10.2f %+10.2f %+7.1f%%  %s", kAllStages, all.base, all.cand,
                all.delta, std::isfinite(all.relative) ? all.relative * 100 : 0,
-               all.noise ? "~ noise" : "changed");
+               short_change(all).c_str());
     else
         o.line("  %-14s %10.2f %10.2f %+10.2f", kAllStages, all.base, all.cand, all.delta);
     if (r.has_cand) o.line("  ~ %s", r.stages.method.c_str());

@@ -38,9 +38,9 @@ std::string TrialCondition::why_cycles() const {
 std::string TrialCondition::consequence() const {
     if (cycles_disturbed || interrupted_calls == 0) return "A verdict resting on it is unreliable";
     return fmt::format(
-        "Its stage cycles leave out the {:.1f}% its {} interrupted calls took and hold; a rate or "
-        "latency verdict resting on it is unreliable",
-        100 * interrupted, interrupted_calls);
+        "Its stage cycles leave out the {} interrupted calls ({:.1f}% of its cycles) and still "
+        "hold; a rate or latency verdict resting on it is unreliable",
+        interrupted_calls, 100 * interrupted);
 }
 
 std::string TrialCondition::on_cpu_text() const {

@@ -24,8 +24,9 @@ void check_permissions(const Scenario& sc, const CodePermissions& allowed) {
             throw ScenarioError(
                 shown(st.origin) + ": [[stage]] loads plugin " + shown(st.plugin) +
                 ", a shared object that runs with your rights: pathscope runs a scenario's "
-                "code only when the command line says so: add --allow-plugins (or name it "
-                "yourself: --stage " + shown(st.plugin) + ":after=" + shown(st.after) + ")");
+                "code only when the command line says so: add --allow-plugins (or take the "
+                "[[stage]] table out of the scenario and name the plugin yourself: --stage " +
+                shown(st.plugin) + ":after=" + shown(st.after) + ",KEY=VALUE...)");
         }
     const auto& eal = cfg.eal_args;
     for (size_t i = 0; i < eal.size(); ++i) {

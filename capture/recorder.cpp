@@ -27,6 +27,7 @@
 #include "engine/drop_names.h"
 #include "engine/eal.h"
 #include "engine/plugins/plugin_library.h"
+#include "engine/routes.h"
 
 namespace pathscope::capture {
 
@@ -560,6 +561,8 @@ void check_before_recording(const Scenario& sc) {
         if (probed.insert(st.plugin).second) engine::probe_plugin(st.plugin);
     if (sc.engine.workload.kind == engine::WorkloadKind::pcap)
         probe_ethernet_capture(sc.engine.workload.pcap.file);  // says why it cannot be read
+    if (!sc.engine.routes_file.empty())  // read once here: its errors before the start lines
+        engine::read_route_file(sc.engine.routes_file, sc.engine.routes_file_nexthop);
 }
 
 RecordResult record_run(const Scenario& sc, const RecordOptions& opt) {

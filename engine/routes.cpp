@@ -2,7 +2,10 @@
 
 #include <arpa/inet.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -74,7 +77,15 @@ std::string line_start(const std::string& line) {
 
 std::vector<RouteConfig> read_route_file(const std::string& path, uint32_t default_nexthop) {
     std::ifstream in(path);
-    if (!in) throw std::runtime_error(path + ": cannot open route file");
+    if (!in) {
+        const int err = errno;
+        std::error_code ec;
+        const std::string full = std::filesystem::absolute(path, ec).string();
+        throw std::runtime_error(
+            "[routes] file " + (ec ? path : full) + ": cannot open (" + std::strerror(err) +
+            "); a relative 'file' is read from the scenario's own folder: copy the route file "
+            "beside the scenario, or give its absolute path");
+    }
     std::vector<RouteConfig> routes;
     std::string line;
     for (unsigned lineno = 1; std::getline(in, line); ++lineno) {

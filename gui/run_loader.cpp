@@ -9,6 +9,7 @@
 
 #include "analysis/run_metrics.h"
 #include "analysis/running_trial.h"
+#include "analysis/sequential.h"
 #include "db/connection.h"
 #include "db/schema.h"
 
@@ -114,12 +115,16 @@ LoadedRun load_run(const std::string& path, int64_t id) {
 
 void add_comparison(LoadedRun& out, const db::RunData& base) {
     set_path(out, analysis::path_graph_compare(base, *out.data), *out.data);
+    // Judged at the level the runs' experiment decided at (an --until-decided
+    // run), as `pathscope report` and `compare` judge them.
+    analysis::ReportOptions options;
+    options.confidence = analysis::judged_confidence(base, *out.data, options.confidence);
     out.report = std::make_shared<analysis::Report>(
-        analysis::build_report(base, out.data.get(), analysis::ReportOptions{}));
+        analysis::build_report(base, out.data.get(), options));
     const std::string event = out.stack_event.toStdString();
     if (!event.empty() && analysis::main_stack_event(base) == event) {
         analysis::DiffOptions opt;
-        opt.confidence = analysis::ReportOptions{}.confidence;
+        opt.confidence = options.confidence;
         out.stack_views = analysis::build_call_views(analysis::stack_tree(base, event),
                                                      analysis::stack_tree(*out.data, event), opt);
     }

@@ -246,8 +246,11 @@ QString FlameGraphWidget::details(int node) const {
                  .arg(n.base, 0, 'g', 5)
                  .arg(n.cand, 0, 'g', 5)
                  .arg(rel)
-                 .arg(n.noise ? QStringLiteral("within noise: ") + display_text(diff_->method)
-                              : QStringLiteral("changed beyond noise"));
+                 .arg(!n.unjudged.empty()
+                          ? QString::fromStdString(n.unjudged) +
+                                QStringLiteral(": the stage's verdict could not judge this change")
+                      : n.noise ? QStringLiteral("within noise: ") + display_text(diff_->method)
+                                : QStringLiteral("changed beyond noise"));
     }
     return s;
 }

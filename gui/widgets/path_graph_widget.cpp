@@ -161,7 +161,9 @@ void PathGraphWidget::paintEvent(QPaintEvent*) {
                 lines << tr("%1 cyc/pkt").arg(n.cycles_per_packet, 0, 'f', n.cycles_per_packet >= 100 ? 0 : 1);
             if (n.compared && std::isfinite(n.relative))
                 lines << tr("%1%2%%3").arg(n.relative >= 0 ? "+" : "").arg(n.relative * 100, 0, 'f', 1)
-                              .arg(n.noise ? tr(" noise") : QString());
+                              .arg(!n.noise ? QString()
+                                   : n.unjudged.empty() ? tr(" noise")
+                                                        : " " + QString::fromStdString(n.unjudged));
             else
                 lines << tr("%1% cycles").arg(n.share * 100, 0, 'f', 1);
         }

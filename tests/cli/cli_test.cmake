@@ -114,6 +114,10 @@ expect_run(ARGS run --db ${dir}/empty.db --set nonsense EXIT 2 MATCH "expected K
 # A typo'd setting names the key it most likely meant; one far from any does not guess.
 expect_run(ARGS run --db ${dir}/never.db --set engine.brust=64 EXIT 2 MATCH "unknown key 'engine.brust' \\(did you mean 'engine.burst'\\?\\)" STREAM err)
 expect_run(ARGS run --db ${dir}/never.db --set engine.xyzzy=64 EXIT 2 MATCH "unknown key 'engine.xyzzy' \\(known keys here" STREAM err)
+# A scenario copied away from its route file: one message with the full path
+# looked in and the fix, before the run starts.
+file(COPY ${SRC}/samples/default.toml DESTINATION ${dir}/copied)
+expect_run(ARGS run ${dir}/copied/default.toml --db ${dir}/never.db EXIT 1 MATCH "^pathscope run: \\[routes\\] file ${dir}/copied/routes-40k.txt: cannot open \\(No such file or directory\\); a relative 'file' is read from the scenario's own folder" STREAM err)
 # --until-decided's cap on blocks below its first look is refused, naming --trials.
 expect_run(ARGS run samples/forward-replay.toml --db ${dir}/never.db --ab engine.extra_work=0,8 --until-decided --trials 2 EXIT 2 MATCH "--until-decided --trials 2: --trials is the cap on blocks here" STREAM err)
 # export --help lists every CSV table it takes.

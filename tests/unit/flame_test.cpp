@@ -7,7 +7,9 @@
 #include <sstream>
 
 #include "capture/profile_text.h"
+#include "analysis/compare.h"
 #include "analysis/flame_diff.h"
+#include "analysis/metric_names.h"
 #include "analysis/flame_layout.h"
 #include "analysis/flame_tree.h"
 #include "analysis/queue_skew.h"
@@ -204,4 +206,30 @@ TEST(FlameLabel, AStageKeepsItsStartAFunctionItsEnd) {
     EXPECT_EQ(flame_label("pathscope::engine::walk", 0.5, 5), "~walk");
     EXPECT_EQ(flame_label("ip6_input", 0.5, 9), "ip6_input");
     EXPECT_EQ(flame_label("ip6_input", 0.5, 3), "");
+}
+
+// A stage whose verdict could not judge its change (a disturbed trial, too
+// few trials) reads so in every view, never "within noise".
+TEST(FlameDiff, AStageTheVerdictCannotJudgeIsNotCalledNoise) {
+    FlameTree base(3, "cycles"), cand(3, "cycles");
+    for (int t = 0; t < 3; ++t) {
+        base.add({"lookup"}, 50 + t, t);
+        cand.add({"lookup"}, 80 + t, t);
+        base.add({"rx"}, 20 + t, t);
+        cand.add({"rx"}, 20 + t, t);
+    }
+    FlameDiff d = diff_trees(base, cand);
+    auto verdict = [](const std::string& stage, const char* outcome) {
+        Verdict v;
+        v.base.group = kStageCycles;
+        v.base.name = stage;
+        v.outcome = outcome;
+        return v;
+    };
+    mark_stages_by_verdicts(d, {verdict("lookup", kUnreliable), verdict("rx", kNoDifference)});
+    std::map<std::string, const DiffNode*> by;
+    for (const auto& n : d.nodes) by[n.name] = &n;
+    EXPECT_TRUE(by["lookup"]->noise);
+    EXPECT_EQ(change_word(*by["lookup"]), "unreliable");
+    EXPECT_EQ(change_word(*by["rx"]), "within noise");
 }

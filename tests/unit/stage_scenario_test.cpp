@@ -123,8 +123,9 @@ TEST(StageScenario, CodeRunsOnlyWhereTheCommandLineSaysSo) {
     const std::string vdev = "[eal]\nargs = [\"--vdev\", \"net_pcap9,tx_pcap=/tmp/o.pcap\"]\n";
     const std::string port = "[[port]]\nname = \"w\"\ndevice = \"net_pcap0,rx_pcap=a,tx_pcap=/etc/x\"\n";
     EXPECT_NE(refused(kStage, {}).find("s.toml:2: [[stage]] loads plugin /b/plugins/libacl6.so"), std::string::npos);
-    EXPECT_NE(refused(kStage, {}).find("add --allow-plugins (or name it yourself: --stage "
-                                       "/b/plugins/libacl6.so:after=ip6_input)"),
+    EXPECT_NE(refused(kStage, {}).find("add --allow-plugins (or take the [[stage]] table out of "
+                                       "the scenario and name the plugin yourself: --stage "
+                                       "/b/plugins/libacl6.so:after=ip6_input,KEY=VALUE...)"),
               std::string::npos);
     EXPECT_NE(refused(d, {}).find("-d /tmp/x.so: DPDK loads that shared object"), std::string::npos);
     EXPECT_NE(refused(d, {}).find("--allow-eal-drivers"), std::string::npos);
