@@ -115,6 +115,7 @@ FlameTree edge_tree(const db::RunData& run) {
     for (const auto& e : run.rows.edges)
         if (e.seq == -1 && e.trial < trials)
             tree.add({e.from + " -> " + e.to}, static_cast<double>(e.packets), e.trial);
+    leave_out_replaced(tree, run);
     return tree;
 }
 

@@ -343,6 +343,11 @@ void add_stage_frames(FlameTree& tree, const db::RunData& run,
     }
 }
 
+void leave_out_replaced(FlameTree& tree, const db::RunData& run) {
+    for (const auto& t : run.rows.trials)
+        if (t.replaced) tree.exclude_trial(t.trial);
+}
+
 FlameTree stage_tree(const db::RunData& run) {
     const int trials = std::max(1, trial_count(run));
     FlameTree tree(trials, "cycles");
@@ -351,6 +356,7 @@ FlameTree stage_tree(const db::RunData& run) {
         tree.set_trial_scale(t.trial, static_cast<double>(basis.packets(t)));
     add_stage_frames(tree, run,
                      [trials](int trial, int seq) { return seq == -1 && trial < trials; });
+    leave_out_replaced(tree, run);
     return tree;
 }
 
@@ -379,6 +385,7 @@ FlameTree stack_tree(const db::RunData& run, const std::string& event) {
         tree.set_trial_scale(t, per_trial[t]);
         if (per_trial[t] == 0) tree.exclude_trial(t);  // sampling was off, or failed
     }
+    leave_out_replaced(tree, run);
     return tree;
 }
 

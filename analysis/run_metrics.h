@@ -72,6 +72,9 @@ const Metric* find_metric(const std::vector<Metric>& metrics, const std::string&
 /// trial is scaled by its received packets, so compared values are cycles
 /// per received packet (they add up to the run's cycles per packet).
 FlameTree stage_tree(const db::RunData& run);
+/// Leaves the trials a re-run replaced out of a whole run's tree, as every
+/// figure of the run leaves them out (the stage table, compare).
+void leave_out_replaced(FlameTree& tree, const db::RunData& run);
 /// Adds the busy cycles of the stage rows `wanted(trial, seq)` keeps to a
 /// stage tree, a frame a stage; with several receive queues, eth_rx's as a
 /// child frame per queue (its instances').

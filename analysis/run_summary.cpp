@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <set>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -41,7 +42,11 @@ std::optional<IntervalRates> interval_rates(const db::RunData& run) {
     if (run.rows.intervals.empty() || run.info.interval_seconds <= 0) return std::nullopt;
     std::vector<double> rates;
     const bool transmit = packet_basis(run.rows.trials).transmit;
-    for (const auto& p : time_series(run).points) rates.push_back(transmit ? p.tx_pps : p.rx_pps);
+    std::set<int> replaced;  // a trial a re-run replaced counts in no figure
+    for (const auto& t : run.rows.trials)
+        if (t.replaced) replaced.insert(t.trial);
+    for (const auto& p : time_series(run).points)
+        if (!replaced.count(p.trial)) rates.push_back(transmit ? p.tx_pps : p.rx_pps);
     if (rates.empty()) return std::nullopt;
     std::sort(rates.begin(), rates.end());
     return IntervalRates{rates.size(), run.info.interval_seconds, rates.front(),

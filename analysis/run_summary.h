@@ -192,6 +192,12 @@ struct RunSummary {
     bool sampled = false;
     PacketBasis basis;
     std::vector<db::TrialRow> trials;
+    /// The trials every figure rests on: all but those a re-run replaced.
+    size_t counted_trials() const {
+        size_t n = 0;
+        for (const auto& t : trials) n += !t.replaced;
+        return n;
+    }
     /// Each trial's condition (disturbed, replaced, block), and over the run.
     std::vector<TrialCondition> conditions;
     DisturbanceSummary disturbance;

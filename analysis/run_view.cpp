@@ -165,8 +165,12 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
     }
     if (sum.rates && (sum.total.received || sum.basis.transmit)) {
         const RateUnit unit = rate_unit(sum.rates->max);
-        t.emit("\n%zu intervals of %.2f s: %s rate min %s, median %s, max %s\n",
-               sum.rates->count, sum.rates->interval_s,
+        const std::string of_counted =
+            sum.counted_trials() < sum.trials.size()
+                ? fmt::format(" (the {} trials that count)", sum.counted_trials())
+                : "";
+        t.emit("\n%zu intervals of %.2f s%s: %s rate min %s, median %s, max %s\n",
+               sum.rates->count, sum.rates->interval_s, of_counted.c_str(),
                sum.basis.transmit ? "transmit" : "receive", format_rate(sum.rates->min, unit),
                format_rate(sum.rates->median, unit), format_rate(sum.rates->max, unit));
     }
@@ -217,13 +221,20 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
             "busy calls handled at least one packet; pkts/call, cycles/call and cycles/pkt (over\n"
             "the stage's own packets) count busy calls only. Idle calls polled an empty queue:\n"
             "their cycles are the idle %%. %s: each trial's busy cycles over its\n"
-            "%s, averaged over the %zu trial%s (the value compare tests;\n"
-            "all stages: sd %.1f); its rows add up to \"all stages\".\n",
+            "%s, averaged over the %zu trial%s that count (the value compare\n"
+            "tests; all stages: sd %.1f); its rows add up to \"all stages\".\n",
             sum.basis.unit,
             sum.basis.transmit ? "datagrams sockets sent (nothing was received)"
                                : "received packets",
-            sum.trials.size(), sum.trials.size() == 1 ? "" : "s",
+            sum.counted_trials(), sum.counted_trials() == 1 ? "" : "s",
             sum.all.cycles_per_path_packet_sd);
+        if (sum.counted_trials() < sum.trials.size())
+            t.text += fold_lines(fmt::format(
+                "Busy calls, packets and drops count all {} trials, the {} replaced by a re-run "
+                "included, as the ledger does; every per-call, per-packet and idle figure is the "
+                "mean of the {} that count.",
+                sum.trials.size(), sum.trials.size() - sum.counted_trials(),
+                sum.counted_trials()));
         if (const std::string line =
                 timing_cost_line(sum.timing, sum.basis.unit, sum.all.cycles_per_path_packet);
             !line.empty())

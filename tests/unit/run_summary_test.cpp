@@ -116,6 +116,28 @@ TEST(RunSummary, TheTextViewSaysWhatItCounts) {
     }
 }
 
+// A trial a re-run replaced stays in the ledger's counts and leaves every
+// figure: the stage table, the stage flame graph and the footnote agree.
+TEST(RunSummary, ATrialAReRunReplacedCountsInNoFigure) {
+    db::RunData run = starved_run(3);
+    run.rows.trials[0].replaced = true;
+    run.rows.stages[1].cycles = 640'000;  // trial 0's ip6_lookup: ten times the others'
+    const RunSummary s = summarize_run(run);
+    EXPECT_EQ(s.counted_trials(), 2u);
+    const StageLine* lookup = nullptr;
+    for (const auto& st : s.stages)
+        if (st.name == "ip6_lookup") lookup = &st;
+    ASSERT_NE(lookup, nullptr);
+    EXPECT_EQ(lookup->busy_calls(), 300u);  // a count: all three trials, as the ledger
+    EXPECT_NEAR(lookup->cycles_per_path_packet, 64'001.5 / 3700, 1e-9);  // trials 1 and 2
+    const FlameTree tree = stage_tree(run);
+    EXPECT_EQ(tree.counted_trials(), (std::vector<int>{1, 2}));
+    const std::string text = render_run(run);
+    EXPECT_NE(text.find("averaged over the 2 trials that count"), std::string::npos) << text;
+    EXPECT_NE(text.find("count all 3 trials, the 1 replaced by a re-run"), std::string::npos)
+        << text;
+}
+
 TEST(RunSummary, AQuietWorkerIsNotFlagged) {
     db::RunData r = starved_run();
     r.info.label = "quiet";
