@@ -74,7 +74,10 @@ TrialCondition trial_condition(const db::TrialRow& t, const std::vector<db::Thre
             c.client = th.role;
         }
     }
-    if (!c.measured) return c;
+    if (!c.measured) {
+        c.without_worker = !std::isnan(c.client_on_cpu);
+        return c;
+    }
     c.steal_cpus = static_cast<double>(t.steal_ns) / window;
     c.others_cpus = static_cast<double>(t.others_ns) / window;
     c.disturbed = t.max_disturbance > 0 && c.worker_lost() > t.max_disturbance;
@@ -98,6 +101,7 @@ DisturbanceSummary summarize_disturbance(const std::vector<TrialCondition>& cond
             continue;
         }
         ++d.trials;
+        d.without_worker += c.without_worker;
         if (!c.measured) continue;
         ++d.measured;
         d.disturbed += c.disturbed;
@@ -114,6 +118,10 @@ DisturbanceSummary summarize_disturbance(const std::vector<TrialCondition>& cond
 }
 
 std::string disturbance_line(const DisturbanceSummary& d) {
+    if (d.measured == 0 && d.without_worker)
+        return "disturbance: not judged (no thread of this run is a worker: a request/response "
+               "run's server and client wait on each other by design, so their time off CPU "
+               "says nothing)";
     if (d.measured == 0) return "disturbance: not measured (a run stored before pathscope measured it)";
     std::string line = fmt::format(
         "disturbance: {} of {} trial{} disturbed (the workers were on their CPUs at least "

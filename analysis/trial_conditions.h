@@ -18,6 +18,10 @@ struct TrialCondition {
     int block = 0;          ///< its time block (its own number in runs stored before blocks)
     bool replaced = false;  ///< a re-run replaced it (it counts in no statistic)
     bool measured = false;  ///< its window and its workers' CPU time were recorded
+    /// Its threads' CPU time was recorded, but none is a worker (a
+    /// request/response run on the kernel: server and client wait on each
+    /// other by design), so there is nothing to judge it by.
+    bool without_worker = false;
     /// The least CPU time of its workers over the window, as a share of the
     /// window (0..1; NaN when not measured), and whose it was.
     double worker_on_cpu = 0;
@@ -68,6 +72,7 @@ TrialCondition trial_condition(const db::TrialRow& t, const std::vector<db::Thre
 /// disturbed trials re-runs replaced.
 struct DisturbanceSummary {
     size_t trials = 0, measured = 0, disturbed = 0, replaced = 0;
+    size_t without_worker = 0;  ///< trials whose threads hold no worker
     size_t cycles_disturbed = 0;     ///< of them, those whose stage cycles are disturbed too
     uint64_t interrupted_calls = 0;  ///< the counted trials' interrupted calls, summed
     double most_interrupted = 0;     ///< the largest share of a window they took

@@ -91,6 +91,10 @@ int export_run(const ExportArgs& a) {
         return 0;
     };
     if (format == "pcapng") {
+        if (run.rows.traces.empty() && db::kernel_target(run.rows.facts))
+            throw std::runtime_error(what + " is a Linux run: the kernel's packets are not traced "
+                                            "through pathscope's stages, so it has no packet "
+                                            "traces (capture the veth with tcpdump for its packets)");
         if (run.rows.traces.empty())
             throw std::runtime_error(what + " has no packet traces (capture.traces_per_s was 0, "
                                             "or it is an import)");

@@ -141,6 +141,14 @@ int main(int argc, char** argv) {
         }
         const QString page = cli.value(shot);
         const QString ref = cli.isSet(run) ? cli.value(run) : QString();
+        if (page == QLatin1String("compare") && !cli.isSet(baseline)) {
+            // A picture of "select two runs" helps no one: say what it needs.
+            std::fprintf(stderr,
+                         "pathscope-gui: --screenshot compare needs the two runs: --baseline REF "
+                         "--candidate REF (a run id or label; pathscope list --db %s shows them)\n",
+                         qPrintable(store));
+            return 2;
+        }
         if (cli.isSet(baseline) || cli.isSet(candidate)) {
             if (!w.select_pair(cli.value(baseline), cli.value(candidate))) {
                 std::fprintf(stderr, "pathscope-gui: no runs '%s' and '%s' in %s\n",

@@ -243,7 +243,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         if (select_pair(QString::number(base), QString::number(cand)))
             pages_->setCurrentWidget(compare_);
     });
-    header_ = new QLabel;
+    // Until a run is chosen, the header says how to choose one.
+    header_ = new QLabel(tr("<b>Select a run</b> in the list to see its stages, path, flame "
+                            "graphs and histograms; Ctrl+click a second run to compare the two."));
     header_->setWordWrap(true);
     header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* right = new QWidget;

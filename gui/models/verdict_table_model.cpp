@@ -55,7 +55,8 @@ QVariant VerdictTableModel::data(const QModelIndex& index, int role) const {
             case Difference: return display_text(analysis::format_difference(*v));
             case Change: return display_text(analysis::format_change(*v));
             case Verdict: return display_text(analysis::verdict_word(*v));
-            case Test: return display_text(v->test);
+            // Wilcoxon's name whole is in the tooltip: the short one keeps N in view.
+            case Test: return display_text(v->test == analysis::kSignedRank ? "signed-rank" : v->test);
             case N:
                 // Paired: the blocks both runs have; else each side's trials with a value.
                 return v->pairs ? QStringLiteral("%1 blocks").arg(v->pairs)

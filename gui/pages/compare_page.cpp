@@ -11,6 +11,12 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include <fmt/format.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
 #include "analysis/metric_names.h"
 #include "gui/models/verdict_table_model.h"
 #include "gui/pages/flame_page.h"
@@ -26,6 +32,8 @@ ComparePage::ComparePage(QWidget* parent) : QWidget(parent) {
     table_->setModel(verdicts_);
     table_->verticalHeader()->hide();
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // Rows as tall as their text: more verdicts in view.
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
     // The metric and its unit tell the rows apart; the group's column would
     // push the verdict's test off the page at the default size.
     table_->setColumnHidden(VerdictTableModel::Group, true);
@@ -52,7 +60,11 @@ ComparePage::ComparePage(QWidget* parent) : QWidget(parent) {
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(table_);
     split->addWidget(views);
-    split->setStretchFactor(1, 2);
+    // The verdicts are the page's point: half the height, about ten rows at
+    // the default size, the rest scrolls.
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 1);
+    split->setSizes({420, 320});
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(title_);
     layout->addWidget(split, 1);
@@ -66,6 +78,20 @@ void ComparePage::set_report(std::shared_ptr<const analysis::Report> report) {
     QString warnings;
     for (const auto& w : r.warnings) warnings += "<br><span style='color:#a04000'>" +
                                                   display_text(w).toHtmlEscaped() + "</span>";
+    // Why the verdicts that could not judge did not, each reason once with
+    // the metrics it holds for: in view, not only in a row's tooltip.
+    std::map<std::string, std::vector<std::string>> unjudged;
+    for (const auto& v : r.verdicts) {
+        if (v.outcome == analysis::kUnreliable) unjudged["unreliable: " + v.unreliable].push_back(v.base.name);
+        if (v.outcome == analysis::kTooFewTrials) unjudged["too few trials: " + v.warning].push_back(v.base.name);
+    }
+    for (const auto& [why, names] : unjudged) {
+        std::string which = names.front();
+        for (size_t i = 1; i < names.size() && i < 3; ++i) which += ", " + names[i];
+        if (names.size() > 3) which += fmt::format(" and {} more", names.size() - 3);
+        warnings += "<br><span style='color:#a04000'>" +
+                    display_text(which + ": " + why).toHtmlEscaped() + "</span>";
+    }
     title_->setText(tr("<b>%1</b> (run %2) against <b>%3</b> (run %4), at %5% confidence%6")
                         .arg(display_text(r.cand.label).toHtmlEscaped())
                         .arg(r.cand.id)

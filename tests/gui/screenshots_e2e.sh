@@ -66,4 +66,11 @@ rc=$?
 set -e
 [ "$rc" -eq 2 ] || fail "--screenshot compare without --candidate exited $rc, not 2"
 grep -q -- "--candidate is missing" "$D/err" || fail "no clear message for a missing --candidate: $(cat "$D/err")"
+# Neither run: refused (a picture of "select two runs" would pass for one).
+set +e
+"$G" "$DB" --screenshot compare -o "$D/x.png" 2> "$D/err"
+rc=$?
+set -e
+[ "$rc" -eq 2 ] || fail "--screenshot compare without runs exited $rc, not 2"
+grep -q -- "--screenshot compare needs the two runs" "$D/err" || fail "no clear message for compare without runs: $(cat "$D/err")"
 echo "screenshots of every page: ok ($OUT)"

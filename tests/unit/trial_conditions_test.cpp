@@ -88,6 +88,21 @@ TEST(TrialConditions, ARunStoredBeforeTheMeasureIsNotJudged) {
     EXPECT_EQ(c.on_cpu_text(), "-");
 }
 
+// A request/response run on the kernel has a server and a client, no worker:
+// not judged, and said so, never "a run stored before".
+TEST(TrialConditions, ARunWithoutAWorkerIsNotJudgedAndSaysWhy) {
+    db::RunData run;
+    run.rows.trials.push_back(trial(0, 1'000'000'000, 0.02));
+    run.rows.threads = {thread(0, db::kRrServerThread, 0, 300'000'000),
+                        thread(0, db::kKernelRrClientThread, 0, 400'000'000)};
+    const auto conditions = trial_conditions(run);
+    ASSERT_EQ(conditions.size(), 1u);
+    EXPECT_FALSE(conditions[0].measured);
+    EXPECT_TRUE(conditions[0].without_worker);
+    const std::string line = disturbance_line(summarize_disturbance(conditions));
+    EXPECT_EQ(line.rfind("disturbance: not judged (no thread of this run is a worker", 0), 0u) << line;
+}
+
 TEST(TrialConditions, TheSummaryCountsReplacedTrialsApart) {
     db::RunData run;
     for (int n = 0; n < 3; ++n) run.rows.trials.push_back(trial(n, 1'000'000'000, 0.02));
