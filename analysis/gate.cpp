@@ -206,7 +206,7 @@ std::string render_gate_markdown(const GateResult& g) {
         if (l.regression)
             out += fmt::format(
                 "- **{}** ({}) regressed: {} ({:.4g}% confidence interval of the "
-                "change, {}), {} → {}\n",
+                "change, {}), {} → {} (mean ±sd)\n",
                 markdown_text(l.name), markdown_text(l.unit), format_change(l.verdict),
                 l.verdict.confidence, l.verdict.test, format_mean(l.verdict.base_summary),
                 format_mean(l.verdict.cand_summary));
@@ -216,7 +216,12 @@ std::string render_gate_markdown(const GateResult& g) {
                    "\n";
     for (const auto& w : g.warnings) out += "- warning: " + markdown_text(w) + "\n";
     if (failing || g.outcome != GateOutcome::pass || !g.warnings.empty()) out += "\n";
-    out += "| metric | baseline | candidate | change | verdict |\n|---|---|---|---|---|\n";
+    // ± is a spread (the trials' sd), +/- an interval (the change's): named
+    // in the header, so that a reader does not take one for the other.
+    out += fmt::format(
+        "| metric | baseline (mean ±sd) | candidate (mean ±sd) | change (+/- {:.4g}% interval) "
+        "| verdict |\n|---|---|---|---|---|\n",
+        g.options.confidence);
     for (const auto& l : g.lines) {
         const bool compared = l.verdict.base_summary.n || l.verdict.cand_summary.n;
         out += "| " + markdown_text(l.name + " (" + l.unit + ")") + " | " +
