@@ -164,6 +164,10 @@ WorkerLoad worker_load(const db::RunData& run) {
         w.idle_walks += tr.idle_walks;
     }
     w.measured = w.walks > 0;
+    std::set<int> cpus;
+    for (const auto& th : run.rows.threads)
+        if (th.role == db::kWorkerThread && th.cpu >= 0) cpus.insert(th.cpu);
+    w.cpus.assign(cpus.begin(), cpus.end());
     std::map<int, std::pair<uint64_t, uint64_t>> per_trial;  ///< idle, all cycles
     for (const auto& st : trial_stage_totals(run)) {
         w.busy_cycles += busy_cycles(st);

@@ -84,6 +84,9 @@ struct WorkerLoad {
     /// The clients' (generator's or rr client's) least share of a window on
     /// their CPU (1: not measured), and the run's disturbance limit.
     double client_on_cpu = 1, max_disturbance = 0;
+    /// The CPUs the workers ran on (each worker's last, over the trials),
+    /// ascending; empty for a run stored before threads were recorded.
+    std::vector<int> cpus;
     double idle_walk_share() const;
     /// Idle in more than half of its graph walks, in a throughput run.
     bool starved() const { return measured && !request_response && idle_walks * 2 > walks; }

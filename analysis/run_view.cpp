@@ -179,10 +179,14 @@ std::string render_run(const RunSummary& sum, const RunViewOptions& opt) {
         render_sampled_stages(t, sum);
     } else if (!sum.stages.empty()) {
         const WorkerLoad& w = sum.worker;
+        std::string on_cpus;  // "worker on CPU 1", "workers on CPUs 0, 1"
+        for (int cpu : w.cpus) on_cpus += (on_cpus.empty() ? "" : ", ") + std::to_string(cpu);
+        if (!on_cpus.empty())
+            on_cpus = (w.cpus.size() == 1 ? " on CPU " : "s on CPUs ") + on_cpus;
         if (w.measured)
-            t.emit("\nworker: %llu graph walks, %.1f%% idle (no packet handled); idle polling "
+            t.emit("\nworker%s: %llu graph walks, %.1f%% idle (no packet handled); idle polling "
                    "took %.1f%% of its stage cycles\n",
-                   static_cast<ull>(w.walks), 100 * w.idle_walk_share(),
+                   on_cpus.c_str(), static_cast<ull>(w.walks), 100 * w.idle_walk_share(),
                    100 * w.idle_share);
         else if (!import)
             t.emit("\nworker: idle polling not measured (engine.call_histograms = false runs "

@@ -132,7 +132,12 @@ TEST(RunSummary, ATrialAReRunReplacedCountsInNoFigure) {
     EXPECT_NEAR(lookup->cycles_per_path_packet, 64'001.5 / 3700, 1e-9);  // trials 1 and 2
     const FlameTree tree = stage_tree(run);
     EXPECT_EQ(tree.counted_trials(), (std::vector<int>{1, 2}));
+    db::ThreadRow worker;
+    worker.role = db::kWorkerThread;
+    worker.cpu = 1;
+    run.rows.threads.push_back(worker);
     const std::string text = render_run(run);
+    EXPECT_NE(text.find("\nworker on CPU 1: 3000 graph walks"), std::string::npos) << text;
     EXPECT_NE(text.find("averaged over the 2 trials that count"), std::string::npos) << text;
     EXPECT_NE(text.find("count all 3 trials, the 1 replaced by a re-run"), std::string::npos)
         << text;
