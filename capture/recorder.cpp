@@ -335,13 +335,13 @@ bool RunRecording::trial(unsigned trial, unsigned block, bool replaceable, unsig
     hooks.prepared = [&](Engine& e) {
         if (StopSignals::received()) throw StoppedBeforeStart{};
         if (!created() && !plugins) create(&e);
+        prev = e.snapshot(false);  // before the worker starts: the intervals hold every packet
     };
     bool began = false;
     hooks.started = [&](Engine& e) {
         began = true;
         engine = &e;
         trial_tsc = rte_rdtsc();
-        prev = e.snapshot(false);
         const int tid = e.worker_tid();
         if (!cs.perf_events.empty()) counters.emplace(cs.perf_events, tid);
         if (cs.sample_hz) sampler.emplace(cs.sample_event, cs.sample_hz, tid);

@@ -147,6 +147,7 @@ RunResult run_engine(EngineConfig cfg, const RunHooks& hooks) {
     result.window_start = engine.snapshot(false);
     probe.start();
     bool warm = false;
+    bool last_interval = false;
     const auto interval = duration_cast<steady_clock::duration>(
         duration<double>(std::min(hooks.interval_s, cfg.duration_s)));
     // The steady window starts 20% in, between interval ticks if need be
@@ -171,15 +172,13 @@ RunResult run_engine(EngineConfig cfg, const RunHooks& hooks) {
         sleep_until(next);
         const double elapsed = duration<double>(steady_clock::now() - t0).count();
         if (stopped()) break;
-        const bool last = elapsed >= cfg.duration_s;
-        if (last) {
+        if (elapsed >= cfg.duration_s) {  // the last interval: reported once stopped
             result.window_end = engine.snapshot(false);
             probe.stop();
-        }
-        if (hooks.interval &&
-            !hooks.interval(elapsed, last ? result.window_end : engine.snapshot(false)))
+            last_interval = true;
             break;
-        if (last) break;
+        }
+        if (hooks.interval && !hooks.interval(elapsed, engine.snapshot(false))) break;
     }
     if (result.window_end.tsc == 0) {
         result.window_end = engine.snapshot(false);
@@ -203,6 +202,8 @@ RunResult run_engine(EngineConfig cfg, const RunHooks& hooks) {
     result.seconds = duration<double>(steady_clock::now() - t0).count();
     result.stop_signal = StopSignals::received();
     result.snapshot = engine.snapshot();
+    if (last_interval && hooks.interval)
+        hooks.interval(duration<double>(steady_clock::now() - t0).count(), engine.snapshot(false));
     result.generated = gen ? gen->generated() : 0;
     result.returned = gen ? gen->returned() : 0;
     if (gen) result.mix = gen->mix();

@@ -69,7 +69,9 @@ struct RunHooks {
     /// After the worker started (attach perf_event to engine.worker_tid() here).
     std::function<void(engine::Engine&)> started;
     /// Every interval with the seconds since start and a fresh snapshot;
-    /// returning false ends the run early.
+    /// returning false ends the run early. The last one comes after the
+    /// worker stopped, with the final counters: the packets taken after the
+    /// last tick are in it, so that a trial's intervals sum to its totals.
     std::function<bool(double, const engine::EngineSnapshot&)> interval;
     /// After the worker stopped, before the engine is torn down.
     std::function<void(engine::Engine&)> stopped;

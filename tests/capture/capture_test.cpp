@@ -250,6 +250,32 @@ TEST_P(CaptureAnyStore, RunPrintsTheCountOfTracesItStored) {
         << out;
 }
 
+// A trial's intervals hold every packet and cycle of it: their rows sum to
+// the trial's totals (the packets the worker took after the last tick go
+// with the last interval), so that any time range adds up.
+TEST_P(CaptureAnyStore, ATrialsIntervalsSumToItsTotals) {
+    const std::string db = new_store("sums.db");
+    ASSERT_EQ(wait_for(spawn({"run", "--db", db, "--label", "sums", "--duration", "0.5",
+                              "--trials", "2", "--interval", "0.1"})),
+              0)
+        << output("stderr");
+    auto store = open_store(db, Database::Mode::read_only);
+    const RunData data = load_run(*store, find_run(*store, "sums").id);
+    ASSERT_EQ(data.rows.trials.size(), 2u);
+    for (const auto& t : data.rows.trials) {
+        uint64_t received = 0, forwarded = 0;
+        for (const auto& iv : data.rows.intervals)
+            if (iv.trial == t.trial) received += iv.received, forwarded += iv.forwarded;
+        EXPECT_GT(t.received, 0u);
+        EXPECT_EQ(received, t.received) << "trial " << t.trial;
+        EXPECT_EQ(forwarded, t.forwarded) << "trial " << t.trial;
+        std::map<std::string, std::pair<uint64_t, uint64_t>> cycles;  // whole, intervals'
+        for (const auto& s : data.rows.stages)
+            if (s.trial == t.trial) (s.seq < 0 ? cycles[s.stage].first : cycles[s.stage].second) += s.cycles;
+        for (const auto& [stage, c] : cycles) EXPECT_EQ(c.second, c.first) << stage;
+    }
+}
+
 // A device that refuses the queue count stops the run before one is
 // created: the device's reason, exit 1, and no store at all.
 TEST_F(CaptureTest, SetupFailureStopsBeforeARunIsCreated) {
