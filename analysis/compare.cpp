@@ -372,7 +372,10 @@ std::string render_verdicts_text(const std::vector<Verdict>& verdicts, double co
     if (verdicts.empty()) return "no metric is common to both runs\n";
     std::string out;
     std::string group;
-    std::set<std::string> warnings, notes, unreliable;
+    std::set<std::string> warnings, notes;
+    // Each reason once, with the metrics it holds for (in table order): one
+    // disturbed trial makes every verdict resting on it unreliable.
+    std::vector<std::pair<std::string, std::vector<std::string>>> unreliable;
     std::set<std::string> tests;
     // A row keeps to 80 columns with its longest verdict ("unrelia. W!"):
     // the unit column fits the longest unit, the name column what is left
@@ -402,7 +405,12 @@ std::string render_verdicts_text(const std::vector<Verdict>& verdicts, double co
                            short_number(v.cand_summary.mean), format_change(v), verdict);
         tests.insert(v.test);
         if (!v.warning.empty()) warnings.insert(v.warning);
-        if (!v.unreliable.empty()) unreliable.insert(v.base.name + ": " + v.unreliable);
+        if (!v.unreliable.empty()) {
+            auto it = std::find_if(unreliable.begin(), unreliable.end(),
+                                   [&](const auto& u) { return u.first == v.unreliable; });
+            if (it == unreliable.end()) it = unreliable.insert(unreliable.end(), {v.unreliable, {}});
+            it->second.push_back(v.base.name);
+        }
         if (!v.note.empty()) notes.insert(v.note);
     }
     const Verdict& first = verdicts.front();
@@ -432,7 +440,12 @@ std::string render_verdicts_text(const std::vector<Verdict>& verdicts, double co
     legend += warnings.empty() && unreliable.empty() ? "." : "; !: see the note below.";
     out += "\n" + fold_lines(legend, 78);
     for (const auto& n : notes) out += n + "\n";
-    for (const auto& u : unreliable) out += "! unreliable: " + u + "\n";
+    for (const auto& [why, names] : unreliable) {
+        std::string which = names.front();
+        for (size_t i = 1; i < names.size() && i < 4; ++i) which += ", " + names[i];
+        if (names.size() > 4) which += fmt::format(" and {} more", names.size() - 4);
+        out += fold_lines("! unreliable (" + which + "): " + why, 78);
+    }
     for (const auto& w : warnings) out += "! " + w + "\n";
     return out;
 }
