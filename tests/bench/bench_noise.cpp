@@ -38,6 +38,7 @@
 #include "analysis/run_metrics.h"
 #include "analysis/sequential.h"
 #include "capture/recorder.h"
+#include "capture/run.h"
 #include "capture/scenario.h"
 #include "tests/bench/bench_clock.h"
 
@@ -242,14 +243,24 @@ int main(int argc, char** argv) try {
                 cycles, extra, 100.0 * static_cast<double>(extra) / cycles, cpu, other);
     std::fflush(stdout);
     std::map<std::string, Tally> tallies;  // "mode kind"
+    // Ctrl-C or SIGTERM ends the trial under way (the capture's own stop):
+    // the bench then stops too, and prints the table of what it ran.
+    bool stopped = false;
     for (const auto& mode : o.modes) {
+        if (stopped) break;
         const pid_t hog = mode == "hog" ? start_hog(other) : 0;
         for (const char* kind : {"A/A", "A/B"}) {
+            if (stopped) break;
             Tally& t = tallies[mode + " " + kind];
             const auto t0 = Clock::now();
-            for (int i = 0; i < o.comparisons; ++i) {
+            for (int i = 0; i < o.comparisons && !stopped; ++i) {
                 const bool ab = std::string(kind) == "A/B";
                 const Outcome r = compare(o, "0", ab ? std::to_string(extra) : "+0");
+                if ((stopped = capture::StopSignals::received() != 0)) {
+                    std::fprintf(stderr, "  stopped by %s: the table holds the comparisons that ended\n",
+                                 capture::stop_name(capture::StopSignals::received()).c_str());
+                    break;
+                }
                 std::string v = r.verdict;
                 if (v == analysis::kWorse) v = ab ? "right" : "false positive";
                 else if (v == analysis::kBetter) v = ab ? "WRONG" : "false positive";
@@ -272,6 +283,7 @@ int main(int argc, char** argv) try {
     for (const auto& mode : o.modes)
         for (const char* kind : {"A/A", "A/B"}) {
             Tally& t = tallies[mode + " " + kind];
+            if (t.n == 0) continue;  // not reached before a stop
             auto n = [&](const char* k) { return t.verdicts.count(k) ? t.verdicts[k] : 0; };
             std::printf("%-6s %-4s %6d %6d %6d %8d %11d %9d %8.1f %9u %+9.2f%% %7.0fs\n",
                         mode.c_str(), kind, n("right"), n("WRONG"), n("false positive"),
@@ -284,7 +296,7 @@ int main(int argc, char** argv) try {
         "found either; no diff: undecided at the cap; blocks: mean blocks (trials a cell) "
         "used; re-runs: disturbed trials replaced; mean chg: mean estimated change of '%s'\n",
         kMetric);
-    return 0;
+    return stopped ? 130 : 0;
 } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_noise: %s\n", e.what());
     return 1;
