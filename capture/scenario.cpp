@@ -754,12 +754,12 @@ Scenario parse_scenario(const std::string& text, const std::string& name,
         s.get("nd_retrans", cfg.nd_retrans_s);
         s.get("extra_work", cfg.extra_work_cycles);
         s.get("interrupted_call_us", cfg.interrupted_call_us);
+        s.know("timing");  // known whether given or not: an unknown key's list names them
+        s.know("max_simd_bitwidth");
         if (const toml::node* n = t->get("timing")) {
-            s.know("timing");
             cfg.timing_period = parse_timing(n, name);
         }
         if (const toml::node* n = t->get("max_simd_bitwidth")) {
-            s.know("max_simd_bitwidth");
             const auto* i = n->as_integer();
             const bool ok = (n->is_string() && n->as_string()->get() == "dpdk") ||
                             (i && (i->get() == 128 || i->get() == 256 || i->get() == 512));
