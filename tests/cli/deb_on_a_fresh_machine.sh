@@ -21,6 +21,7 @@ apt-get install -y -q "$DEB" > /tmp/apt.log 2>&1 || { tail -30 /tmp/apt.log; fai
 dpkg -s pathscope | grep -E '^(Version|Depends|Recommends):' | cut -c1-400
 for p in pathscope pathscope-gui; do command -v "$p" >/dev/null || fail "$p is not on PATH"; done
 W=$(mktemp -d /tmp/fresh.XXXXXX)
+trap 'cd / && rm -rf "$W"' EXIT  # pass or fail, nothing is left behind
 cd "$W"
 step "pathscope run (the installed default scenario)"
 pathscope run --duration 0.5 --db "$W/fresh.db" > run.txt 2>&1 || { cat run.txt; fail "pathscope run"; }
