@@ -29,6 +29,7 @@
 #include "capture/run.h"
 #include "capture/snapshot_rows.h"
 #include "engine/routes.h"
+#include "tests/bench/bench_table.h"
 #include "tests/bench/bench_workload.h"
 #include "tests/bench/l3fwd_peer.h"
 #include "tests/bench/testpmd_peer.h"
@@ -67,33 +68,11 @@ struct Reading {
     double cycles_per_packet = NAN;
 };
 
-/// A row of the table: a path measured once per repetition.
-struct Path {
-    Path(std::string n, std::function<Reading(unsigned run)> m)
-        : name(std::move(n)), measure(std::move(m)) {}
-    std::string name;
-    std::function<Reading(unsigned run)> measure;
-    std::vector<Reading> readings;
-    std::string error;  ///< the first failure, which makes the row a failed one
-};
+/// A row of the table: a path measured once per repetition (given the run's number).
+using Path = BenchPath<Reading, unsigned>;
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-double median_mpps(const Path& p) {
-    std::vector<double> v;
-    for (const auto& r : p.readings) v.push_back(r.mpps);
-    return median(v);
-}
-
-double median_cycles(const Path& p) {
-    std::vector<double> v;
-    for (const auto& r : p.readings) v.push_back(r.cycles_per_packet);
-    return median(v);
-}
+double median_mpps(const Path& p) { return p.median_of(&Reading::mpps); }
+double median_cycles(const Path& p) { return p.median_of(&Reading::cycles_per_packet); }
 
 /// The engine's forwarding path (or receive-to-socket, with the local pcap);
 /// `stage_table` gets the per-stage table of the run when not null.

@@ -27,8 +27,10 @@
 #include "capture/kernel/kernel_rows.h"
 #include "capture/recorder.h"
 #include "capture/scenario.h"
+#include "tests/bench/bench_table.h"
 
 using namespace pathscope;
+using pathscope::bench::BenchPath;
 namespace fs = std::filesystem;
 
 namespace {
@@ -43,25 +45,9 @@ struct Reading {
     double send = 0, receive = 0;  ///< datagrams a second: sent, read by the sink
 };
 
-struct Path {
-    Path(std::string n, std::function<Reading()> m) : name(std::move(n)), measure(std::move(m)) {}
-    std::string name;
-    std::function<Reading()> measure;
-    std::vector<Reading> readings;
-    std::string error;
-};
+using Path = BenchPath<Reading>;
 
-double median(std::vector<double> v) {
-    if (v.empty()) return NAN;
-    std::sort(v.begin(), v.end());
-    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
-double median_of(const Path& p, double Reading::*f) {
-    std::vector<double> v;
-    for (const auto& r : p.readings) v.push_back(r.*f);
-    return median(v);
-}
+double median_of(const Path& p, double Reading::*field) { return p.median_of(field); }
 
 std::string scenario_text(bool connect, uint32_t sample_hz, bool lookups) {
     return "[target]\nkind = \"linux\"\n[linux]\npath = \"send\"\nsender_cpu = 0\nreceiver_cpu = 1\n"

@@ -29,6 +29,7 @@
 #include "capture/run.h"
 #include "capture/snapshot_rows.h"
 #include "engine/nodes/node.h"
+#include "tests/bench/bench_table.h"
 #include "tests/bench/bench_workload.h"
 
 using namespace pathscope;
@@ -75,25 +76,9 @@ struct Reading {
     double stage_cycles = NAN;     ///< the extra stage's own row, cycles per packet
 };
 
-struct Path {
-    Path(std::string n, std::function<Reading()> m) : name(std::move(n)), measure(std::move(m)) {}
-    std::string name;
-    std::function<Reading()> measure;
-    std::vector<Reading> readings;
-    std::string error;
-};
+using Path = BenchPath<Reading>;
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n == 0 ? NAN : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-double median_of(const Path& p, double Reading::*field) {
-    std::vector<double> v;
-    for (const auto& r : p.readings) v.push_back(r.*field);
-    return median(v);
-}
+double median_of(const Path& p, double Reading::*field) { return p.median_of(field); }
 
 Reading forward(EngineConfig cfg, const std::string& stage) {
     const capture::RunResult r = capture::run_engine(cfg);
