@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "engine/frame_builder.h"
+#include "workload/frame_builder.h"
 #include "engine/routes.h"
 
 namespace pathscope::capture {

@@ -1,6 +1,6 @@
 #include "capture/permissions.h"
 
-#include "analysis/safe_text.h"
+#include "analysis/text/safe_text.h"
 
 namespace pathscope::capture {
 

@@ -7,7 +7,7 @@
 #include <istream>
 #include <string>
 
-#include "analysis/flame_tree.h"
+#include "analysis/trees/flame_tree.h"
 
 namespace pathscope::capture {
 

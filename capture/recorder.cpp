@@ -10,9 +10,9 @@
 #include <optional>
 #include <set>
 
-#include "analysis/experiment.h"
-#include "analysis/run_summary.h"
-#include "analysis/trial_conditions.h"
+#include "analysis/verdicts/experiment.h"
+#include "analysis/figures/run_summary.h"
+#include "analysis/figures/trial_conditions.h"
 #include "capture/environment.h"
 #include "capture/kernel/kernel_rows.h"
 #include "capture/kernel/kernel_run.h"

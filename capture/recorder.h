@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/sequential.h"
+#include "analysis/verdicts/sequential.h"
 #include "capture/scenario.h"
 #include "db/queries.h"
 

@@ -12,7 +12,7 @@
 #include <random>
 #include <sstream>
 
-#include "analysis/sample_stats.h"
+#include "analysis/stats/sample_stats.h"
 #include "capture/recorder.h"
 #include "capture/scenario.h"
 #include "common/histogram.h"
@@ -127,9 +127,9 @@ std::string table_name(uint32_t id) {
     }
 }
 
-}  // namespace
-
-int64_t run_route_bench(const RouteBenchOptions& opt, std::ostream& out) {
+/// The bench's engine: one ring port, one next hop, generated routes, and
+/// the rules (with the routes of the tables they name) of opt.rules_file.
+EngineConfig bench_config(const RouteBenchOptions& opt, std::string& rules_text) {
     EngineConfig cfg;
     cfg.mbufs = 2048;  // the bench sends nothing; leave the memory to the tables
     PortConfig port;
@@ -143,7 +143,6 @@ int64_t run_route_bench(const RouteBenchOptions& opt, std::ostream& out) {
     cfg.routes_file_nexthop = 1;
     cfg.routes_seed = opt.seed;
     cfg.fib_rules_fast_path = opt.fast_path;
-    std::string rules_text;
     if (!opt.rules_file.empty()) {
         // A scenario-syntax file: its [[rule]] entries, and [[route]] entries
         // (nexthop = 1, the bench's next hop) for the tables the rules name.
@@ -152,25 +151,12 @@ int64_t run_route_bench(const RouteBenchOptions& opt, std::ostream& out) {
         cfg.routes = sc.engine.routes;
         rules_text = sc.text;
     }
-    eal_init(cfg.eal_args);
-    Engine eng(cfg);
-    EngineContext& ctx = eng.context();
-    const FibRules& fib = ctx.fib;
+    return cfg;
+}
 
-    std::vector<RouteConfig> main_routes;
-    for (const auto& r : eng.routes())
-        if (r.table == kTableMain) main_routes.push_back(r);
-    const std::vector<Ip6Addr> addrs =
-        pick_addresses(main_routes, std::max<uint32_t>(1, opt.addresses), opt.seed);
-    std::vector<Ip6Addr> dst_keys = addrs;  // 16-byte arrays, as rte_fib6 wants its keys
-
-    const bool has_rules = !cfg.rules.empty();
-    out << "route-output over " << opt.routes << " generated routes, " << addrs.size()
-        << " destinations, " << opt.calls << " calls x " << opt.trials << " trial"
-        << (opt.trials == 1 ? "" : "s") << ", fast path " << (opt.fast_path ? "on" : "off")
-        << ", " << (has_rules ? std::to_string(cfg.rules.size()) + " custom rule(s) from " + opt.rules_file
-                              : std::string("default rules only"))
-        << (fib.direct() ? " (direct main-table lookup)\n" : " (rules walk)\n");
+/// The rules in the order they are tried, and each table's shape (also
+/// stored as facts).
+void describe_fib(const FibRules& fib, std::ostream& out, db::Batch& batch) {
     out << "rules, in the order tried:";
     for (const auto& r : fib.rules()) {
         out << "  " << r.priority << ":";
@@ -184,7 +170,6 @@ int64_t run_route_bench(const RouteBenchOptions& opt, std::ostream& out) {
         }
     }
     out << "\nFIB shape (counted while loading):\n";
-    db::Batch batch;
     for (const auto& s : fib.shapes()) {
         out << "  table " << table_name(s.table) << ": " << s.prefixes << " prefixes, "
             << s.tbl8_groups << " tbl8 groups;";
@@ -199,138 +184,159 @@ int64_t run_route_bench(const RouteBenchOptions& opt, std::ostream& out) {
         }
         out << "\n";
     }
+}
 
-    auto lpm = build_lpm6(main_routes);
-    rte_fib6* main = fib.main();
-    std::vector<uint64_t> all_ours, all_bare;
-    std::vector<std::string> trial_lines;
-    double fib6_bulk = 0, lpm6_bulk = 0;
-    uint64_t overhead_sum = 0;
-    uint64_t sink = 0;
-    const PathEvent kEvents[] = {PathEvent::fib_lookups, PathEvent::rule_layer_entries,
+constexpr PathEvent kEvents[] = {PathEvent::fib_lookups, PathEvent::rule_layer_entries,
                                  PathEvent::rules_evaluated};
+
+/// What the trials measure, over all of them.
+struct BenchTotals {
+    std::vector<uint64_t> ours, bare;  ///< cycles per call, every trial's
+    std::vector<std::string> trial_lines;
+    double fib6_bulk = 0, lpm6_bulk = 0;  ///< summed over trials
+    uint64_t overhead_sum = 0;
     uint64_t event_totals[3] = {};
-    for (int trial = 0; trial < opt.trials; ++trial) {
-        const auto started = std::chrono::steady_clock::now();
-        const uint64_t overhead = timer_overhead();
-        overhead_sum += overhead;
-        uint64_t before[3];
-        for (int e = 0; e < 3; ++e) before[e] = ctx.app_worker().events.v[static_cast<unsigned>(kEvents[e])].get();
-        RuleTally tally;
-        // Warm the caches over the address set first, both ways, untimed and
-        // uncounted: otherwise whichever loop runs first pays the misses.
-        for (int round = 0; round < 4; ++round)
-            for (auto& a : dst_keys) {
-                sink += ctx.route_output(a.data(), nullptr, tally);
-                sink += FibRules::lookup_in(main, a.data());
-            }
-        tally = RuleTally{};
-        std::vector<uint64_t> ours(opt.calls), bare(opt.calls);
-        for (uint32_t i = 0; i < opt.calls; ++i) {
-            const uint8_t* dst = dst_keys[i % dst_keys.size()].data();
-            const uint64_t t0 = tsc_start();
-            const uint32_t nh = ctx.route(dst, nullptr, tally);
-            const uint64_t c = tsc_stop() - t0;
-            sink += nh;
-            ours[i] = c > overhead ? c - overhead : 0;
-        }
-        tally.flush(ctx.app_worker().events);
-        for (uint32_t i = 0; i < opt.calls; ++i) {
-            auto* key = reinterpret_cast<Key*>(dst_keys[i % dst_keys.size()].data());
-            uint64_t nh;
-            const uint64_t t0 = tsc_start();
-            rte_fib6_lookup_bulk(main, key, &nh, 1);
-            const uint64_t c = tsc_stop() - t0;
-            sink += nh;
-            bare[i] = c > overhead ? c - overhead : 0;
-        }
-        const unsigned rounds = std::max<unsigned>(1, opt.calls / std::max<size_t>(1, addrs.size()));
-        fib6_bulk += bulk_per_address(addrs, rounds, overhead, [&](Key* k, unsigned n) {
-            uint64_t nh[32];
-            rte_fib6_lookup_bulk(main, k, nh, n);
-            sink += nh[0];
-        });
-        lpm6_bulk += bulk_per_address(addrs, rounds, overhead, [&](Key* k, unsigned n) {
-            int32_t nh[32];
-            rte_lpm6_lookup_bulk_func(lpm.get(), k, nh, n);
-            sink += static_cast<uint64_t>(nh[0]);
-        });
-        const double seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    uint64_t sink = 0;  ///< the lookups' results, kept live
+};
 
-        db::TrialRow tr;
-        tr.trial = trial;
-        tr.seconds = seconds;
-        tr.route_lookups = opt.calls;
-        batch.trials.push_back(tr);
-        batch.histograms.push_back(latency_row(trial, kRouteOutputSubject, ours));
-        batch.histograms.push_back(latency_row(trial, kBareFib6Subject, bare));
-        for (int e = 0; e < 3; ++e) {
-            const uint64_t d = ctx.app_worker().events.v[static_cast<unsigned>(kEvents[e])].get() - before[e];
-            event_totals[e] += d;
-            batch.events.push_back({trial, std::string(kPathEventNames[static_cast<unsigned>(kEvents[e])]), d});
+/// The tables the trials look up in.
+struct BenchTables {
+    EngineContext& ctx;
+    rte_fib6* main;
+    rte_lpm6* lpm;
+    const std::vector<Ip6Addr>& addrs;
+    std::vector<Ip6Addr>& dst_keys;  ///< 16-byte arrays, as rte_fib6 wants its keys
+};
+
+/// One trial: route-output and bare rte_fib6 per call, both bulk lookups
+/// per address; its rows go to `batch`, its figures to `tot`.
+void run_trial(int trial, const RouteBenchOptions& opt, const BenchTables& tb, BenchTotals& tot,
+               db::Batch& batch) {
+    EngineContext& ctx = tb.ctx;
+    const auto started = std::chrono::steady_clock::now();
+    const uint64_t overhead = timer_overhead();
+    tot.overhead_sum += overhead;
+    uint64_t before[3];
+    for (int e = 0; e < 3; ++e) before[e] = ctx.app_worker().events.v[static_cast<unsigned>(kEvents[e])].get();
+    RuleTally tally;
+    // Warm the caches over the address set first, both ways, untimed and
+    // uncounted: otherwise whichever loop runs first pays the misses.
+    for (int round = 0; round < 4; ++round)
+        for (auto& a : tb.dst_keys) {
+            tot.sink += ctx.route_output(a.data(), nullptr, tally);
+            tot.sink += FibRules::lookup_in(tb.main, a.data());
         }
-        const analysis::SampleStats s = analysis::summarize(ours), b = analysis::summarize(bare);
-        char line[200];
-        std::snprintf(line, sizeof line,
-                      "  trial %d: route-output p50 %llu mean %.1f | bare rte_fib6 p50 %llu mean "
-                      "%.1f | timer overhead %llu\n",
-                      trial + 1, static_cast<unsigned long long>(s.p50), s.mean,
-                      static_cast<unsigned long long>(b.p50), b.mean,
-                      static_cast<unsigned long long>(overhead));
-        trial_lines.push_back(line);
-        all_ours.insert(all_ours.end(), ours.begin(), ours.end());
-        all_bare.insert(all_bare.end(), bare.begin(), bare.end());
+    tally = RuleTally{};
+    std::vector<uint64_t> ours(opt.calls), bare(opt.calls);
+    for (uint32_t i = 0; i < opt.calls; ++i) {
+        const uint8_t* dst = tb.dst_keys[i % tb.dst_keys.size()].data();
+        const uint64_t t0 = tsc_start();
+        const uint32_t nh = ctx.route(dst, nullptr, tally);
+        const uint64_t c = tsc_stop() - t0;
+        tot.sink += nh;
+        ours[i] = c > overhead ? c - overhead : 0;
     }
-    fib6_bulk /= opt.trials;
-    lpm6_bulk /= opt.trials;
-    const double overhead_mean = static_cast<double>(overhead_sum) / opt.trials;
+    tally.flush(ctx.app_worker().events);
+    for (uint32_t i = 0; i < opt.calls; ++i) {
+        auto* key = reinterpret_cast<Key*>(tb.dst_keys[i % tb.dst_keys.size()].data());
+        uint64_t nh;
+        const uint64_t t0 = tsc_start();
+        rte_fib6_lookup_bulk(tb.main, key, &nh, 1);
+        const uint64_t c = tsc_stop() - t0;
+        tot.sink += nh;
+        bare[i] = c > overhead ? c - overhead : 0;
+    }
+    const unsigned rounds = std::max<unsigned>(1, opt.calls / std::max<size_t>(1, tb.addrs.size()));
+    tot.fib6_bulk += bulk_per_address(tb.addrs, rounds, overhead, [&](Key* k, unsigned n) {
+        uint64_t nh[32];
+        rte_fib6_lookup_bulk(tb.main, k, nh, n);
+        tot.sink += nh[0];
+    });
+    tot.lpm6_bulk += bulk_per_address(tb.addrs, rounds, overhead, [&](Key* k, unsigned n) {
+        int32_t nh[32];
+        rte_lpm6_lookup_bulk_func(tb.lpm, k, nh, n);
+        tot.sink += static_cast<uint64_t>(nh[0]);
+    });
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
+    db::TrialRow tr;
+    tr.trial = trial;
+    tr.seconds = seconds;
+    tr.route_lookups = opt.calls;
+    batch.trials.push_back(tr);
+    batch.histograms.push_back(latency_row(trial, kRouteOutputSubject, ours));
+    batch.histograms.push_back(latency_row(trial, kBareFib6Subject, bare));
+    for (int e = 0; e < 3; ++e) {
+        const uint64_t d = ctx.app_worker().events.v[static_cast<unsigned>(kEvents[e])].get() - before[e];
+        tot.event_totals[e] += d;
+        batch.events.push_back({trial, std::string(kPathEventNames[static_cast<unsigned>(kEvents[e])]), d});
+    }
+    const analysis::SampleStats s = analysis::summarize(ours), b = analysis::summarize(bare);
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "  trial %d: route-output p50 %llu mean %.1f | bare rte_fib6 p50 %llu mean "
+                  "%.1f | timer overhead %llu\n",
+                  trial + 1, static_cast<unsigned long long>(s.p50), s.mean,
+                  static_cast<unsigned long long>(b.p50), b.mean,
+                  static_cast<unsigned long long>(overhead));
+    tot.trial_lines.push_back(line);
+    tot.ours.insert(tot.ours.end(), ours.begin(), ours.end());
+    tot.bare.insert(tot.bare.end(), bare.begin(), bare.end());
+}
+
+/// A virtual machine's TSC may advance in steps of many cycles: every
+/// per-call figure is then a multiple of that step (1: no step seen).
+uint64_t tsc_step(const BenchTotals& tot) {
+    std::vector<uint64_t> v = tot.bare;
+    v.insert(v.end(), tot.ours.begin(), tot.ours.end());
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    uint64_t step = 0;
+    for (size_t i = 1; i < v.size(); ++i)
+        if (!step || v[i] - v[i - 1] < step) step = v[i] - v[i - 1];
+    return step;
+}
+
+/// The plain average carries the calls a preemption hit (millions of
+/// cycles on a shared machine); the average up to p99.9 does not, and
+/// unlike p50 it is not rounded to the TSC's step.
+double trimmed_mean(std::vector<uint64_t> v) {
+    std::sort(v.begin(), v.end());
+    const uint64_t cut = analysis::nearest_rank(v, 99.9);
+    long double sum = 0;
+    size_t n = 0;
+    for (uint64_t x : v)
+        if (x <= cut) sum += static_cast<long double>(x), ++n;
+    return n ? static_cast<double>(sum / static_cast<long double>(n)) : 0.0;
+}
+
+/// The trials' figures, their histograms and the ratio to bare rte_fib6.
+void print_results(const RouteBenchOptions& opt, const BenchTotals& tot, std::ostream& out) {
+    const double overhead_mean = static_cast<double>(tot.overhead_sum) / opt.trials;
     char line[256];
     std::snprintf(line, sizeof line,
                   "timer: lfence;rdtsc;lfence .. rdtscp;lfence, overhead %.1f cycles (median of "
                   "100000 empty pairs, per trial), subtracted from every sample\n",
                   overhead_mean);
     out << line;
-    // A virtual machine's TSC may advance in steps of many cycles: every
-    // per-call figure is then a multiple of that step.
-    {
-        std::vector<uint64_t> v = all_bare;
-        v.insert(v.end(), all_ours.begin(), all_ours.end());
-        std::sort(v.begin(), v.end());
-        v.erase(std::unique(v.begin(), v.end()), v.end());
-        uint64_t step = 0;
-        for (size_t i = 1; i < v.size(); ++i)
-            if (!step || v[i] - v[i - 1] < step) step = v[i] - v[i - 1];
-        if (step > 1) out << "timer resolution: the TSC advanced in steps of " << step << " cycles here\n";
-    }
+    if (const uint64_t step = tsc_step(tot); step > 1)
+        out << "timer resolution: the TSC advanced in steps of " << step << " cycles here\n";
     out << "per trial:\n";
-    for (const auto& l : trial_lines) out << l;
-    const analysis::SampleStats ours = analysis::summarize(all_ours);
-    const analysis::SampleStats bare = analysis::summarize(all_bare);
+    for (const auto& l : tot.trial_lines) out << l;
+    const analysis::SampleStats ours = analysis::summarize(tot.ours);
+    const analysis::SampleStats bare = analysis::summarize(tot.bare);
     out << "route-output, cycles per call (all trials):\n  " << stats_line(ours) << "\n";
-    out << analysis::render_histogram(all_ours, "cycles", 20, opt.unicode);
+    out << analysis::render_histogram(tot.ours, "cycles", 20, opt.unicode);
     out << "bare rte_fib6_lookup_bulk(n = 1), cycles per call, same addresses:\n  "
         << stats_line(bare) << "\n";
-    out << analysis::render_histogram(all_bare, "cycles", 20, opt.unicode);
+    out << analysis::render_histogram(tot.bare, "cycles", 20, opt.unicode);
     std::snprintf(line, sizeof line,
                   "rte_fib6_lookup_bulk: %.1f cycles per address, rte_lpm6_lookup_bulk: %.1f "
                   "cycles per address (median over bursts of 32)\n",
-                  fib6_bulk, lpm6_bulk);
+                  tot.fib6_bulk / opt.trials, tot.lpm6_bulk / opt.trials);
     out << line;
-    // The plain average carries the calls a preemption hit (millions of
-    // cycles on a shared machine); the average up to each side's p99.9 does
-    // not, and unlike p50 it is not rounded to the TSC's step.
-    auto trimmed_mean = [](std::vector<uint64_t> v) {
-        std::sort(v.begin(), v.end());
-        const uint64_t cut = analysis::nearest_rank(v, 99.9);
-        long double sum = 0;
-        size_t n = 0;
-        for (uint64_t x : v)
-            if (x <= cut) sum += static_cast<long double>(x), ++n;
-        return n ? static_cast<double>(sum / static_cast<long double>(n)) : 0.0;
-    };
-    const double ours_trim = trimmed_mean(all_ours), bare_trim = trimmed_mean(all_bare);
+    const double ours_trim = trimmed_mean(tot.ours), bare_trim = trimmed_mean(tot.bare);
     std::snprintf(line, sizeof line,
                   "route-output / bare rte_fib6: %.2fx at p50, %.2fx on average, %.2fx on the "
                   "average up to p99.9 (%.1f / %.1f cycles)\n",
@@ -342,37 +348,41 @@ int64_t run_route_bench(const RouteBenchOptions& opt, std::ostream& out) {
     std::snprintf(line, sizeof line,
                   "path events per call: fib_lookups %.2f, rule_layer_entries %.2f, "
                   "rules_evaluated %.2f\n",
-                  static_cast<double>(event_totals[0]) / calls,
-                  static_cast<double>(event_totals[1]) / calls,
-                  static_cast<double>(event_totals[2]) / calls);
+                  static_cast<double>(tot.event_totals[0]) / calls,
+                  static_cast<double>(tot.event_totals[1]) / calls,
+                  static_cast<double>(tot.event_totals[2]) / calls);
     out << line;
-    if (sink == 0xdeadbeef) out << "";  // keeps the lookups' results live
+    if (tot.sink == 0xdeadbeef) out << "";  // keeps the lookups' results live
+}
 
-    if (!opt.dump_cycles.empty()) {
-        std::ofstream f(opt.dump_cycles);
-        if (!f)
-            throw std::runtime_error(opt.dump_cycles + ": cannot write: " + std::strerror(errno));
-        for (uint64_t c : all_ours) f << c << '\n';
-        if (!f) throw std::runtime_error(opt.dump_cycles + ": write failed");
-    }
-    if (!opt.store) return 0;
+/// Every route-output call's cycles, one a line, to opt.dump_cycles.
+void dump_cycles(const RouteBenchOptions& opt, const BenchTotals& tot) {
+    std::ofstream f(opt.dump_cycles);
+    if (!f) throw std::runtime_error(opt.dump_cycles + ": cannot write: " + std::strerror(errno));
+    for (uint64_t c : tot.ours) f << c << '\n';
+    if (!f) throw std::runtime_error(opt.dump_cycles + ": write failed");
+}
 
+/// Stores the bench as a run of kind "bench"; returns its id.
+int64_t store_bench(const RouteBenchOptions& opt, const BenchTotals& tot, size_t rules,
+                    size_t addresses, const std::string& rules_text, db::Batch batch,
+                    std::ostream& out) {
     std::ostringstream variants;
     variants << "fib_rules_fast_path=" << (opt.fast_path ? "on" : "off");
-    if (has_rules) variants << " fib_rules=" << cfg.rules.size();
+    if (rules) variants << " fib_rules=" << rules;
     batch.facts.emplace_back(db::kVariantsFact, variants.str());
     auto fact = [&](const std::string& k, double v) {
         char b[64];
         std::snprintf(b, sizeof b, "%.2f", v);
         batch.facts.emplace_back(k, b);
     };
-    fact("bench.timer_overhead_cycles", overhead_mean);
-    fact("bench.fib6_bulk_cycles_per_address", fib6_bulk);
-    fact("bench.lpm6_bulk_cycles_per_address", lpm6_bulk);
-    fact("bench.route_output_mean_to_p99_9_cycles", ours_trim);
-    fact("bench.rte_fib6_mean_to_p99_9_cycles", bare_trim);
+    fact("bench.timer_overhead_cycles", static_cast<double>(tot.overhead_sum) / opt.trials);
+    fact("bench.fib6_bulk_cycles_per_address", tot.fib6_bulk / opt.trials);
+    fact("bench.lpm6_bulk_cycles_per_address", tot.lpm6_bulk / opt.trials);
+    fact("bench.route_output_mean_to_p99_9_cycles", trimmed_mean(tot.ours));
+    fact("bench.rte_fib6_mean_to_p99_9_cycles", trimmed_mean(tot.bare));
     batch.facts.emplace_back("bench.routes", std::to_string(opt.routes));
-    batch.facts.emplace_back("bench.addresses", std::to_string(addrs.size()));
+    batch.facts.emplace_back("bench.addresses", std::to_string(addresses));
     batch.facts.emplace_back("bench.calls_per_trial", std::to_string(opt.calls));
 
     db::RunInfo info = machine_run_info();
@@ -390,6 +400,44 @@ int64_t run_route_bench(const RouteBenchOptions& opt, std::ostream& out) {
     writer.finish("complete");
     out << "stored as run " << id << " (" << info.label << ") in " << opt.db_path << "\n";
     return id;
+}
+
+}  // namespace
+
+int64_t run_route_bench(const RouteBenchOptions& opt, std::ostream& out) {
+    std::string rules_text;
+    const EngineConfig cfg = bench_config(opt, rules_text);
+    eal_init(cfg.eal_args);
+    Engine eng(cfg);
+    EngineContext& ctx = eng.context();
+    const FibRules& fib = ctx.fib;
+
+    std::vector<RouteConfig> main_routes;
+    for (const auto& r : eng.routes())
+        if (r.table == kTableMain) main_routes.push_back(r);
+    const std::vector<Ip6Addr> addrs =
+        pick_addresses(main_routes, std::max<uint32_t>(1, opt.addresses), opt.seed);
+    std::vector<Ip6Addr> dst_keys = addrs;
+
+    const bool has_rules = !cfg.rules.empty();
+    out << "route-output over " << opt.routes << " generated routes, " << addrs.size()
+        << " destinations, " << opt.calls << " calls x " << opt.trials << " trial"
+        << (opt.trials == 1 ? "" : "s") << ", fast path " << (opt.fast_path ? "on" : "off")
+        << ", " << (has_rules ? std::to_string(cfg.rules.size()) + " custom rule(s) from " + opt.rules_file
+                              : std::string("default rules only"))
+        << (fib.direct() ? " (direct main-table lookup)\n" : " (rules walk)\n");
+    db::Batch batch;
+    describe_fib(fib, out, batch);
+
+    auto lpm = build_lpm6(main_routes);
+    const BenchTables tables{ctx, fib.main(), lpm.get(), addrs, dst_keys};
+    BenchTotals tot;
+    for (int trial = 0; trial < opt.trials; ++trial) run_trial(trial, opt, tables, tot, batch);
+    print_results(opt, tot, out);
+    if (!opt.dump_cycles.empty()) dump_cycles(opt, tot);
+    if (!opt.store) return 0;
+    return store_bench(opt, tot, has_rules ? cfg.rules.size() : 0, addrs.size(), rules_text,
+                       std::move(batch), out);
 }
 
 }  // namespace pathscope::capture

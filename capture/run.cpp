@@ -10,8 +10,8 @@
 #include "engine/dpdk.h"
 #include "engine/eal.h"
 #include "engine/engine.h"
-#include "engine/generator.h"
-#include "engine/rr_client.h"
+#include "workload/generator.h"
+#include "workload/rr_client.h"
 #include "engine/telemetry.h"
 
 namespace pathscope::capture {

@@ -8,7 +8,7 @@
 
 #include "engine/config.h"
 #include "engine/engine.h"
-#include "engine/generator.h"
+#include "workload/generator.h"
 #include "engine/snapshot.h"
 #include "db/records.h"
 

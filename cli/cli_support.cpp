@@ -6,9 +6,9 @@
 #include <iostream>
 #include <optional>
 
-#include "analysis/number_text.h"
-#include "analysis/safe_text.h"
-#include "analysis/stats.h"
+#include "analysis/text/number_text.h"
+#include "analysis/text/safe_text.h"
+#include "analysis/stats/stats.h"
 #include "capture/scenario.h"
 #include "db/schema.h"
 

@@ -2,9 +2,9 @@
 // baseline, with an exit status to act on and a summary to post.
 #include <iostream>
 
-#include "analysis/gate.h"
-#include "analysis/safe_text.h"
-#include "analysis/sequential.h"
+#include "analysis/verdicts/gate.h"
+#include "analysis/text/safe_text.h"
+#include "analysis/verdicts/sequential.h"
 #include "cli/cli_support.h"
 #include "db/queries.h"
 

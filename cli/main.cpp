@@ -8,7 +8,7 @@
 
 #include "capture/scenario.h"
 #include "cli/cli_support.h"
-#include "analysis/safe_text.h"
+#include "analysis/text/safe_text.h"
 
 using pathscope::analysis::printable;
 using pathscope::analysis::printable_lines;

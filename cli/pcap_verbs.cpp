@@ -2,11 +2,11 @@
 #include <algorithm>
 #include <iostream>
 
-#include "analysis/csv_export.h"
-#include "analysis/flame_tree.h"
-#include "analysis/path_graph.h"
-#include "analysis/run_metrics.h"
-#include "analysis/run_view.h"
+#include "analysis/render/csv_export.h"
+#include "analysis/trees/flame_tree.h"
+#include "analysis/verdicts/path_graph.h"
+#include "analysis/figures/run_metrics.h"
+#include "analysis/render/run_view.h"
 #include "capture/pcap_import.h"
 #include "capture/pcapng_writer.h"
 #include "capture/profile_import.h"

@@ -1,14 +1,14 @@
 // pathscope compare / report: verdicts and code-review reports on stored runs.
 #include <iostream>
 
-#include "analysis/compare.h"
-#include "analysis/experiment.h"
-#include "analysis/report.h"
-#include "analysis/run_metrics.h"
-#include "analysis/run_summary.h"
-#include "analysis/safe_text.h"
-#include "analysis/sequential.h"
-#include "analysis/text_builder.h"
+#include "analysis/verdicts/compare.h"
+#include "analysis/render/experiment_report.h"
+#include "analysis/render/report.h"
+#include "analysis/figures/run_metrics.h"
+#include "analysis/figures/run_summary.h"
+#include "analysis/text/safe_text.h"
+#include "analysis/verdicts/sequential.h"
+#include "analysis/text/text_builder.h"
 #include "cli/cli_support.h"
 #include "db/queries.h"
 #include "db/schema.h"

@@ -6,11 +6,11 @@
 #include <filesystem>
 #include <iostream>
 
-#include "analysis/run_summary.h"
-#include "analysis/run_view.h"
-#include "analysis/safe_text.h"
-#include "analysis/experiment.h"
-#include "analysis/sequential.h"
+#include "analysis/figures/run_summary.h"
+#include "analysis/render/run_view.h"
+#include "analysis/text/safe_text.h"
+#include "analysis/render/experiment_report.h"
+#include "analysis/verdicts/sequential.h"
 #include "capture/recorder.h"
 #include "capture/permissions.h"
 #include "capture/run.h"

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "analysis/safe_text.h"
+#include "analysis/text/safe_text.h"
 #include "cli/cli_support.h"
 #include "engine/plugins/plugin_library.h"
 

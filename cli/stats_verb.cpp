@@ -2,8 +2,8 @@
 #include <fstream>
 #include <iostream>
 
-#include "analysis/ministat.h"
-#include "analysis/safe_text.h"
+#include "analysis/stats/ministat.h"
+#include "analysis/text/safe_text.h"
 #include "cli/cli_support.h"
 
 namespace pathscope::cli {

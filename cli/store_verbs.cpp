@@ -5,10 +5,10 @@
 #include <iostream>
 #include <map>
 
-#include "analysis/experiment.h"
-#include "analysis/run_view.h"
-#include "analysis/safe_text.h"
-#include "analysis/workers.h"
+#include "analysis/verdicts/experiment.h"
+#include "analysis/render/run_view.h"
+#include "analysis/text/safe_text.h"
+#include "analysis/figures/workers.h"
 #include "cli/cli_support.h"
 #include "db/merge.h"
 #include "db/queries.h"

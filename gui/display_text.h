@@ -1,13 +1,13 @@
 // Text from the store (labels, scenario names, settings, experiment cells,
 // function names of imported profiles) as the GUI shows it: one way for
-// every page, over analysis/safe_text.h.
+// every page, over analysis/text/safe_text.h.
 #pragma once
 
 #include <QString>
 #include <QTextDocument>
 #include <string>
 
-#include "analysis/safe_text.h"
+#include "analysis/text/safe_text.h"
 
 namespace pathscope::gui {
 

@@ -1,6 +1,6 @@
 #include "gui/experiment_loader.h"
 
-#include "analysis/sequential.h"
+#include "analysis/verdicts/sequential.h"
 #include "gui/display_text.h"
 
 #include "db/queries.h"

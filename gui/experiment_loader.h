@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "analysis/experiment.h"
+#include "analysis/verdicts/experiment.h"
 
 namespace pathscope::gui {
 

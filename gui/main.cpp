@@ -61,21 +61,14 @@ void quiet_offscreen_notes(QtMsgType type, const QMessageLogContext& context, co
     std::fprintf(stderr, "%s\n", qPrintable(qFormatLogMessage(type, context, msg)));
 }
 
-int main(int argc, char** argv) {
-    if (!choose_platform(argc, argv)) return 1;
-    if (std::getenv("QT_QPA_PLATFORM") && std::strcmp(std::getenv("QT_QPA_PLATFORM"), "offscreen") == 0)
-        qInstallMessageHandler(quiet_offscreen_notes);
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("pathscope"));
-    QApplication::setApplicationName(QStringLiteral("pathscope-gui"));
-    QApplication::setApplicationVersion(QStringLiteral(PATHSCOPE_VERSION_TEXT));
-    QCommandLineParser cli;
-    cli.setApplicationDescription(QStringLiteral(
-        "pathscope's desktop program: the runs of a store as stage tables and flame graphs."));
-    cli.addHelpOption();
-    cli.addVersionOption();
-    cli.addPositionalArgument(QStringLiteral("STORE"),
-                              QStringLiteral("the store to open (default: pathscope.db here)"));
+namespace {
+
+/// The program's options besides the store.
+struct Options {
+    QCommandLineOption shot, out, run, baseline, candidate, size, experiment, by;
+};
+
+Options gui_options() {
     const QCommandLineOption shot(QStringLiteral("screenshot"),
                                   QStringLiteral("render PAGE (runs, stages, path, flame, stacks, queues, "
                                                  "histograms, timeseries, traces, compare, experiments; of the "
@@ -105,15 +98,119 @@ int main(int argc, char** argv) {
                                 QStringLiteral("experiments: the setting to judge (default: the "
                                                "first that varies)"),
                                 QStringLiteral("SETTING"));
-    cli.addOptions({shot, out, run, baseline, candidate, size, experiment, by});
+    return {shot, out, run, baseline, candidate, size, experiment, by};
+}
+
+/// --screenshot PAGE: shows the asked run, pair or experiment on PAGE,
+/// writes the window as a PNG and returns the exit status.
+int screenshot(MainWindow& w, const QCommandLineParser& cli, const Options& o,
+               const QString& store, const QString& error) {
+    if (!error.isEmpty()) {
+        std::fprintf(stderr, "pathscope-gui: %s\n", qPrintable(error));
+        return 1;
+    }
+    if (!cli.isSet(o.out)) {
+        std::fprintf(stderr, "pathscope-gui: --screenshot needs -o FILE.png\n");
+        return 2;
+    }
+    if (cli.isSet(o.baseline) != cli.isSet(o.candidate)) {
+        // One side alone would be looked up as the pair (REF, "") and "not found".
+        std::fprintf(stderr,
+                     "pathscope-gui: --%s is missing: a comparison needs both runs, as "
+                     "--baseline REF --candidate REF (a run id or label; pathscope list "
+                     "shows them)\n",
+                     cli.isSet(o.baseline) ? "candidate" : "baseline");
+        return 2;
+    }
+    const QString page = cli.value(o.shot);
+    const QString ref = cli.isSet(o.run) ? cli.value(o.run) : QString();
+    if (page == QLatin1String("compare") && !cli.isSet(o.baseline)) {
+        // A picture of "select two runs" helps no one: say what it needs.
+        std::fprintf(stderr,
+                     "pathscope-gui: --screenshot compare needs the two runs: --baseline REF "
+                     "--candidate REF (a run id or label; pathscope list --db %s shows them)\n",
+                     qPrintable(store));
+        return 2;
+    }
+    if (cli.isSet(o.baseline) || cli.isSet(o.candidate)) {
+        if (!w.select_pair(cli.value(o.baseline), cli.value(o.candidate))) {
+            std::fprintf(stderr, "pathscope-gui: no runs '%s' and '%s' in %s\n",
+                         qPrintable(cli.value(o.baseline)), qPrintable(cli.value(o.candidate)),
+                         qPrintable(store));
+            return 1;
+        }
+        if (!w.show_page(page)) {
+            std::fprintf(stderr, "pathscope-gui: no page '%s'\n", qPrintable(page));
+            return 2;
+        }
+    } else if (page != QLatin1String("runs")) {
+        const bool picked = ref.isEmpty()
+                                ? w.select_run(QString::number(
+                                      w.runs()->rowCount() ? w.runs()->run(w.runs()->rowCount() - 1)->id : 0))
+                                : w.select_run(ref);
+        if (!picked) {
+            std::fprintf(stderr, "pathscope-gui: no run '%s' in %s\n", qPrintable(ref),
+                         qPrintable(store));
+            return 1;
+        }
+        if (!w.show_page(page)) {
+            std::fprintf(stderr,
+                         "pathscope-gui: no page '%s' (runs, stages, path, flame, stacks, topdown, bottomup, callers, queues, "
+                         "histograms, timeseries, traces, compare or experiments)\n",
+                         qPrintable(page));
+            return 2;
+        }
+    }
+    if (cli.isSet(o.experiment) || cli.isSet(o.by)) {
+        ExperimentsPage* e = w.experiments_page();
+        const QString id = cli.isSet(o.experiment) ? cli.value(o.experiment)
+                                                 : e->experiment_box()->currentData().toString();
+        if (!e->choose(id, cli.value(o.by))) {
+            std::fprintf(stderr,
+                         "pathscope-gui: no experiment '%s' with a setting '%s' that varies in "
+                         "%s (pathscope list shows the experiments)\n",
+                         qPrintable(id), qPrintable(cli.value(o.by)), qPrintable(store));
+            return 1;
+        }
+    }
+    w.show();
+    w.wait_until_loaded();
+    w.show_page(page);  // loading a comparison turns to its page; the asked one wins
+    QApplication::processEvents();
+    if (!w.grab().save(cli.value(o.out))) {
+        std::fprintf(stderr, "pathscope-gui: cannot write %s\n", qPrintable(cli.value(o.out)));
+        return 1;
+    }
+    std::printf("wrote %s\n", qPrintable(cli.value(o.out)));
+    return 0;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (!choose_platform(argc, argv)) return 1;
+    if (std::getenv("QT_QPA_PLATFORM") && std::strcmp(std::getenv("QT_QPA_PLATFORM"), "offscreen") == 0)
+        qInstallMessageHandler(quiet_offscreen_notes);
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("pathscope"));
+    QApplication::setApplicationName(QStringLiteral("pathscope-gui"));
+    QApplication::setApplicationVersion(QStringLiteral(PATHSCOPE_VERSION_TEXT));
+    QCommandLineParser cli;
+    cli.setApplicationDescription(QStringLiteral(
+        "pathscope's desktop program: the runs of a store as stage tables and flame graphs."));
+    cli.addHelpOption();
+    cli.addVersionOption();
+    cli.addPositionalArgument(QStringLiteral("STORE"),
+                              QStringLiteral("the store to open (default: pathscope.db here)"));
+    const Options o = gui_options();
+    cli.addOptions({o.shot, o.out, o.run, o.baseline, o.candidate, o.size, o.experiment, o.by});
     cli.process(app);
 
     const QStringList args = cli.positionalArguments();
     const QString store = args.isEmpty() ? QStringLiteral("pathscope.db") : args[0];
-    const bool headless = cli.isSet(shot);
+    const bool headless = cli.isSet(o.shot);
     MainWindow w;
-    if (cli.isSet(size)) {
-        const QStringList wh = cli.value(size).split('x');
+    if (cli.isSet(o.size)) {
+        const QStringList wh = cli.value(o.size).split('x');
         if (wh.size() != 2 || wh[0].toInt() < 200 || wh[1].toInt() < 150) {
             std::fprintf(stderr, "pathscope-gui: --size takes WIDTHxHEIGHT, like 1400x860\n");
             return 2;
@@ -121,86 +218,7 @@ int main(int argc, char** argv) {
         w.resize(wh[0].toInt(), wh[1].toInt());
     }
     const QString error = w.open_store(store, !headless);
-    if (headless) {
-        if (!error.isEmpty()) {
-            std::fprintf(stderr, "pathscope-gui: %s\n", qPrintable(error));
-            return 1;
-        }
-        if (!cli.isSet(out)) {
-            std::fprintf(stderr, "pathscope-gui: --screenshot needs -o FILE.png\n");
-            return 2;
-        }
-        if (cli.isSet(baseline) != cli.isSet(candidate)) {
-            // One side alone would be looked up as the pair (REF, "") and "not found".
-            std::fprintf(stderr,
-                         "pathscope-gui: --%s is missing: a comparison needs both runs, as "
-                         "--baseline REF --candidate REF (a run id or label; pathscope list "
-                         "shows them)\n",
-                         cli.isSet(baseline) ? "candidate" : "baseline");
-            return 2;
-        }
-        const QString page = cli.value(shot);
-        const QString ref = cli.isSet(run) ? cli.value(run) : QString();
-        if (page == QLatin1String("compare") && !cli.isSet(baseline)) {
-            // A picture of "select two runs" helps no one: say what it needs.
-            std::fprintf(stderr,
-                         "pathscope-gui: --screenshot compare needs the two runs: --baseline REF "
-                         "--candidate REF (a run id or label; pathscope list --db %s shows them)\n",
-                         qPrintable(store));
-            return 2;
-        }
-        if (cli.isSet(baseline) || cli.isSet(candidate)) {
-            if (!w.select_pair(cli.value(baseline), cli.value(candidate))) {
-                std::fprintf(stderr, "pathscope-gui: no runs '%s' and '%s' in %s\n",
-                             qPrintable(cli.value(baseline)), qPrintable(cli.value(candidate)),
-                             qPrintable(store));
-                return 1;
-            }
-            if (!w.show_page(page)) {
-                std::fprintf(stderr, "pathscope-gui: no page '%s'\n", qPrintable(page));
-                return 2;
-            }
-        } else if (page != QLatin1String("runs")) {
-            const bool picked = ref.isEmpty()
-                                    ? w.select_run(QString::number(
-                                          w.runs()->rowCount() ? w.runs()->run(w.runs()->rowCount() - 1)->id : 0))
-                                    : w.select_run(ref);
-            if (!picked) {
-                std::fprintf(stderr, "pathscope-gui: no run '%s' in %s\n", qPrintable(ref),
-                             qPrintable(store));
-                return 1;
-            }
-            if (!w.show_page(page)) {
-                std::fprintf(stderr,
-                             "pathscope-gui: no page '%s' (runs, stages, path, flame, stacks, topdown, bottomup, callers, queues, "
-                             "histograms, timeseries, traces, compare or experiments)\n",
-                             qPrintable(page));
-                return 2;
-            }
-        }
-        if (cli.isSet(experiment) || cli.isSet(by)) {
-            ExperimentsPage* e = w.experiments_page();
-            const QString id = cli.isSet(experiment) ? cli.value(experiment)
-                                                     : e->experiment_box()->currentData().toString();
-            if (!e->choose(id, cli.value(by))) {
-                std::fprintf(stderr,
-                             "pathscope-gui: no experiment '%s' with a setting '%s' that varies in "
-                             "%s (pathscope list shows the experiments)\n",
-                             qPrintable(id), qPrintable(cli.value(by)), qPrintable(store));
-                return 1;
-            }
-        }
-        w.show();
-        w.wait_until_loaded();
-        w.show_page(page);  // loading a comparison turns to its page; the asked one wins
-        QApplication::processEvents();
-        if (!w.grab().save(cli.value(out))) {
-            std::fprintf(stderr, "pathscope-gui: cannot write %s\n", qPrintable(cli.value(out)));
-            return 1;
-        }
-        std::printf("wrote %s\n", qPrintable(cli.value(out)));
-        return 0;
-    }
+    if (headless) return screenshot(w, cli, o, store, error);
     w.show();
     if (error.isEmpty() && w.runs()->rowCount())
         w.select_run(QString::number(w.runs()->run(w.runs()->rowCount() - 1)->id));

@@ -1,6 +1,7 @@
 #include "gui/main_window.h"
+#include "gui/run_session.h"
 #include "gui/widgets/path_graph_widget.h"
-#include "analysis/sampled_stages.h"
+#include "analysis/figures/sampled_stages.h"
 #include "gui/display_text.h"
 
 #include <QApplication>
@@ -33,12 +34,12 @@
 #include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include "analysis/metric_names.h"
-#include "analysis/run_summary.h"
-#include "analysis/run_view.h"
+#include "analysis/figures/metric_names.h"
+#include "analysis/figures/run_summary.h"
+#include "analysis/render/run_view.h"
 #include "gui/models/run_list_model.h"
 #include "gui/models/stage_table_model.h"
-#include "analysis/report.h"
+#include "analysis/render/report.h"
 #include "db/queries.h"
 #include "db/schema.h"
 #include "gui/pages/compare_page.h"
@@ -52,27 +53,11 @@
 #include "gui/pages/time_series_page.h"
 #include "gui/pages/traces_page.h"
 #include "gui/widgets/worker_selector.h"
-#include "analysis/workers.h"
+#include "analysis/figures/workers.h"
 
 namespace pathscope::gui {
 
 namespace {
-
-// Numbers with a bar behind them in proportion to their column's largest.
-class BarDelegate : public QStyledItemDelegate {
-  public:
-    using QStyledItemDelegate::QStyledItemDelegate;
-    void paint(QPainter* p, const QStyleOptionViewItem& option,
-               const QModelIndex& index) const override {
-        const QVariant bar = index.data(StageTableModel::BarRole);
-        if (bar.isValid()) {
-            QRectF r = option.rect.adjusted(2, 3, -2, -3);
-            r.setWidth(r.width() * std::clamp(bar.toDouble(), 0.0, 1.0));
-            p->fillRect(r, QColor(0xf0, 0xb0, 0x60, 110));
-        }
-        QStyledItemDelegate::paint(p, option, index);
-    }
-};
 
 // The run browser's columns as wide as their contents, the long texts
 // (labels, cells, settings) capped: they elide in the middle and show whole
@@ -91,169 +76,9 @@ void fit_run_columns(QTableView* view) {
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setWindowTitle(QStringLiteral("pathscope"));
-    runs_ = new RunListModel(this);
-    auto* run_filter = new RunFilterProxy(this);
-    run_proxy_ = run_filter;
-    run_proxy_->setSourceModel(runs_);
-    run_proxy_->setSortRole(RunListModel::SortRole);
-    run_proxy_->setFilterKeyColumn(-1);  // the filter box searches every column
-    run_proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
-    run_view_ = new QTableView;
-    run_view_->setModel(run_proxy_);
-    run_view_->setSortingEnabled(true);
-    run_view_->sortByColumn(RunListModel::Id, Qt::AscendingOrder);
-    run_view_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    run_view_->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    run_view_->verticalHeader()->hide();
-    run_view_->horizontalHeader()->setStretchLastSection(true);
-    run_view_->setTextElideMode(Qt::ElideMiddle);  // "udp6-tx-…-connect]" keeps both ends
-    run_view_->setWordWrap(false);
-    filter_ = new QLineEdit;
-    filter_->setPlaceholderText(
-        tr("filter runs (label, status, host, settings, experiment, cell, ...)"));
-    filter_->setClearButtonEnabled(true);
-    connect(filter_, &QLineEdit::textChanged, run_proxy_,
-            &QSortFilterProxyModel::setFilterFixedString);
-    auto* left = new QWidget;
-    auto* left_layout = new QVBoxLayout(left);
-    left_layout->setContentsMargins(0, 0, 0, 0);
-    experiment_filter_ = new ExperimentFilter(runs_, run_filter);
-    auto* filters = new QHBoxLayout;
-    filters->addWidget(filter_, 1);
-    filters->addWidget(experiment_filter_);
-    left_layout->addLayout(filters);
-    left_layout->addWidget(run_view_);
-
-    stages_ = new StageTableModel(this);
-    stage_proxy_ = new StageSortProxy(this);
-    stage_proxy_->setSourceModel(stages_);
-    stage_view_ = new QTableView;
-    stage_view_->setModel(stage_proxy_);
-    stage_view_->setSortingEnabled(true);
-    // Graph order until a header is clicked.
-    stage_view_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
-    stage_proxy_->sort(-1);
-    stage_view_->setItemDelegate(new BarDelegate(stage_view_));
-    stage_view_->verticalHeader()->hide();
-    stage_view_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    connect(stage_view_, &QTableView::clicked, this, &MainWindow::stage_clicked);
-    warning_ = new QLabel;
-    warning_->setWordWrap(true);
-    warning_->setStyleSheet(QStringLiteral("background: #fff0c0; color: #703000; padding: 6px"));
-    warning_->hide();
-    warning_->setTextFormat(Qt::PlainText);
-    // The Stages page: the stage table takes the height, in compact rows,
-    // and scrolls when they do not fit; the drops sit beside it (a splitter),
-    // the perf and figure notes and a one-line legend (in full as its
-    // tooltip, each column's in its header's) below.
-    stage_view_->verticalHeader()->setDefaultSectionSize(stage_view_->fontMetrics().height() + 8);
-    stage_view_->setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
-    drops_ = new QTableWidget(0, 3);
-    drops_->setHorizontalHeaderLabels({tr("drop reason"), tr("path"), tr("packets")});
-    drops_->verticalHeader()->hide();
-    drops_->verticalHeader()->setDefaultSectionSize(drops_->fontMetrics().height() + 8);
-    drops_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    drops_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    // Reasons are read whole; the counts sit beside them.
-    drops_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    drops_->setToolTip(tr("click a reason to see its sampled packets"));
-    connect(drops_, &QTableWidget::cellClicked, this, [this](int row, int) { drop_clicked(row); });
-    auto* tables = new QSplitter(Qt::Horizontal);
-    tables->addWidget(stage_view_);
-    tables->addWidget(drops_);
-    tables->setChildrenCollapsible(false);
-    tables->setStretchFactor(0, 1);
-    tables->setStretchFactor(1, 0);
-    tables->setSizes({1000, 110});  // fill_drops gives the drops their width
-    stage_split_ = tables;
-    auto* legend = new QLabel(
-        tr("%1: busy cycles over received packets (%2: over sent datagrams, for a run that only "
-           "sent); the rows add up to \"%3\". Hover a column header for what it counts; click "
-           "a stage to see it in the flame graph.")
-            .arg(QString::fromLatin1(analysis::kCyclesPerRxPacket),
-                 QString::fromLatin1(analysis::kCyclesPerTxPacket),
-                 QString::fromLatin1(analysis::kAllStages)));
-    legend->setToolTip(
-        tr("busy calls handled at least one packet; per-call and per-packet figures count busy "
-           "calls only. idle: the share of a stage's cycles spent polling empty queues. %1: "
-           "each trial's busy cycles over its received packets (%2, for a run that only sent: "
-           "over the datagrams its sockets sent); the rows add up to \"%3\". Every ratio is "
-           "the mean of the trials' values, the figure compare tests. Click a stage to see it in "
-           "the flame graph.")
-            .arg(QString::fromLatin1(analysis::kCyclesPerRxPacket),
-                 QString::fromLatin1(analysis::kCyclesPerTxPacket),
-                 QString::fromLatin1(analysis::kAllStages)));
-    legend->setWordWrap(true);
-    perf_ = new QLabel;
-    perf_->setTextFormat(Qt::PlainText);  // event names come from imported profiles
-    perf_->setWordWrap(true);
-    perf_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    figures_ = new QLabel;
-    figures_->setTextFormat(Qt::PlainText);
-    figures_->setWordWrap(true);
-    figures_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    auto* stage_page = new QWidget;
-    auto* stage_layout = new QVBoxLayout(stage_page);
-    worker_selectors_.push_back(new WorkerSelector(true));
-    stage_layout->addWidget(worker_selectors_.back());
-    stage_layout->addWidget(warning_);
-    stage_layout->addWidget(tables, 1);
-    stage_layout->addWidget(perf_);
-    stage_layout->addWidget(figures_);
-    stage_layout->addWidget(legend);
-
-    flame_ = new FlamePage;
-    stacks_ = new StacksPage;
-    pages_ = new QTabWidget;
-    pages_->addTab(stage_page, tr("Stages"));
-    path_page_ = new PathPage;
-    pages_->addTab(path_page_, tr("Path"));
-    connect(path_page_, &PathPage::stage_clicked, this, &MainWindow::open_stage);
-    pages_->addTab(flame_, tr("Flame graph"));
-    pages_->addTab(stacks_, tr("Sampled stacks"));
-    queues_ = new QueuesPage;
-    histograms_ = new HistogramsPage;
-    traces_ = new TracesPage;
-    compare_ = new ComparePage;
-    pages_->addTab(queues_, tr("Queues"));
-    pages_->addTab(histograms_, tr("Histograms"));
-    // A run of several workers: the Stages, Flame graph and Histograms pages
-    // show their sums or one worker, the same one on all three.
-    for (QWidget* page : {static_cast<QWidget*>(flame_), static_cast<QWidget*>(histograms_)}) {
-        worker_selectors_.push_back(new WorkerSelector);
-        if (auto* box = qobject_cast<QBoxLayout*>(page->layout()))
-            box->insertWidget(0, worker_selectors_.back());
-    }
-    for (WorkerSelector* w : worker_selectors_)
-        connect(w, &WorkerSelector::chosen, this, &MainWindow::choose_worker);
-    connect(worker_selectors_.front(), &WorkerSelector::worker_rows_toggled, stages_,
-            &StageTableModel::set_worker_rows);
-    time_series_ = new TimeSeriesPage;
-    pages_->addTab(time_series_, tr("Time series"));
-    pages_->addTab(traces_, tr("Packet traces"));
-    pages_->addTab(compare_, tr("Compare"));
-    experiments_ = new ExperimentsPage(runs_);
-    pages_->addTab(experiments_, tr("Experiments"));
-    // A grid cell opens its two runs on the Compare page; its experiment's
-    // cells are listed so that both rows can be selected.
-    connect(experiments_, &ExperimentsPage::open_pair, this, [this](qint64 base, qint64 cand) {
-        filter_->clear();
-        if (const db::RunInfo* r = runs_->run(runs_->row_of(QString::number(cand))))
-            experiment_filter_->choose(display_text(r->experiment));
-        if (select_pair(QString::number(base), QString::number(cand)))
-            pages_->setCurrentWidget(compare_);
-    });
-    // Until a run is chosen, the header says how to choose one.
-    header_ = new QLabel(tr("<b>Select a run</b> in the list to see its stages, path, flame "
-                            "graphs and histograms; Ctrl+click a second run to compare the two."));
-    header_->setWordWrap(true);
-    header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    auto* right = new QWidget;
-    auto* right_layout = new QVBoxLayout(right);
-    right_layout->setContentsMargins(0, 0, 0, 0);
-    right_layout->addWidget(header_);
-    right_layout->addWidget(pages_, 1);
-
+    QWidget* left = build_run_list();
+    build_pages(build_stage_page());
+    QWidget* right = build_right();
     auto* split = new QSplitter;
     split->addWidget(left);
     split->addWidget(right);
@@ -262,89 +87,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     // size, and the stage table and the drops whole beside it.
     split->setSizes({450, 950});
     setCentralWidget(split);
-    progress_ = new QProgressBar;
-    progress_->setRange(0, 0);  // busy
-    progress_->setMaximumWidth(120);
-    progress_->hide();
-    statusBar()->addPermanentWidget(progress_);
-    cancel_ = new QPushButton(tr("Cancel"));
-    cancel_->hide();
-    statusBar()->addPermanentWidget(cancel_);
-    // The reader stops the load between or inside its queries.
-    connect(cancel_, &QPushButton::clicked, this, [this] {
-        reader_->want(++generation_);
-        answered_ = generation_;
-        progress_->hide();
-        cancel_->hide();
-        statusBar()->showMessage(tr("loading cancelled"));
-    });
-
-    QMenu* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&Open store..."), QKeySequence::Open, this, &MainWindow::choose_store);
-    file->addAction(tr("Open &server store..."), this, [this] {
-        bool ok = false;
-        const QString url = QInputDialog::getText(
-            this, tr("Open a server store"),
-            tr("A team's PostgreSQL store, e.g. postgresql://reader@lab-db/pathscope\n"
-               "(a password is best kept in ~/.pgpass; it is never shown or remembered)"),
-            QLineEdit::Normal, QStringLiteral("postgresql://"), &ok);
-        if (ok && !url.trimmed().isEmpty()) open_store(url.trimmed(), true);
-    });
-    QMenu* recent = file->addMenu(tr("Open &recent"));
-    connect(recent, &QMenu::aboutToShow, this, [this, recent] {
-        recent->clear();
-        for (const QString& f : QSettings().value("recent").toStringList())
-            recent->addAction(f, this, [this, f] { open_store(f, true); });
-    });
-    file->addAction(tr("Export &report (text, md, html, json)..."), this, [this] {
-        const QString f = QFileDialog::getSaveFileName(
-            this, tr("Export a report"), QStringLiteral("report.html"),
-            tr("HTML (*.html);;Markdown (*.md);;text (*.txt);;JSON (*.json)"));
-        if (f.isEmpty()) return;
-        const QString err = export_report(f);
-        if (!err.isEmpty()) QMessageBox::warning(this, tr("Export"), err);
-    });
-    file->addAction(tr("Export &view (PNG, SVG)..."), this, [this] {
-        const QString f = QFileDialog::getSaveFileName(this, tr("Export this view"),
-                                                       QStringLiteral("view.png"),
-                                                       tr("PNG (*.png);;SVG (*.svg)"));
-        if (f.isEmpty()) return;
-        const QString err = export_view(f);
-        if (!err.isEmpty()) QMessageBox::warning(this, tr("Export"), err);
-    });
-    QAction* live = file->addAction(tr("&Live view (follow a running capture)"));
-    live->setCheckable(true);
-    live->setChecked(true);
-    connect(live, &QAction::toggled, this, [this](bool on) { set_live(on ? kLivePollMs : 0); });
-    file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
-
+    build_status_bar();
+    build_menus();
+    start_session();
     connect(run_view_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &MainWindow::load_selected);
-    reader_ = new StoreReader;
-    reader_->moveToThread(&reader_thread_);
-    connect(&reader_thread_, &QThread::finished, reader_, &QObject::deleteLater);
-    connect(reader_, &StoreReader::loaded, this, &MainWindow::loaded);
-    connect(reader_, &StoreReader::runs_changed, this, &MainWindow::runs_changed);
-    connect(reader_, &StoreReader::cancelled, this, [this](unsigned generation) {
-        if (generation == generation_) answered_ = generation;
-    });
-    connect(reader_, &StoreReader::poll_failed, this, [this](const QString& error) {
-        if (error.isEmpty())
-            statusBar()->showMessage(tr("live view: reading the store again"), 5000);
-        else
-            statusBar()->showMessage(tr("live view stopped: %1 (it tries again every poll)").arg(error));
-    });
-    reader_thread_.setObjectName(QStringLiteral("store reader"));
-    reader_thread_.start();
     set_live(kLivePollMs);
     resize(1400, 860);
 }
 
-MainWindow::~MainWindow() {
-    reader_->want(~0u);  // whatever it reads stops
-    reader_thread_.quit();
-    reader_thread_.wait();
-}
+// The session first: its reader stops before the pages it feeds go.
+MainWindow::~MainWindow() { delete session_; }
 
 void MainWindow::choose_store() {
     const QString f = QFileDialog::getOpenFileName(this, tr("Open a pathscope store"), {},
@@ -355,18 +108,15 @@ void MainWindow::choose_store() {
 QString MainWindow::open_store(const QString& path, bool interactive) {
     // A load of the store being left stops; the reader lists the new one
     // on its thread while the window waits for it, drawn but taking no input.
-    reader_->want(++generation_);
-    answered_ = generation_;
     progress_->hide();
     cancel_->hide();
-    StoreListing listing;
-    on_reader([&] { listing = reader_->open(path); });
+    StoreListing listing = session_->open(path);
     if (!listing.error.isEmpty()) {
         statusBar()->showMessage(listing.error);
         if (interactive) QMessageBox::critical(this, tr("Cannot open the store"), listing.error);
         return listing.error;
     }
-    path_ = path.toStdString();
+    const std::string& path_ = session_->path();
     runs_->set_runs(std::move(listing.runs), std::move(listing.trials_recorded));
     fit_run_columns(run_view_);
     experiments_->set_store(path_);
@@ -395,7 +145,7 @@ bool MainWindow::select_run(const QString& ref) {
 
 void MainWindow::load_selected() {
     const QModelIndexList rows = run_view_->selectionModel()->selectedRows();
-    if (rows.isEmpty() || path_.empty()) return;
+    if (rows.isEmpty() || session_->path().empty()) return;
     const db::RunInfo* r = runs_->run(run_proxy_->mapToSource(rows.first()).row());
     if (!r) return;
     // The Experiments page follows the selected run's experiment.
@@ -408,15 +158,11 @@ void MainWindow::load_selected() {
         base = std::min(r->id, other->id);
         id = std::max(r->id, other->id);
     }
-    const unsigned generation = ++generation_;
     progress_->show();
     cancel_->show();
     statusBar()->showMessage(other ? tr("comparing run %1 against run %2...").arg(id).arg(base)
                                    : tr("loading run %1...").arg(id));
-    reader_->want(generation);  // an older load still running stops
-    QMetaObject::invokeMethod(reader_, [reader = reader_, generation, base, id] {
-        reader->load(generation, base, id);
-    });
+    session_->load(base, id);
 }
 
 void MainWindow::runs_changed(const StoreListing& changes) {
@@ -424,8 +170,6 @@ void MainWindow::runs_changed(const StoreListing& changes) {
 }
 
 void MainWindow::loaded(const LoadedRun& run) {
-    if (run.generation != generation_) return;  // a newer load is on its way, or cancelled
-    answered_ = run.generation;
     progress_->hide();
     cancel_->hide();
     if (!run.error.isEmpty()) {
@@ -595,11 +339,7 @@ QString MainWindow::figures_text(const analysis::RunSummary& sum) {
 }
 
 void MainWindow::wait_until_loaded() {
-    // What the reader sent before now is in the event queue; a load still
-    // under way answers later.
-    QCoreApplication::processEvents();
-    while (answered_ != generation_)  // sleeps until the reader's answer (an event) comes
-        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
+    session_->wait_until_answered();
     if (pages_->currentWidget() == experiments_) experiments_->wait_until_loaded();
 }
 
@@ -697,24 +437,9 @@ QString MainWindow::export_view(const QString& file) {
     return page->grab().save(file) ? QString() : tr("cannot write %1").arg(file);
 }
 
-void MainWindow::set_live(int ms) {
-    QMetaObject::invokeMethod(reader_, [reader = reader_, ms] { reader->set_poll(ms); });
-}
+void MainWindow::set_live(int ms) { session_->set_live(ms); }
 
-bool MainWindow::poll_store() {
-    bool changed = false;
-    on_reader([&] { changed = reader_->poll(); });
-    return changed;
-}
-
-void MainWindow::on_reader(const std::function<void()>& work) {
-    QEventLoop wait;
-    QMetaObject::invokeMethod(reader_, [&] {
-        work();
-        QMetaObject::invokeMethod(&wait, &QEventLoop::quit, Qt::QueuedConnection);
-    });
-    wait.exec(QEventLoop::ExcludeUserInputEvents);
-}
+bool MainWindow::poll_store() { return session_->poll(); }
 
 void MainWindow::stage_clicked(const QModelIndex& index) {
     open_stage(stages_->stage(stage_proxy_->mapToSource(index).row()));

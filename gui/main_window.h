@@ -6,7 +6,6 @@
 #pragma once
 
 #include <QMainWindow>
-#include <QThread>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -35,6 +34,7 @@ class PathPage;
 class HistogramsPage;
 class QueuesPage;
 class RunListModel;
+class RunSession;
 class TimeSeriesPage;
 class TracesPage;
 class WorkerSelector;
@@ -114,9 +114,14 @@ class MainWindow : public QMainWindow {
     int worker_views() const { return worker_views_; }
 
   private:
-    /// Runs `work` on the reader's thread; the window waits for it, drawn
-    /// but taking no input.
-    void on_reader(const std::function<void()>& work);
+    // main_window_layout.cpp: the widgets, built once by the constructor.
+    QWidget* build_run_list();
+    QWidget* build_stage_page();
+    void build_pages(QWidget* stage_page);
+    QWidget* build_right();
+    void build_status_bar();
+    void build_menus();
+    void start_session();
     void load_selected();
     void loaded(const LoadedRun& run);
     void runs_changed(const StoreListing& changes);
@@ -133,7 +138,7 @@ class MainWindow : public QMainWindow {
     /// off the GUI thread (compute_pages on analysis::worker_view).
     void choose_worker(int worker);
 
-    std::string path_;
+    RunSession* session_ = nullptr;  ///< every read of the store
     RunListModel* runs_;
     QSortFilterProxyModel* run_proxy_;
     QTableView* run_view_;
@@ -154,8 +159,6 @@ class MainWindow : public QMainWindow {
     QTableWidget* drops_;
     QSplitter* stage_split_;  ///< the stage table | the drops
     std::shared_ptr<const db::RunData> data_;
-    QThread reader_thread_;
-    StoreReader* reader_;  ///< every read of the store, on reader_thread_
     QTabWidget* pages_;
     QLabel* header_;
     QLabel* warning_;
@@ -163,8 +166,6 @@ class MainWindow : public QMainWindow {
     QLabel* figures_;
     QProgressBar* progress_;
     QPushButton* cancel_;
-    unsigned generation_ = 0;  ///< of the newest load asked for
-    unsigned answered_ = 0;    ///< of the newest load answered (shown, failed or cancelled)
     int updates_ = 0;
     std::vector<WorkerSelector*> worker_selectors_;
     LoadedRun shown_;                 ///< the run's own pages, as last loaded

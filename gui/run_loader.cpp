@@ -7,9 +7,9 @@
 #include <optional>
 #include <utility>
 
-#include "analysis/run_metrics.h"
-#include "analysis/running_trial.h"
-#include "analysis/sequential.h"
+#include "analysis/figures/run_metrics.h"
+#include "analysis/figures/running_trial.h"
+#include "analysis/verdicts/sequential.h"
 #include "db/connection.h"
 #include "db/schema.h"
 

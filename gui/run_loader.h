@@ -15,12 +15,12 @@
 #include <string>
 #include <vector>
 
-#include "analysis/call_tree.h"
-#include "analysis/flame_diff.h"
-#include "analysis/path_graph.h"
-#include "analysis/report.h"
-#include "analysis/run_summary.h"
-#include "analysis/time_series.h"
+#include "analysis/trees/call_tree.h"
+#include "analysis/trees/flame_diff.h"
+#include "analysis/verdicts/path_graph.h"
+#include "analysis/render/report.h"
+#include "analysis/figures/run_summary.h"
+#include "analysis/figures/time_series.h"
 #include "db/queries.h"
 #include "db/records.h"
 #include "gui/models/trace_rows.h"

@@ -15,7 +15,12 @@ ROLES = {
     "engine": "the IPv6/UDP engine on DPDK:\nstages, tables, sockets, workloads",
     "db": "the store:\nSQLite file or PostgreSQL",
     "capture": "runs scenarios, imports;\nwrites batches to the store",
-    "analysis": "figures, statistics, trees,\nreports and exports",
+    "analysis/text": "numbers, safe text,\nJSON (locale-free)",
+    "analysis/stats": "Student's t, paired tests,\nBenjamini-Hochberg, ministat",
+    "analysis/trees": "flame and call trees,\ntheir diff and layout",
+    "analysis/figures": "a run's figures, one\ndefinition each",
+    "analysis/verdicts": "compare, gate,\nexperiments, sequential",
+    "analysis/render": "reports, SVG, CSV,\nrun views",
     "cli": "pathscope: the CLI",
     "gui": "pathscope-gui: the\ndesktop program (Qt 6)",
 }
@@ -26,19 +31,40 @@ FLOW = [
     ("capture", "engine", "builds and runs"),
     ("engine", "capture", "stage counters, traces,\nperf samples"),
     ("capture", "db", "committed batches"),
-    ("db", "analysis", "runs read back"),
-    ("analysis", "cli", "tables, verdicts,\nreports"),
-    ("analysis", "gui", "pages, flame graphs,\ncomparisons"),
+    ("db", "analysis/figures", "runs read back"),
+    ("analysis/render", "cli", "tables, verdicts,\nreports"),
+    ("analysis/render", "gui", "pages, flame graphs,\ncomparisons"),
 ]
 
 
 def target_folders():
     """target name -> folder, from the add_library/add_executable lines."""
     where = {}
-    for cm in ROOT.glob("*/CMakeLists.txt"):
+    for cm in ROOT.glob("**/CMakeLists.txt"):
+        folder = cm.parent.relative_to(ROOT).as_posix()
+        if folder.split("/")[0] in ("tests", "build", "samples"):
+            continue
         for m in re.finditer(r"add_(?:library|executable)\(\s*([\w.+-]+)", cm.read_text()):
-            where[m.group(1)] = cm.parent.name
+            where[m.group(1)] = folder
     return where
+
+
+def reduced(links):
+    """The link edges less those another path implies (A->C when A->B->C):
+    a room links every room it includes, so the full set hides the layers."""
+    succ = {}
+    for a, b in links:
+        succ.setdefault(a, set()).add(b)
+
+    def reach(a, seen):
+        for b in succ.get(a, ()):
+            if b not in seen:
+                seen.add(b)
+                reach(b, seen)
+        return seen
+
+    return sorted((a, b) for a, b in links
+                  if not any(b in reach(c, {c}) for c in succ[a] if c != b))
 
 
 def main(path):
@@ -56,10 +82,17 @@ def main(path):
     for t in sorted(targets.values()):
         by_folder.setdefault(where[t], []).append(t)
     folders = set(by_folder)
+    # analysis/'s rooms drawn inside one box: the layers of one concern.
+    inner, outer = [], []
     for f, ts in sorted(by_folder.items()):
         label = f"{f}/\\n({', '.join(ts)})\\n" + ROLES[f].replace("\n", "\\n")
-        out.append(f'  "{f}" [label="{label}"];')
-    links = sorted({(where[targets[a]], where[targets[b]]) for a, b in edges
+        (inner if f.startswith("analysis/") else outer).append(f'"{f}" [label="{label}"];')
+    out += ["  " + line for line in outer]
+    out.append('  subgraph cluster_analysis { label="analysis/: pure computation over stored runs"; '
+               'fontname="Helvetica"; fontsize=11; style=dashed;')
+    out += ["    " + line for line in inner]
+    out.append("  }")
+    links = reduced({(where[targets[a]], where[targets[b]]) for a, b in edges
                     if a in targets and b in targets and where[targets[a]] != where[targets[b]]})
     for a, b in links:
         out.append(f'  "{a}" -> "{b}" [color="#999999", style=dashed, arrowsize=0.6, tooltip="links"];')
@@ -67,7 +100,7 @@ def main(path):
         if a in folders | {"scenario"} and b in folders:
             label = what.replace("\n", "\\n")
             out.append(f'  "{a}" -> "{b}" [label="{label}", penwidth=2, color="#1f5fa8", fontcolor="#1f5fa8", constraint=false];')
-    out.append('  legend [shape=plaintext, style="", label="bold blue: data at run time\\ngrey dashed: the build\'s link edges (A links B)"];')
+    out.append('  legend [shape=plaintext, style="", label="bold blue: data at run time\\ngrey dashed: the build\'s link edges (A links B;\\nan edge another path implies left out)"];')
     out.append("}")
     print("\n".join(out))
 

@@ -8,7 +8,7 @@
 #include <memory>
 #include <optional>
 
-#include "analysis/call_tree.h"
+#include "analysis/trees/call_tree.h"
 #include "gui/models/cost_cells.h"
 
 namespace pathscope::gui {

@@ -7,7 +7,7 @@
 #include <QString>
 #include <QVariant>
 
-#include "analysis/call_tree.h"
+#include "analysis/trees/call_tree.h"
 
 namespace pathscope::gui {
 

@@ -1,6 +1,6 @@
 #include "gui/models/experiment_grid_model.h"
 
-#include "analysis/metric_names.h"
+#include "analysis/figures/metric_names.h"
 #include "gui/display_text.h"
 
 #include <QColor>

@@ -8,7 +8,7 @@
 #include <QAbstractTableModel>
 #include <memory>
 
-#include "analysis/experiment.h"
+#include "analysis/verdicts/experiment.h"
 
 namespace pathscope::gui {
 

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <map>
 
-#include "analysis/experiment.h"
+#include "analysis/verdicts/experiment.h"
 #include "db/queries.h"
 
 namespace pathscope::gui {

@@ -4,7 +4,7 @@
 
 #include <QAbstractTableModel>
 
-#include "analysis/run_summary.h"
+#include "analysis/figures/run_summary.h"
 
 namespace pathscope::gui {
 

@@ -3,7 +3,7 @@
 
 #include <QColor>
 
-#include "analysis/metric_names.h"
+#include "analysis/figures/metric_names.h"
 
 namespace pathscope::gui {
 

@@ -5,7 +5,7 @@
 #include <QAbstractTableModel>
 #include <vector>
 
-#include "analysis/compare.h"
+#include "analysis/verdicts/compare.h"
 
 namespace pathscope::gui {
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/metric_names.h"
+#include "analysis/figures/metric_names.h"
 #include "gui/models/verdict_table_model.h"
 #include "gui/pages/flame_page.h"
 #include "gui/widgets/histogram_widget.h"

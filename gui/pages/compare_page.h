@@ -7,7 +7,7 @@
 #include <QWidget>
 #include <memory>
 
-#include "analysis/report.h"
+#include "analysis/render/report.h"
 
 class QComboBox;
 class QPlainTextEdit;

@@ -7,8 +7,8 @@
 #include <QVBoxLayout>
 #include <set>
 
-#include "analysis/metric_names.h"
-#include "analysis/run_summary.h"
+#include "analysis/figures/metric_names.h"
+#include "analysis/figures/run_summary.h"
 #include "gui/widgets/histogram_widget.h"
 
 namespace pathscope::gui {

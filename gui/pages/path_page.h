@@ -5,7 +5,7 @@
 #include <QWidget>
 #include <memory>
 
-#include "analysis/path_graph.h"
+#include "analysis/verdicts/path_graph.h"
 
 class QLabel;
 

@@ -1,5 +1,5 @@
 #include "gui/pages/queues_page.h"
-#include "analysis/sampled_stages.h"
+#include "analysis/figures/sampled_stages.h"
 #include "gui/display_text.h"
 
 #include <QComboBox>
@@ -10,7 +10,7 @@
 #include <QVBoxLayout>
 #include <set>
 
-#include "analysis/run_summary.h"
+#include "analysis/figures/run_summary.h"
 #include "gui/widgets/histogram_widget.h"
 
 namespace pathscope::gui {

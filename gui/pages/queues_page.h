@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "analysis/queue_skew.h"
+#include "analysis/figures/queue_skew.h"
 #include "db/records.h"
 
 class QComboBox;

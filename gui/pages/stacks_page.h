@@ -10,7 +10,7 @@
 #include <QWidget>
 #include <memory>
 
-#include "analysis/call_tree.h"
+#include "analysis/trees/call_tree.h"
 #include "gui/pages/flame_page.h"
 
 class QCheckBox;

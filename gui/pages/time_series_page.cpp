@@ -17,8 +17,8 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 
-#include "analysis/metric_names.h"
-#include "analysis/run_metrics.h"
+#include "analysis/figures/metric_names.h"
+#include "analysis/figures/run_metrics.h"
 #include "gui/pages/flame_page.h"
 
 namespace pathscope::gui {

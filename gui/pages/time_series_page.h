@@ -8,8 +8,8 @@
 #include <QWidget>
 #include <memory>
 
-#include "analysis/flame_diff.h"
-#include "analysis/time_series.h"
+#include "analysis/trees/flame_diff.h"
+#include "analysis/figures/time_series.h"
 
 class QChart;
 class QChartView;

@@ -11,8 +11,8 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include "analysis/flame_layout.h"
-#include "analysis/packet_decode.h"
+#include "analysis/trees/flame_layout.h"
+#include "analysis/figures/packet_decode.h"
 #include "gui/widgets/flame_graph_widget.h"
 
 namespace pathscope::gui {

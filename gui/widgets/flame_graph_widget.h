@@ -13,7 +13,7 @@
 #include <memory>
 #include <vector>
 
-#include "analysis/flame_layout.h"
+#include "analysis/trees/flame_layout.h"
 
 namespace pathscope::gui {
 

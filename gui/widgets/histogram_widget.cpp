@@ -1,6 +1,6 @@
 #include "gui/widgets/histogram_widget.h"
 
-#include "analysis/histogram_bars.h"
+#include "analysis/render/histogram_bars.h"
 
 #include <QPainter>
 #include <QPainterPath>

@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "analysis/path_graph.h"
+#include "analysis/verdicts/path_graph.h"
 
 namespace pathscope::gui {
 

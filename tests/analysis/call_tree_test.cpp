@@ -8,7 +8,7 @@
 #include <map>
 #include <regex>
 
-#include "analysis/call_tree.h"
+#include "analysis/trees/call_tree.h"
 
 using namespace pathscope::analysis;
 

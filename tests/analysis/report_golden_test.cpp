@@ -8,9 +8,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "analysis/flame_tree.h"
-#include "analysis/report.h"
-#include "analysis/run_metrics.h"
+#include "analysis/trees/flame_tree.h"
+#include "analysis/render/report.h"
+#include "analysis/figures/run_metrics.h"
 #include "db/queries.h"
 #include "db/schema.h"
 #include "db/writer.h"

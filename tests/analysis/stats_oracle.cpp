@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/multiple_tests.h"
-#include "analysis/paired.h"
+#include "analysis/stats/multiple_tests.h"
+#include "analysis/stats/paired.h"
 
 int main() {
     using namespace pathscope::analysis;

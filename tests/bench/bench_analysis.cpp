@@ -30,10 +30,10 @@
 #include <vector>
 
 #include "capture/profile_text.h"
-#include "analysis/call_tree.h"
-#include "analysis/flame_diff.h"
-#include "analysis/flame_tree.h"
-#include "analysis/report.h"
+#include "analysis/trees/call_tree.h"
+#include "analysis/trees/flame_diff.h"
+#include "analysis/trees/flame_tree.h"
+#include "analysis/render/report.h"
 #include "db/queries.h"
 #include "db/schema.h"
 #include "tests/bench/bench_clock.h"

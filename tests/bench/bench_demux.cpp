@@ -25,7 +25,7 @@
 #include "engine/dpdk.h"
 #include "engine/eal.h"
 #include "engine/engine.h"
-#include "engine/frame_builder.h"
+#include "workload/frame_builder.h"
 #include "engine/routes.h"
 #include "engine/socket.h"
 

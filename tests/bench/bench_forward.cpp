@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/run_view.h"
+#include "analysis/render/run_view.h"
 #include "capture/run.h"
 #include "capture/snapshot_rows.h"
 #include "engine/routes.h"

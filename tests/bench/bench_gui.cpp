@@ -25,9 +25,9 @@
 #include <random>
 #include <thread>
 
-#include "analysis/call_tree.h"
-#include "analysis/flame_layout.h"
-#include "analysis/run_metrics.h"
+#include "analysis/trees/call_tree.h"
+#include "analysis/trees/flame_layout.h"
+#include "analysis/figures/run_metrics.h"
 #include "db/queries.h"
 #include "db/schema.h"
 #include "db/writer.h"

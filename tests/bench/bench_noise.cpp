@@ -32,11 +32,11 @@
 #include <string>
 #include <vector>
 
-#include "analysis/compare.h"
-#include "analysis/experiment.h"
-#include "analysis/metric_names.h"
-#include "analysis/run_metrics.h"
-#include "analysis/sequential.h"
+#include "analysis/verdicts/compare.h"
+#include "analysis/verdicts/experiment.h"
+#include "analysis/figures/metric_names.h"
+#include "analysis/figures/run_metrics.h"
+#include "analysis/verdicts/sequential.h"
 #include "capture/recorder.h"
 #include "capture/run.h"
 #include "capture/scenario.h"

@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "engine/eal.h"
-#include "engine/frame_builder.h"
+#include "workload/frame_builder.h"
 #include "engine/routes.h"
 
 namespace pathscope::bench {

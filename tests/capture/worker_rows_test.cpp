@@ -15,8 +15,8 @@
 #include <map>
 #include <sstream>
 
-#include "analysis/run_summary.h"
-#include "analysis/workers.h"
+#include "analysis/figures/run_summary.h"
+#include "analysis/figures/workers.h"
 #include "capture/snapshot_rows.h"
 #include "db/merge.h"
 #include "db/queries.h"

@@ -8,12 +8,12 @@
 #include <random>
 #include <thread>
 
-#include "analysis/path_graph.h"
+#include "analysis/verdicts/path_graph.h"
 #include "capture/run.h"
 #include "capture/snapshot_rows.h"
 #include "engine/dpdk.h"
 #include "engine/engine.h"
-#include "engine/generator.h"
+#include "workload/generator.h"
 #include "engine/packet_meta.h"
 #include "engine/socket.h"
 #include "tests/engine/eal_env.h"

@@ -10,7 +10,7 @@
 #include <atomic>
 #include <thread>
 
-#include "analysis/trial_conditions.h"
+#include "analysis/figures/trial_conditions.h"
 #include "capture/run.h"
 #include "capture/scenario.h"
 #include "capture/snapshot_rows.h"

@@ -7,7 +7,7 @@
 
 #include "engine/config.h"
 #include "engine/engine.h"
-#include "engine/frame_builder.h"
+#include "workload/frame_builder.h"
 
 namespace pathscope::test {
 

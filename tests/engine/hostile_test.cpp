@@ -13,14 +13,14 @@
 #include <filesystem>
 #include <map>
 
-#include "analysis/path_graph.h"
+#include "analysis/verdicts/path_graph.h"
 #include "capture/pcap_probe.h"
 #include "capture/pcap_reader.h"
 #include "capture/run.h"
 #include "capture/scenario.h"
 #include "capture/snapshot_rows.h"
-#include "engine/frame_builder.h"
-#include "engine/generator.h"
+#include "workload/frame_builder.h"
+#include "workload/generator.h"
 #include "tests/engine/eal_env.h"
 #include "tests/support/mutated_corpus.h"
 #include "tests/support/setup_skip.h"

@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <map>
 
-#include "analysis/path_graph.h"
+#include "analysis/verdicts/path_graph.h"
 #include "capture/pcap_import.h"
 #include "capture/pcap_probe.h"
 #include "capture/pcap_reader.h"

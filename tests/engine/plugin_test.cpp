@@ -12,7 +12,7 @@
 #include "engine/drop_names.h"
 #include "engine/eal.h"
 #include "engine/engine.h"
-#include "engine/frame_builder.h"
+#include "workload/frame_builder.h"
 #include "engine/plugins/plugin_library.h"
 #include "tests/engine/eal_env.h"
 

@@ -11,7 +11,7 @@
 
 #include "engine/dpdk.h"
 #include "engine/engine.h"
-#include "engine/rr_client.h"
+#include "workload/rr_client.h"
 #include "tests/engine/eal_env.h"
 
 using namespace pathscope;

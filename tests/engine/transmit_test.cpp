@@ -12,7 +12,7 @@
 #include <set>
 #include <thread>
 
-#include "analysis/path_graph.h"
+#include "analysis/verdicts/path_graph.h"
 #include "capture/run.h"
 #include "capture/snapshot_rows.h"
 #include "engine/dpdk.h"

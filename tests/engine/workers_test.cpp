@@ -11,7 +11,7 @@
 
 #include "engine/eal.h"
 #include "engine/engine.h"
-#include "engine/frame_builder.h"
+#include "workload/frame_builder.h"
 #include "engine/socket.h"
 #include "tests/engine/eal_env.h"
 

@@ -12,9 +12,9 @@
 #include <string>
 
 #include "capture/profile_text.h"
-#include "analysis/call_tree.h"
-#include "analysis/flame_tree.h"
-#include "analysis/ministat.h"
+#include "analysis/trees/call_tree.h"
+#include "analysis/trees/flame_tree.h"
+#include "analysis/stats/ministat.h"
 
 using namespace pathscope::analysis;
 using namespace pathscope;

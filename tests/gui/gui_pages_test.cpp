@@ -18,7 +18,7 @@
 #include <filesystem>
 #include <random>
 
-#include "analysis/flame_tree.h"
+#include "analysis/trees/flame_tree.h"
 #include "db/schema.h"
 #include "db/writer.h"
 #include "gui/main_window.h"

@@ -21,8 +21,8 @@
 #include <fstream>
 #include <random>
 
-#include "analysis/flame_tree.h"
-#include "analysis/run_summary.h"
+#include "analysis/trees/flame_tree.h"
+#include "analysis/figures/run_summary.h"
 #include "db/schema.h"
 #include "db/writer.h"
 #include "gui/main_window.h"

@@ -140,7 +140,7 @@ def main():
     print("allowed graph (a folder may include its own headers and those of the folders listed):")
     for room in sorted(allowed):
         uses = ", ".join(sorted(allowed[room])) or "(nothing of pathscope's)"
-        print(f"  {room:<12} -> {uses}")
+        print(f"  {room:<18} -> {uses}")
     bad = 0
     cycle = find_cycle(allowed)
     if cycle:

@@ -2,7 +2,7 @@
 // quoted as RFC 4180 says (a comma, a quote, a CR or an LF).
 #include <gtest/gtest.h>
 
-#include "analysis/csv_export.h"
+#include "analysis/render/csv_export.h"
 
 using namespace pathscope;
 

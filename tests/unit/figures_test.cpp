@@ -13,12 +13,12 @@
 #include <sstream>
 #include <string>
 
-#include "analysis/compare.h"
-#include "analysis/flame_diff.h"
-#include "analysis/run_metrics.h"
-#include "analysis/run_summary.h"
-#include "analysis/run_view.h"
-#include "analysis/time_series.h"
+#include "analysis/verdicts/compare.h"
+#include "analysis/trees/flame_diff.h"
+#include "analysis/figures/run_metrics.h"
+#include "analysis/figures/run_summary.h"
+#include "analysis/render/run_view.h"
+#include "analysis/figures/time_series.h"
 
 using namespace pathscope;
 using namespace pathscope::analysis;

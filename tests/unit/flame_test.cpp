@@ -7,13 +7,13 @@
 #include <sstream>
 
 #include "capture/profile_text.h"
-#include "analysis/compare.h"
-#include "analysis/flame_diff.h"
-#include "analysis/metric_names.h"
-#include "analysis/flame_layout.h"
-#include "analysis/flame_tree.h"
-#include "analysis/queue_skew.h"
-#include "analysis/report.h"
+#include "analysis/verdicts/compare.h"
+#include "analysis/trees/flame_diff.h"
+#include "analysis/figures/metric_names.h"
+#include "analysis/trees/flame_layout.h"
+#include "analysis/trees/flame_tree.h"
+#include "analysis/figures/queue_skew.h"
+#include "analysis/render/report.h"
 
 using namespace pathscope::analysis;
 using namespace pathscope;

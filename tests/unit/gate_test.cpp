@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "analysis/gate.h"
-#include "analysis/metric_names.h"
-#include "analysis/report.h"
+#include "analysis/verdicts/gate.h"
+#include "analysis/figures/metric_names.h"
+#include "analysis/render/report.h"
 
 using namespace pathscope;
 using namespace pathscope::analysis;

@@ -1,14 +1,14 @@
 // The bars of a histogram chart, computed once (analysis::histogram_bars)
 // for the HTML report's SVG and the desktop program's widget: the SVG draws
 // exactly these bars, each as tall as its bucket's share of the values.
-#include "analysis/histogram_bars.h"
+#include "analysis/render/histogram_bars.h"
 
 #include <gtest/gtest.h>
 
 #include <regex>
 #include <string>
 
-#include "analysis/chart_svg.h"
+#include "analysis/render/chart_svg.h"
 
 using namespace pathscope::analysis;
 

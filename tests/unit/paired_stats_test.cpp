@@ -7,11 +7,11 @@
 #include <cmath>
 #include <random>
 
-#include "analysis/compare.h"
-#include "analysis/metric_names.h"
-#include "analysis/multiple_tests.h"
-#include "analysis/paired.h"
-#include "analysis/stats.h"
+#include "analysis/verdicts/compare.h"
+#include "analysis/figures/metric_names.h"
+#include "analysis/stats/multiple_tests.h"
+#include "analysis/stats/paired.h"
+#include "analysis/stats/stats.h"
 
 namespace pathscope::analysis {
 namespace {

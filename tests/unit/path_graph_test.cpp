@@ -5,7 +5,7 @@
 // what is within noise and colours an edge whose share moved.
 #include <gtest/gtest.h>
 
-#include "analysis/path_graph.h"
+#include "analysis/verdicts/path_graph.h"
 
 using namespace pathscope;
 using namespace pathscope::analysis;

@@ -2,7 +2,7 @@
 // program's export by file ending.
 #include <gtest/gtest.h>
 
-#include "analysis/report.h"
+#include "analysis/render/report.h"
 
 using namespace pathscope;
 using namespace pathscope::analysis;

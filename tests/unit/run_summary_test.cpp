@@ -4,11 +4,11 @@
 #include <gtest/gtest.h>
 
 #include "capture/profile_text.h"
-#include "analysis/compare.h"
-#include "analysis/report.h"
-#include "analysis/run_metrics.h"
-#include "analysis/run_summary.h"
-#include "analysis/run_view.h"
+#include "analysis/verdicts/compare.h"
+#include "analysis/render/report.h"
+#include "analysis/figures/run_metrics.h"
+#include "analysis/figures/run_summary.h"
+#include "analysis/render/run_view.h"
 
 #include <nlohmann/json.hpp>
 #include <sstream>

@@ -1,12 +1,12 @@
-// Each sink's escaping of outside text (analysis/safe_text.h), and the
+// Each sink's escaping of outside text (analysis/text/safe_text.h), and the
 // renderers that write names through it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "analysis/csv_export.h"
-#include "analysis/flame_tree.h"
-#include "analysis/safe_text.h"
+#include "analysis/render/csv_export.h"
+#include "analysis/trees/flame_tree.h"
+#include "analysis/text/safe_text.h"
 
 using namespace pathscope::analysis;
 

@@ -6,11 +6,11 @@
 
 #include <cmath>
 
-#include "analysis/metric_names.h"
-#include "analysis/run_metrics.h"
-#include "analysis/run_summary.h"
-#include "analysis/run_view.h"
-#include "analysis/sampled_stages.h"
+#include "analysis/figures/metric_names.h"
+#include "analysis/figures/run_metrics.h"
+#include "analysis/figures/run_summary.h"
+#include "analysis/render/run_view.h"
+#include "analysis/figures/sampled_stages.h"
 
 using namespace pathscope;
 using namespace pathscope::analysis;

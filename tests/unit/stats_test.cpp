@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <sstream>
 
-#include "analysis/ministat.h"
-#include "analysis/stats.h"
+#include "analysis/stats/ministat.h"
+#include "analysis/stats/stats.h"
 
 using namespace pathscope::analysis;
 

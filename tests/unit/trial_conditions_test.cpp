@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "analysis/trial_conditions.h"
+#include "analysis/figures/trial_conditions.h"
 
 namespace pathscope::analysis {
 namespace {
