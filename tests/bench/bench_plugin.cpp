@@ -117,6 +117,16 @@ using Path = BenchPath<Reading>;
 
 double median_of(const Path& p, double Reading::*field) { return p.median_of(field); }
 
+/// The runs' spread of a path's own row: the median of the runs' distances
+/// from their median (MAD), cycles per packet.
+double row_spread(const Path& p) {
+    const double m = p.median_of(&Reading::stage_cycles);
+    std::vector<double> d;
+    for (const Reading& r : p.readings)
+        if (!std::isnan(r.stage_cycles)) d.push_back(std::fabs(r.stage_cycles - m));
+    return median(std::move(d));
+}
+
 Reading forward(EngineConfig cfg, const std::string& stage) {
     const capture::RunResult r = capture::run_engine(cfg);
     if (!r.snapshot.ledger.balanced()) throw std::runtime_error("the ledger does not balance");
@@ -239,14 +249,16 @@ int main(int argc, char** argv) {
     }
     if (failed) return 1;
     const double empty_row = median_of(paths[1], &Reading::stage_cycles);
-    std::printf("\nagainst the built-in stage of the same work, its calls (goal: no more than it), "
-                "and the empty one\n");
+    std::printf("\nagainst the built-in stage of the same work, its calls (goal: no more than it, "
+                "within the runs' spread), and the empty one\n");
     for (const auto& [plugin, builtin] : same_work) {
         const double row = median_of(paths[plugin], &Reading::stage_cycles);
         const double same = median_of(paths[builtin], &Reading::stage_cycles);
-        std::printf("  %-52s its row %.2f vs %.2f cyc/pkt (%+.2f, %s); the empty built-in %.2f\n",
-                    paths[plugin].name.c_str(), row, same, row - same,
-                    row <= same ? "goal met" : "goal not met", empty_row);
+        const double noise = std::max(row_spread(paths[plugin]), row_spread(paths[builtin]));
+        std::printf("  %-52s its row %.2f vs %.2f cyc/pkt (%+.2f, spread %.2f: %s); the empty "
+                    "built-in %.2f\n",
+                    paths[plugin].name.c_str(), row, same, row - same, noise,
+                    row <= same + noise ? "goal met" : "goal not met", empty_row);
     }
     std::printf("(its row: the stage's own cycles per packet in the stage table, one timestamp a "
                 "call included, as for every stage)\n");
