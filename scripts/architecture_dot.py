@@ -12,7 +12,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 # What each folder holds, in a few words (the folder is the room).
 ROLES = {
     "common": "shared helpers\n(errors, text, numbers)",
-    "engine": "the IPv6/UDP engine on DPDK:\nstages, tables, sockets, workloads",
+    "engine": "the IPv6/UDP engine on DPDK:\nstages, tables, sockets",
+    "workload": "what drives the engine:\ngenerator, rr clients, frames",
     "db": "the store:\nSQLite file or PostgreSQL",
     "capture": "runs scenarios, imports;\nwrites batches to the store",
     "analysis/text": "numbers, safe text,\nJSON (locale-free)",
@@ -29,6 +30,7 @@ ROLES = {
 FLOW = [
     ("scenario", "capture", "scenario TOML\n+ --set"),
     ("capture", "engine", "builds and runs"),
+    ("workload", "engine", "frames, requests"),
     ("engine", "capture", "stage counters, traces,\nperf samples"),
     ("capture", "db", "committed batches"),
     ("db", "analysis/figures", "runs read back"),
