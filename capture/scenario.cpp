@@ -3,11 +3,8 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <optional>
 #include <set>
 #include <sstream>
 
@@ -15,7 +12,6 @@
 #include "capture/scenario_stages.h"
 #include "capture/scenario_where.h"
 #include "engine/eal.h"
-#include "workload/frame_builder.h"
 #include "engine/neighbours.h"
 #include "engine/routes.h"
 

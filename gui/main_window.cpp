@@ -116,15 +116,15 @@ QString MainWindow::open_store(const QString& path, bool interactive) {
         if (interactive) QMessageBox::critical(this, tr("Cannot open the store"), listing.error);
         return listing.error;
     }
-    const std::string& path_ = session_->path();
+    const std::string& store = session_->path();
     runs_->set_runs(std::move(listing.runs), std::move(listing.trials_recorded));
     fit_run_columns(run_view_);
-    experiments_->set_store(path_);
+    experiments_->set_store(store);
     // A server URL's password is shown nowhere and kept nowhere.
-    const QString shown = QString::fromStdString(db::redacted(path_));
+    const QString shown = QString::fromStdString(db::redacted(store));
     setWindowTitle(QStringLiteral("pathscope - %1").arg(shown));
     statusBar()->showMessage(tr("%1: %2 runs").arg(shown).arg(runs_->rowCount()));
-    const QString kept = QString::fromStdString(db::without_password(path_));
+    const QString kept = QString::fromStdString(db::without_password(store));
     QSettings settings;
     QStringList recent = settings.value("recent").toStringList();
     recent.removeAll(kept);

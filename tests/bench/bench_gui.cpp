@@ -7,9 +7,12 @@
 //   - the live view of a capture sampling at 199 Hz and committing 10 times
 //     a second: the GUI thread's longest stall (a 5 ms timer's lateness),
 //     and from an interval's commit to the page showing it;
+//   - the live view at the profile's scale: a run growing by 100,000 sample
+//     rows every 0.25 s to 1,000,000, followed by the window: the same stall
+//     and delay;
 //   - the capture's receive rate with the GUI watching against without.
 //
-//   QT_QPA_PLATFORM=offscreen bench_gui [--runs 5] [--only flame|store|profile|live|rate] [--keep]
+//   QT_QPA_PLATFORM=offscreen bench_gui [--runs 5] [--only flame|store|profile|live|live1m|rate] [--keep]
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QProcess>
@@ -19,6 +22,7 @@
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -130,6 +134,65 @@ class CommitProbe {
     std::thread thread_;
 };
 
+/// What the window showed of a growing run, and how the GUI thread fared.
+struct LiveFigures {
+    size_t shown = 0;   ///< intervals on the page at the end
+    size_t stacks = 0;  ///< stack rows on the page at the end
+    int updates = 0;
+    qint64 worst = 0;              ///< the GUI thread's longest stall, ms
+    std::vector<double> lateness;  ///< every tick's lateness, ms (sorted)
+    std::vector<double> delay;     ///< commit to page, ms, one per interval shown
+};
+
+/// Follows `w` (showing the growing run) while `growing()` holds: a 5 ms
+/// timer on the GUI thread records how late it fires, and each interval's
+/// commit (from `probe`) is timed to the update that showed it.
+LiveFigures follow_live(gui::MainWindow& w, CommitProbe& probe,
+                        const std::function<bool()>& growing) {
+    LiveFigures f;
+    QElapsedTimer clock;
+    clock.start();
+    qint64 last = clock.elapsed();
+    QTimer tick;
+    tick.setTimerType(Qt::PreciseTimer);
+    QObject::connect(&tick, &QTimer::timeout, [&] {
+        const qint64 now = clock.elapsed();
+        f.worst = std::max(f.worst, now - last - 5);
+        f.lateness.push_back(static_cast<double>(now - last - 5));
+        last = now;
+    });
+    tick.start(5);
+    f.shown = w.run_data() ? w.run_data()->rows.intervals.size() : 0;
+    int updates = w.updates();
+    while (growing()) {
+        QApplication::processEvents(QEventLoop::AllEvents, 5);
+        if (w.updates() == updates) continue;
+        updates = w.updates();
+        const auto now = bench::Clock::now();
+        const size_t n = w.run_data()->rows.intervals.size();
+        f.stacks = w.run_data()->rows.stacks.size();
+        for (size_t k = f.shown + 1; k <= n; ++k)
+            if (auto at = probe.seen(k))
+                f.delay.push_back(std::chrono::duration<double, std::milli>(now - *at).count());
+        f.shown = std::max(f.shown, n);
+    }
+    tick.stop();
+    f.updates = w.updates();
+    std::sort(f.lateness.begin(), f.lateness.end());
+    return f;
+}
+
+void print_live(const LiveFigures& f) {
+    std::printf(
+        "  GUI thread's longest stall (5 ms timer's lateness) %6lld ms   goal < 50 ms "
+        "(p99 %.0f ms)\n",
+        static_cast<long long>(f.worst),
+        f.lateness.empty() ? 0.0 : f.lateness[f.lateness.size() * 99 / 100]);
+    std::printf(
+        "  from an interval's commit to its page: median %.0f ms, max %.0f ms   goal < 500 ms\n",
+        median(f.delay), f.delay.empty() ? 0.0 : *std::max_element(f.delay.begin(), f.delay.end()));
+}
+
 void live_view(const fs::path& dir) {
     const std::string live = (dir / "live.db").string();
     CommitProbe probe(live);
@@ -146,51 +209,68 @@ void live_view(const fs::path& dir) {
     w.open_store(QString::fromStdString(live));
     w.select_run("live");
     w.wait_until_loaded();
-    // The GUI thread's lateness: a 5 ms timer that should fire every 5 ms.
-    QElapsedTimer clock;
-    clock.start();
-    qint64 last = clock.elapsed(), worst = 0;
-    std::vector<double> lateness;
-    QTimer tick;
-    tick.setTimerType(Qt::PreciseTimer);
-    QObject::connect(&tick, &QTimer::timeout, [&] {
-        const qint64 now = clock.elapsed();
-        worst = std::max(worst, now - last - 5);
-        lateness.push_back(static_cast<double>(now - last - 5));
-        last = now;
-    });
-    tick.start(5);
-    std::vector<double> delay;
-    size_t shown = w.run_data() ? w.run_data()->rows.intervals.size() : 0;
-    int updates = w.updates();
-    size_t stacks = 0;
-    while (capture.state() == QProcess::Running) {
-        QApplication::processEvents(QEventLoop::AllEvents, 5);
-        if (w.updates() == updates) continue;
-        updates = w.updates();
-        const auto now = bench::Clock::now();
-        const size_t n = w.run_data()->rows.intervals.size();
-        stacks = w.run_data()->rows.stacks.size();
-        for (size_t k = shown + 1; k <= n; ++k)
-            if (auto at = probe.seen(k))
-                delay.push_back(std::chrono::duration<double, std::milli>(now - *at).count());
-        shown = std::max(shown, n);
-    }
-    tick.stop();
+    const LiveFigures f =
+        follow_live(w, probe, [&] { return capture.state() == QProcess::Running; });
     capture.waitForFinished();
-    std::sort(lateness.begin(), lateness.end());
     std::printf(
         "live view of a capture sampling at 199 Hz, committing every 0.1 s: %zu intervals "
         "shown in %d updates, %zu stack rows\n",
-        shown, w.updates(), stacks);
+        f.shown, f.updates, f.stacks);
+    print_live(f);
+}
+
+/// The live view at the profile benchmark's scale: a run of 100,000
+/// distinct stacks that grows by an interval sampling each of them (100,000
+/// rows) every 0.25 s, to 1,000,000 rows, committed by another connection
+/// while the window follows it.
+void live_million(const fs::path& dir) {
+    const std::string path = (dir / "live1m.db").string();
+    fs::remove(path);
+    constexpr int kIntervals = 10;
+    const int64_t id = test::write_profile_store(path, "growing", 100'000, 1);
+    {
+        auto db = db::open_store(path, db::Database::Mode::read_write);
+        db->exec("UPDATE runs SET status = 'running' WHERE id = " + std::to_string(id));
+    }
+    CommitProbe probe(path);
+    gui::MainWindow w;
+    w.resize(1400, 860);
+    w.show();
+    w.open_store(QString::fromStdString(path));
+    w.show_page(QStringLiteral("stacks"));
+    w.select_run(QStringLiteral("growing"));
+    w.wait_until_loaded();
+    std::atomic<bool> writing{true};
+    std::thread writer([&] {
+        auto db = db::open_store(path, db::Database::Mode::read_write);
+        const std::string run = std::to_string(id);
+        for (int seq = 1; seq < kIntervals; ++seq) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(250));
+            db->exec("BEGIN");
+            db->exec("INSERT INTO stack_samples (run_id, trial, seq, event, stack, weight) SELECT "
+                     "run_id, trial, " + std::to_string(seq) + ", event, stack, weight FROM "
+                     "stack_samples WHERE run_id = " + run + " AND seq = 0");
+            db->exec("INSERT INTO intervals (run_id, trial, seq, t, received, delivered, "
+                     "forwarded, replied, dropped) VALUES (" + run + ", 0, " +
+                     std::to_string(seq) + ", " + std::to_string((seq + 1.0) / kIntervals) +
+                     ", 100000, 0, 0, 0, 0)");
+            db->exec("COMMIT");
+        }
+        db->exec("UPDATE runs SET status = 'complete' WHERE id = " + run);
+        writing = false;
+    });
+    // Until the writer is done and the window shows every interval (or 30 s).
+    const auto t0 = bench::Clock::now();
+    const LiveFigures f = follow_live(w, probe, [&] {
+        const bool all = w.run_data() && w.run_data()->rows.intervals.size() >= kIntervals;
+        return (writing || !all) && bench::seconds_since(t0) < 30;
+    });
+    writer.join();
     std::printf(
-        "  GUI thread's longest stall (5 ms timer's lateness) %6lld ms   goal < 50 ms "
-        "(p99 %.0f ms)\n",
-        static_cast<long long>(worst),
-        lateness.empty() ? 0.0 : lateness[lateness.size() * 99 / 100]);
-    std::printf(
-        "  from an interval's commit to its page: median %.0f ms, max %.0f ms   goal < 500 ms\n",
-        median(delay), delay.empty() ? 0.0 : *std::max_element(delay.begin(), delay.end()));
+        "live view at the profile's scale: +100,000 sample rows every 0.25 s to %zu stack rows, "
+        "%zu of %d intervals shown in %d updates\n",
+        f.stacks, f.shown, kIntervals, f.updates);
+    print_live(f);
 }
 
 }  // namespace
@@ -198,7 +278,7 @@ void live_view(const fs::path& dir) {
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
     int runs = 5;
-    std::string only;  // --only flame|store|profile|live|rate: one part
+    std::string only;  // --only flame|store|profile|live|live1m|rate: one part
     for (int i = 1; i + 1 < argc; ++i) {
         if (std::string(argv[i]) == "--runs") runs = std::max(1, std::atoi(argv[i + 1]));
         if (std::string(argv[i]) == "--only") only = argv[i + 1];
@@ -342,6 +422,10 @@ int main(int argc, char** argv) {
     if (part("live")) {
         // 4. Live view of a sampling capture (199 Hz, a commit every 0.1 s).
         live_view(dir);
+    }
+    if (part("live1m")) {
+        // 5. The live view of a run growing to 1,000,000 sample rows.
+        live_million(dir);
     }
 
     if (part("rate")) {
