@@ -431,6 +431,11 @@ StoreHeader read_header(const Database& db, const std::string& path) {
     int64_t app = 0;
     StoreHeader h;
     try {
+        // One snapshot: a capture creating this store at the same moment
+        // commits its tables and its application_id together, so the three
+        // are read before that commit or after it, never astride it (which
+        // read a new store as another application's: tables, but id 0).
+        const ReadSnapshot snapshot(db);
         app = db.scalar("PRAGMA application_id");
         h.version = db.scalar("PRAGMA user_version");
         h.tables = db.scalar("SELECT count(*) FROM sqlite_schema");
