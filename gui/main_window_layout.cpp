@@ -101,7 +101,7 @@ QWidget* MainWindow::build_run_list() {
     run_view_->setWordWrap(false);
     filter_ = new QLineEdit;
     filter_->setPlaceholderText(
-        tr("filter runs (label, status, host, settings, experiment, cell, ...)"));
+        tr("filter runs by label, status, host, settings, experiment or cell"));
     filter_->setClearButtonEnabled(true);
     connect(filter_, &QLineEdit::textChanged, run_proxy_,
             &QSortFilterProxyModel::setFilterFixedString);
