@@ -4,8 +4,11 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
+
+#include "common/counter_sum.h"
 
 namespace pathscope::db {
 
@@ -227,18 +230,15 @@ struct QueueRow {
     uint64_t calls = 0, cycles = 0, idle_calls = 0, idle_cycles = 0;
     int worker = 0;
 
-    /// Adds another row's counters (another interval's or trial's of the same queue).
-    void add_counts(const QueueRow& o) {
-        packets += o.packets;
-        bytes += o.bytes;
-        bursts += o.bursts;
-        empty_polls += o.empty_polls;
-        full += o.full;
-        calls += o.calls;
-        cycles += o.cycles;
-        idle_calls += o.idle_calls;
-        idle_cycles += o.idle_cycles;
+    /// The counters add_counts sums.
+    auto counters() {
+        return std::tie(packets, bytes, bursts, empty_polls, full, calls, cycles, idle_calls, idle_cycles);
     }
+    auto counters() const {
+        return std::tie(packets, bytes, bursts, empty_polls, full, calls, cycles, idle_calls, idle_cycles);
+    }
+    /// Adds another row's counters (another interval's or trial's of the same queue).
+    void add_counts(const QueueRow& o) { add_counters(*this, o); }
 };
 
 struct DropRow {

@@ -4,8 +4,10 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "common/counter_sum.h"
 #include "common/histogram.h"
 #include "engine/drop_reason.h"
 #include "engine/path_events.h"
@@ -76,19 +78,13 @@ struct Ledger {
         for (auto d : send_drops) t += d;
         return t;
     }
-    /// Adds another ledger's counts (another worker's).
-    void add(const Ledger& o) {
-        received += o.received;
-        delivered += o.delivered;
-        forwarded += o.forwarded;
-        replied += o.replied;
-        sends += o.sends;
-        sent += o.sent;
-        for (unsigned r = 0; r < kDropSlots; ++r) {
-            drops[r] += o.drops[r];
-            send_drops[r] += o.send_drops[r];
-        }
+    /// The counters add sums.
+    auto counters() { return std::tie(received, delivered, forwarded, replied, drops, sends, sent, send_drops); }
+    auto counters() const {
+        return std::tie(received, delivered, forwarded, replied, drops, sends, sent, send_drops);
     }
+    /// Adds another ledger's counts (another worker's).
+    void add(const Ledger& o) { add_counters(*this, o); }
     /// received = delivered + forwarded + replied + all drops
     bool balanced() const { return received == delivered + forwarded + replied + total_drops(); }
     /// sends = sent + all send-path drops

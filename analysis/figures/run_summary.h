@@ -9,8 +9,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "common/counter_sum.h"
 #include "common/histogram.h"
 #include "analysis/figures/metric_names.h"
 #include "analysis/figures/run_metrics.h"
@@ -41,15 +43,11 @@ struct StageLine {
     int ord = 0;
     uint64_t calls = 0, idle_calls = 0, packets = 0, cycles = 0, idle_cycles = 0, drops = 0;
 
+    /// The counters add_counts sums.
+    auto counters() { return std::tie(calls, idle_calls, packets, cycles, idle_cycles, drops); }
+    auto counters() const { return std::tie(calls, idle_calls, packets, cycles, idle_cycles, drops); }
     /// Adds another line's counters (another trial's, or a stage into the total).
-    void add_counts(const StageLine& o) {
-        calls += o.calls;
-        idle_calls += o.idle_calls;
-        packets += o.packets;
-        cycles += o.cycles;
-        idle_cycles += o.idle_cycles;
-        drops += o.drops;
-    }
+    void add_counts(const StageLine& o) { add_counters(*this, o); }
     uint64_t busy_calls() const { return busy_part(calls, idle_calls); }
     uint64_t busy_cycles() const { return busy_part(cycles, idle_cycles); }
     /// The per-call and per-packet figures, each the run's figure of the
@@ -241,8 +239,12 @@ struct SummaryOptions {
     unsigned top_functions = 10;
     unsigned busiest_stages = 3;
     /// The run's stack_tree of its main event when the caller has built it
-    /// already (a viewer of a million samples builds it once).
+    /// already (a viewer of a million samples builds it once), and with it
+    /// that event and its samples over every row when the caller knows them
+    /// (GrowingStackTree: no pass over every row).
     const FlameTree* stacks = nullptr;
+    const std::string* stack_event = nullptr;
+    uint64_t stack_samples = 0;
 };
 
 /// The worker's load over every trial of a run.
