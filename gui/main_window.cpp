@@ -25,6 +25,8 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
+#include <QThreadPool>
+#include <utility>
 #include <QSvgGenerator>
 #include <algorithm>
 #include <fstream>
@@ -204,12 +206,13 @@ void MainWindow::loaded(const LoadedRun& run) {
                                  "packets that go from one stage to the next. Its stages are sampled "
                                  "CPU time: see the Stages page and the flame graphs.")
                             : QString());
-    shown_ = run;
+    LoadedRun previous = std::exchange(shown_, run);
     data_ = run.data;
     fill_drops(run.summary.drops);
     queues_->set_run(run.data);
     traces_->set_run(run.traces);
-    time_series_->set_run(run.data, run.series, run.series_range, run.series_intervals);
+    time_series_->set_run(run.data, run.series, run.series_range, run.series_intervals,
+                          run.summary.stack_event);
     path_page_->set_graph(run.path, run.path_balanced);
     if (run.report) {
         compare_->set_report(run.report);
@@ -261,6 +264,15 @@ void MainWindow::loaded(const LoadedRun& run) {
                                             .arg(info.id)
                                             .arg(run.data->rows.intervals.size())
                                       : tr("run %1 loaded").arg(info.id));
+    release_elsewhere(std::move(previous));
+}
+
+void MainWindow::release_elsewhere(LoadedRun old) {
+    // The pages now hold the new run: `old` holds the last references to
+    // the one before, whose rows and trees (a million samples: millions of
+    // allocations) take tens of milliseconds to free. Freed on a pool
+    // thread, not the GUI's, which a live view would stall at every update.
+    QThreadPool::globalInstance()->start([old = std::move(old)]() mutable { old = LoadedRun{}; });
 }
 
 void MainWindow::fill_worker_pages(const LoadedRun& run) {
@@ -276,7 +288,7 @@ void MainWindow::fill_worker_pages(const LoadedRun& run) {
 void MainWindow::choose_worker(int worker) {
     worker_ = worker;
     for (WorkerSelector* w : worker_selectors_) w->set_worker(worker);
-    const unsigned generation = ++worker_generation_;
+    const unsigned generation = ++*worker_generation_;
     if (worker == WorkerSelector::kAllWorkers || !shown_.data) {
         fill_worker_pages(shown_);
         return;
@@ -285,7 +297,7 @@ void MainWindow::choose_worker(int worker) {
     auto* watcher = new QFutureWatcher<LoadedRun>(this);
     connect(watcher, &QFutureWatcher<LoadedRun>::finished, this, [this, watcher, generation] {
         watcher->deleteLater();
-        if (generation != worker_generation_) return;  // another choice since
+        if (generation != worker_generation_->load()) return;  // another choice since
         const LoadedRun view = watcher->result();
         if (!view.error.isEmpty()) {
             statusBar()->showMessage(view.error);
@@ -294,10 +306,16 @@ void MainWindow::choose_worker(int worker) {
         ++worker_views_;
         fill_worker_pages(view);
     });
-    watcher->setFuture(QtConcurrent::run([data = shown_.data, worker] {
+    // A newer choice, or a live update's, makes this view stale: it stops
+    // between its steps instead of piling up behind the newer ones.
+    const auto current = [latest = worker_generation_, generation] { return generation == latest->load(); };
+    watcher->setFuture(QtConcurrent::run([data = shown_.data, worker, current] {
         try {
+            if (!current()) return LoadedRun{};
             return compute_pages(
-                std::make_shared<db::RunData>(analysis::worker_view(*data, worker, false)));
+                std::make_shared<db::RunData>(analysis::worker_view(*data, worker, false)), current);
+        } catch (const LoadCancelled&) {
+            return LoadedRun{};  // dropped above: another choice since
         } catch (const std::exception& e) {
             LoadedRun failed;
             failed.error = display_lines(e.what());

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <QMainWindow>
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -134,6 +135,8 @@ class MainWindow : public QMainWindow {
     /// Fills the pages that show a chosen worker (Stages' table, Flame
     /// graph, Histograms) from `run`: the run's own, or one worker's view.
     void fill_worker_pages(const LoadedRun& run);
+    /// Drops `old` (a run no page shows any more) on a pool thread.
+    static void release_elsewhere(LoadedRun old);
     /// Shows `worker` (or all) on those pages; one worker's view is made
     /// off the GUI thread (compute_pages on analysis::worker_view).
     void choose_worker(int worker);
@@ -170,7 +173,9 @@ class MainWindow : public QMainWindow {
     std::vector<WorkerSelector*> worker_selectors_;
     LoadedRun shown_;                 ///< the run's own pages, as last loaded
     int worker_ = -1;                 ///< the worker those pages show; -1: all
-    unsigned worker_generation_ = 0;  ///< of the newest worker view asked for
+    /// Of the newest worker view asked for; shared with the views' tasks,
+    /// which stop once it moves on (and may outlive the window).
+    std::shared_ptr<std::atomic<unsigned>> worker_generation_ = std::make_shared<std::atomic<unsigned>>(0);
     int worker_views_ = 0;
 };
 

@@ -51,7 +51,8 @@ void set_path(LoadedRun& out, analysis::PathGraph g, const db::RunData& run) {
 }  // namespace
 
 LoadedRun compute_pages(std::shared_ptr<const db::RunData> data,
-                        const std::function<bool()>& keep_going) {
+                        const std::function<bool()>& keep_going,
+                        analysis::GrowingStackTree* growing) {
     const auto step = [&] {
         if (keep_going && !keep_going()) throw LoadCancelled{};
     };
@@ -67,13 +68,22 @@ LoadedRun compute_pages(std::shared_ptr<const db::RunData> data,
     out.data = data;
     const db::RunData& shown = *data;
     // The sampled stacks' tree, built once for the summary, the flame graph
-    // and the stack views.
-    const std::string event = analysis::main_stack_event(shown);
-    std::optional<analysis::FlameTree> stacks;
-    if (!event.empty()) stacks.emplace(analysis::stack_tree(shown, event));
-    step();
+    // and the stack views (a followed run's grown by what it gained).
+    std::string event;
+    std::optional<analysis::FlameTree> built;
+    const analysis::FlameTree* stacks = nullptr;
     analysis::SummaryOptions opt;
-    opt.stacks = stacks ? &*stacks : nullptr;
+    if (growing) {
+        stacks = growing->update(shown);
+        event = growing->event();
+        opt.stack_event = &event;
+        opt.stack_samples = growing->samples();
+    } else {
+        event = analysis::main_stack_event(shown);
+        if (!event.empty()) stacks = &built.emplace(analysis::stack_tree(shown, event));
+    }
+    step();
+    opt.stacks = stacks;
     out.summary = analysis::summarize_run(shown, opt);
     step();
     out.stages = self_diff(analysis::stage_tree(shown));
@@ -255,13 +265,15 @@ LoadedRun StoreReader::load_current(unsigned generation, qint64 base, qint64 id)
     auto run = std::make_shared<db::RunData>(
         std::move(db::load_run_since(*db_, id, cursor, kViewer).data));
     if (!current(generation)) throw LoadCancelled{};
-    LoadedRun out = compute_pages(run, [&] { return current(generation); });
+    // A single run is followed: its stack tree grows with each poll's rows.
+    auto stacks = base ? nullptr : std::make_unique<analysis::GrowingStackTree>();
+    LoadedRun out = compute_pages(run, [&] { return current(generation); }, stacks.get());
     if (base) {
         const db::RunData b = db::load_run(*db_, base, kViewer);
         if (!current(generation)) throw LoadCancelled{};
         add_comparison(out, b);
     }
-    follow_ = base ? Followed{} : Followed{id, generation, cursor, run};
+    follow_ = base ? Followed{} : Followed{id, generation, cursor, run, std::move(stacks)};
     return out;
 }
 
@@ -330,11 +342,15 @@ void StoreReader::follow_changes() {
     const unsigned generation = follow_.generation;
     db::RunDelta delta = db::load_run_since(*db_, follow_.id, follow_.cursor, kViewer);
     if (delta.empty() && delta.data.info.status == follow_.data->info.status) return;
+    // A trial whose stacks were read again (merge_run_rows drops its rows
+    // first) is not the rows before, grown.
+    if (!delta.replace_stack_trials.empty()) follow_.stacks->reset();
     auto grown = std::make_shared<db::RunData>(*follow_.data);
     db::merge_run_rows(*grown, std::move(delta));
     follow_.data = grown;
     try {
-        LoadedRun out = compute_pages(grown, [&] { return current(generation); });
+        LoadedRun out =
+            compute_pages(grown, [&] { return current(generation); }, follow_.stacks.get());
         out.generation = generation;
         out.live = true;
         emit loaded(out);

@@ -19,6 +19,7 @@
 #include "analysis/trees/flame_diff.h"
 #include "analysis/verdicts/path_graph.h"
 #include "analysis/render/report.h"
+#include "analysis/figures/run_metrics.h"
 #include "analysis/figures/run_summary.h"
 #include "analysis/figures/time_series.h"
 #include "db/queries.h"
@@ -82,9 +83,12 @@ void add_comparison(LoadedRun& out, const db::RunData& base);
 LoadedRun load_pair(const std::string& path, int64_t base, int64_t cand);
 
 /// Everything the pages show of `run`, computed from its rows; `keep_going`
-/// is asked between steps and throws LoadCancelled when false.
+/// is asked between steps and throws LoadCancelled when false. A followed
+/// run's stack tree is `growing`'s, grown by the rows added since the last
+/// call (analysis::GrowingStackTree), instead of built from every row.
 LoadedRun compute_pages(std::shared_ptr<const db::RunData> run,
-                        const std::function<bool()>& keep_going = {});
+                        const std::function<bool()>& keep_going = {},
+                        analysis::GrowingStackTree* growing = nullptr);
 
 /// The GUI's reader of one store, living on its own thread (moveToThread):
 /// slots run there one at a time, so at most one load is in flight; a load
@@ -164,6 +168,7 @@ class StoreReader : public QObject {
         unsigned generation = 0;
         db::RunCursor cursor;
         std::shared_ptr<const db::RunData> data;
+        std::unique_ptr<analysis::GrowingStackTree> stacks;  ///< of data's rows
     } follow_;
 };
 

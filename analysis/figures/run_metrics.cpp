@@ -360,14 +360,55 @@ FlameTree stage_tree(const db::RunData& run) {
     return tree;
 }
 
-std::string main_stack_event(const db::RunData& run) {
-    std::map<std::string, uint64_t> weight;
-    for (const auto& s : run.rows.stacks) weight[s.event] += s.weight;
+namespace {
+
+/// Adds each stack row's weight to its event's, from row `from` on.
+void add_event_weights(std::map<std::string, uint64_t>& weight, const db::RunData& run,
+                       size_t from = 0) {
+    const auto& rows = run.rows.stacks;
+    for (size_t i = from; i < rows.size(); ++i) weight[rows[i].event] += rows[i].weight;
+}
+
+std::string heaviest_event(const std::map<std::string, uint64_t>& weight) {
     std::string best;
     uint64_t most = 0;
     for (const auto& [event, w] : weight)
         if (w > most) most = w, best = event;
     return best;
+}
+
+/// Places the stack rows of `event` from row `from` on in `tree`, adding each
+/// trial's weight to per_trial.
+void place_stack_rows(FlameTree& tree, StackPlacer& placer, const db::RunData& run,
+                      const std::string& event, size_t from, std::vector<double>& per_trial) {
+    const auto& rows = run.rows.stacks;
+    const int trials = tree.trials();
+    for (size_t i = from; i < rows.size(); ++i) {
+        const db::StackRow& s = rows[i];
+        if (s.event != event || s.trial >= trials) continue;
+        tree.add_weight(placer.node(s), static_cast<double>(s.weight), s.trial);
+        per_trial[s.trial] += static_cast<double>(s.weight);
+    }
+}
+
+/// Scales each trial by its samples; trials without any, and trials a
+/// re-run replaced, are not counted.
+void count_stack_trials(FlameTree& tree, const std::vector<double>& per_trial,
+                        const db::RunData& run) {
+    tree.count_every_trial();
+    for (int t = 0; t < tree.trials(); ++t) {
+        tree.set_trial_scale(t, per_trial[t]);
+        if (per_trial[t] == 0) tree.exclude_trial(t);  // sampling was off, or failed
+    }
+    leave_out_replaced(tree, run);
+}
+
+}  // namespace
+
+std::string main_stack_event(const db::RunData& run) {
+    std::map<std::string, uint64_t> weight;
+    add_event_weights(weight, run);
+    return heaviest_event(weight);
 }
 
 FlameTree stack_tree(const db::RunData& run, const std::string& event) {
@@ -376,24 +417,64 @@ FlameTree stack_tree(const db::RunData& run, const std::string& event) {
     FlameTree tree(trials, "samples");
     std::vector<double> per_trial(static_cast<size_t>(trials), 0.0);
     StackPlacer placer(tree, run.stack_index);
-    for (const auto& s : run.rows.stacks) {
-        if (s.event != wanted || s.trial >= trials) continue;
-        tree.add_weight(placer.node(s), static_cast<double>(s.weight), s.trial);
-        per_trial[s.trial] += static_cast<double>(s.weight);
-    }
-    for (int t = 0; t < trials; ++t) {
-        tree.set_trial_scale(t, per_trial[t]);
-        if (per_trial[t] == 0) tree.exclude_trial(t);  // sampling was off, or failed
-    }
-    leave_out_replaced(tree, run);
+    place_stack_rows(tree, placer, run, wanted, 0, per_trial);
+    count_stack_trials(tree, per_trial, run);
     return tree;
 }
 
-StackPlacer::StackPlacer(FlameTree& tree, const db::StackIndex& index)
-    : tree_(tree), index_(index), placed_(index.nodes.size(), -1) {
-    tree_.reserve(tree_.size() + index.nodes.size());
+GrowingStackTree::GrowingStackTree() = default;
+GrowingStackTree::~GrowingStackTree() = default;
+
+void GrowingStackTree::reset() {
+    event_weight_.clear();
+    rows_ = 0;
+    event_.clear();
+    trials_ = 0;
+    placer_.reset();
+    tree_.reset();
+    per_trial_.clear();
+}
+
+uint64_t GrowingStackTree::samples() const {
+    const auto it = event_weight_.find(event_);
+    return it == event_weight_.end() ? 0 : it->second;
+}
+
+const FlameTree* GrowingStackTree::update(const db::RunData& run) {
+    if (run.rows.stacks.size() < rows_) reset();  // not the rows before, grown
+    add_event_weights(event_weight_, run, rows_);
+    const std::string event = heaviest_event(event_weight_);
+    const int trials = std::max(1, trial_count(run));
+    size_t from = rows_;
+    rows_ = run.rows.stacks.size();
+    if (event.empty()) return nullptr;
+    if (!tree_ || event != event_ || trials != trials_) {  // a tree of other rows: anew
+        event_ = event;
+        trials_ = trials;
+        placer_.reset();
+        tree_ = std::make_unique<FlameTree>(trials, "samples");
+        placer_ = std::make_unique<StackPlacer>(*tree_, run.stack_index);
+        per_trial_.assign(static_cast<size_t>(trials), 0.0);
+        from = 0;
+    }
+    placer_->follow(run.stack_index);
+    place_stack_rows(*tree_, *placer_, run, event_, from, per_trial_);
+    count_stack_trials(*tree_, per_trial_, run);
+    return tree_.get();
+}
+
+StackPlacer::StackPlacer(FlameTree& tree, const db::StackIndex& index) : tree_(tree), index_(nullptr) {
+    follow(index);
+}
+
+void StackPlacer::follow(const db::StackIndex& index) {
+    index_ = &index;
+    if (index.nodes.size() > placed_.size()) {
+        tree_.reserve(tree_.size() + index.nodes.size() - placed_.size());
+        placed_.resize(index.nodes.size(), -1);
+    }
     names_.reserve(index.frames.size());
-    for (const auto& f : index.frames) names_.push_back(frame_name(f));
+    for (size_t f = names_.size(); f < index.frames.size(); ++f) names_.push_back(frame_name(index.frames[f]));
 }
 
 size_t StackPlacer::node(const db::StackRow& row) {
@@ -410,11 +491,11 @@ size_t StackPlacer::place(int32_t n) {
     std::vector<int32_t> path;
     while (n >= 0 && placed_[static_cast<size_t>(n)] < 0) {
         path.push_back(n);
-        n = index_.nodes[static_cast<size_t>(n)].parent;
+        n = index_->nodes[static_cast<size_t>(n)].parent;
     }
     size_t at = n >= 0 ? static_cast<size_t>(placed_[static_cast<size_t>(n)]) : 0;
     for (auto it = path.rbegin(); it != path.rend(); ++it) {
-        const auto& node = index_.nodes[static_cast<size_t>(*it)];
+        const auto& node = index_->nodes[static_cast<size_t>(*it)];
         at = static_cast<size_t>(tree_.add_child(at, names_[static_cast<size_t>(node.frame)]));
         placed_[static_cast<size_t>(*it)] = static_cast<int32_t>(at);
     }

@@ -3,7 +3,10 @@
 // per packet; and the run's flame trees (stages and sampled stacks).
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -88,6 +91,38 @@ FlameTree stack_tree(const db::RunData& run, const std::string& event = "");
 /// The event stack_tree("") picks, or "" when the run has no stacks.
 std::string main_stack_event(const db::RunData& run);
 
+class StackPlacer;
+
+/// stack_tree(run) of a run that grows (the GUI's live view follows a
+/// running capture): each update places only the stack rows added since the
+/// last, where building the tree again walks every distinct stack of the
+/// run (half a second for a million samples over a hundred thousand
+/// stacks). After every update the tree is the one stack_tree(run) builds.
+class GrowingStackTree {
+  public:
+    GrowingStackTree();
+    ~GrowingStackTree();
+    /// `run` holds the rows of the run of the last update with rows
+    /// appended (db::merge_run_rows), unless reset() was called since.
+    /// Returns its tree, or nullptr when it has no stacks.
+    const FlameTree* update(const db::RunData& run);
+    /// The rows of the next update are not the last one's grown (another
+    /// run, or a trial's stacks read again): it builds the tree anew.
+    void reset();
+    /// The main event (main_stack_event) and its samples over every row.
+    const std::string& event() const { return event_; }
+    uint64_t samples() const;
+
+  private:
+    std::map<std::string, uint64_t> event_weight_;
+    size_t rows_ = 0;  ///< stack rows placed
+    std::string event_;
+    int trials_ = 0;
+    std::unique_ptr<FlameTree> tree_;
+    std::unique_ptr<StackPlacer> placer_;
+    std::vector<double> per_trial_;
+};
+
 /// Finds a sampled stack's node in a tree, making it when missing: from the
 /// run's interned stacks each distinct stack is walked once (a million
 /// sample rows over a hundred thousand stacks cost a hundred thousand
@@ -95,12 +130,15 @@ std::string main_stack_event(const db::RunData& run);
 class StackPlacer {
   public:
     StackPlacer(FlameTree& tree, const db::StackIndex& index);
+    /// Reads `index` from now on: the one before grown (a followed run's
+    /// index, with the nodes and frames of later reads appended).
+    void follow(const db::StackIndex& index);
     size_t node(const db::StackRow& row);
 
   private:
     size_t place(int32_t index_node);
     FlameTree& tree_;
-    const db::StackIndex& index_;
+    const db::StackIndex* index_;
     std::vector<int32_t> placed_;       ///< per index node, its tree node (-1: not yet)
     std::vector<std::string> names_;    ///< per index frame, its frame_name
 };

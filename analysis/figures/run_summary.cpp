@@ -430,10 +430,15 @@ void summarize_latencies(RunSummary& s, const SummaryInput& in) {
 /// The hottest functions: each one's self share, as the reports and the
 /// flame graphs form it (the mean of the trials' shares of one event).
 void summarize_hottest(RunSummary& s, const db::RunData& run, const SummaryOptions& opt) {
-    s.stack_event = main_stack_event(run);
+    if (opt.stacks && opt.stack_event) {
+        s.stack_event = *opt.stack_event;
+        s.stack_samples = opt.stack_samples;
+    } else {
+        s.stack_event = main_stack_event(run);
+        for (const auto& st : run.rows.stacks)
+            if (st.event == s.stack_event) s.stack_samples += st.weight;
+    }
     if (s.stack_event.empty()) return;
-    for (const auto& st : run.rows.stacks)
-        if (st.event == s.stack_event) s.stack_samples += st.weight;
     std::optional<FlameTree> own;
     if (!opt.stacks) own.emplace(stack_tree(run, s.stack_event));
     const FlameTree& tree = opt.stacks ? *opt.stacks : *own;

@@ -60,24 +60,31 @@ void NoiseRule::decide(const std::vector<double>& p, const std::vector<bool*>& n
 namespace {
 
 struct Differ {
+    Differ(const FlameTree& b, const FlameTree& c, const DiffOptions& opt)
+        : base(b), cand(c), noise(b, c, opt), base_trials(b.counted_trials()),
+          cand_trials(c.counted_trials()) {}
     const FlameTree& base;
     const FlameTree& cand;
     NoiseRule noise;
     FlameDiff out;
+    // Asked once, not per node: a large profile's tree has a million nodes.
+    const std::vector<int> base_trials, cand_trials;
+    std::vector<double> vb, vc;  ///< a node's values, reused from node to node
 
     // The node's per-trial values over the counted trials: their mean is
     // the run's figure (FlameTree::mean_scaled_total).
-    std::vector<double> values(const FlameTree& t, int node) const {
-        std::vector<double> v;
-        for (int k : t.counted_trials()) v.push_back(node >= 0 ? t.scaled_total(node, k) : 0.0);
-        return v;
+    static void values(const FlameTree& t, const std::vector<int>& trials, int node,
+                       std::vector<double>& v) {
+        v.clear();
+        for (int k : trials) v.push_back(node >= 0 ? t.scaled_total(node, k) : 0.0);
     }
 
     int add(const std::string& name, int parent, int b, int c) {
         DiffNode n;
         n.name = name;
         n.parent = parent;
-        const std::vector<double> vb = values(base, b), vc = values(cand, c);
+        values(base, base_trials, b, vb);
+        values(cand, cand_trials, c, vc);
         const Summary sb = summarize(vb), sc = summarize(vc);
         n.base = sb.mean;
         n.cand = sc.mean;
@@ -116,7 +123,8 @@ std::string FlameDiff::path(size_t i) const {
 }
 
 FlameDiff diff_trees(const FlameTree& base, const FlameTree& cand, const DiffOptions& opt) {
-    Differ d{base, cand, NoiseRule(base, cand, opt), {}};
+    Differ d(base, cand, opt);
+    d.out.nodes.reserve(&base == &cand ? base.size() : std::max(base.size(), cand.size()));
     d.out.method = d.noise.method();
     d.add("all", -1, 0, 0);
     d.walk(0, 0, 0);
@@ -142,11 +150,20 @@ std::vector<SelfShare> hottest_functions(const FlameTree& base, const FlameTree&
     for (int side = 0; side < 2; ++side) {
         const FlameTree& t = *trees[side];
         const std::vector<int> counted = t.counted_trials();
+        const size_t k_count = counted.size();
+        // Summed by name id first (a million nodes, a few thousand names),
+        // each name's nodes in the order of the tree as before.
+        std::vector<double> sums(t.name_count() * k_count, 0.0);
+        std::vector<bool> seen(t.name_count(), false);
         for (size_t i = 1; i < t.size(); ++i) {
-            auto& v = per_name[t.name(i)][side];
-            v.resize(counted.size(), 0.0);
-            for (size_t k = 0; k < counted.size(); ++k) v[k] += t.scaled_self(i, counted[k]);
+            const uint32_t id = t.name_id(i);
+            seen[id] = true;
+            for (size_t k = 0; k < k_count; ++k) sums[id * k_count + k] += t.scaled_self(i, counted[k]);
         }
+        for (uint32_t id = 0; id < t.name_count(); ++id)
+            if (seen[id])
+                per_name[t.name_of(id)][side].assign(sums.begin() + static_cast<std::ptrdiff_t>(id * k_count),
+                                                     sums.begin() + static_cast<std::ptrdiff_t>((id + 1) * k_count));
     }
     const NoiseRule noise(base, cand, opt);
     std::vector<SelfShare> out;

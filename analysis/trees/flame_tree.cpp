@@ -71,6 +71,8 @@ void FlameTree::exclude_trial(int trial) {
     if (trial >= 0 && trial < trials_) counted_[trial] = false;
 }
 
+void FlameTree::count_every_trial() { counted_.assign(static_cast<size_t>(trials_), true); }
+
 std::vector<int> FlameTree::counted_trials() const {
     std::vector<int> out;
     for (int t = 0; t < trials_; ++t)

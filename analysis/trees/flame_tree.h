@@ -36,6 +36,8 @@ class FlameTree {
     /// Leaves a trial out of the run's figures (a time range it has no
     /// interval in).
     void exclude_trial(int trial);
+    /// Counts every trial again (a growing tree's trial gained samples).
+    void count_every_trial();
     /// The trials the run's figures are the mean of.
     std::vector<int> counted_trials() const;
 

@@ -79,7 +79,8 @@ TimeSeriesPage::TimeSeriesPage(QWidget* parent) : QWidget(parent) {
 
 void TimeSeriesPage::set_run(std::shared_ptr<const db::RunData> run,
                              std::shared_ptr<const analysis::TimeSeries> series,
-                             std::shared_ptr<const analysis::FlameDiff> whole, int intervals) {
+                             std::shared_ptr<const analysis::FlameDiff> whole, int intervals,
+                             const std::string& stack_event) {
     const bool same_run = run_ && run && run_->info.id == run->info.id;
     const bool whole_range = !same_run || (t0_ <= 0 && t1_ >= (series_ && !series_->points.empty()
                                                                     ? series_->points.back().t1
@@ -87,7 +88,7 @@ void TimeSeriesPage::set_run(std::shared_ptr<const db::RunData> run,
     run_ = std::move(run);
     series_ = series ? std::move(series) : std::make_shared<analysis::TimeSeries>();
     transmit_ = run_ && analysis::packet_basis(run_->rows.trials).transmit;
-    event_ = run_ ? analysis::main_stack_event(*run_) : std::string();
+    event_ = run_ ? stack_event : std::string();
     draw_series();
     const double end = series_->points.empty() ? 0 : series_->points.back().t1;
     if (!run_ || end <= 0) return;

@@ -25,11 +25,13 @@ class TimeSeriesPage : public QWidget {
     Q_OBJECT
   public:
     explicit TimeSeriesPage(QWidget* parent = nullptr);
-    /// The run, its series and the whole run's range tree, all computed off
-    /// the GUI thread (gui/run_loader).
+    /// The run, its series, the whole run's range tree and its main stack
+    /// event (analysis::main_stack_event), all computed off the GUI thread
+    /// (gui/run_loader).
     void set_run(std::shared_ptr<const db::RunData> run,
                  std::shared_ptr<const analysis::TimeSeries> series,
-                 std::shared_ptr<const analysis::FlameDiff> whole, int intervals);
+                 std::shared_ptr<const analysis::FlameDiff> whole, int intervals,
+                 const std::string& stack_event);
     /// Shows the flame graph of [t0, t1) seconds on the run's axis (as a drag
     /// does): of the stage cycles, or with `stacks` of the sampled stacks.
     /// The tree is built on a worker thread; a newer range drops an older one's.

@@ -16,6 +16,8 @@
 #include <tuple>
 #include <thread>
 
+#include "analysis/figures/run_metrics.h"
+#include "analysis/trees/flame_tree.h"
 #include "db/merge.h"
 #include "db/queries.h"
 #include "db/schema.h"
@@ -772,11 +774,27 @@ TEST_P(AnyStore, ReadingWhatIsNewAddsUpToTheWholeRun) {
     RunCursor cursor;
     RunData seen;
     int pieces = 0;
+    // The live view's stack tree, grown by each piece, is the tree of the
+    // whole run so far each time (a trial's re-read stacks build it anew).
+    pathscope::analysis::GrowingStackTree growing;
+    int trees = 0;
     const auto read_new = [&] {
         w.flush();
         RunDelta d = load_run_since(*reader, id, cursor);
         if (!d.empty()) ++pieces;
+        if (!d.replace_stack_trials.empty()) growing.reset();
         merge_run_rows(seen, std::move(d));
+        const pathscope::analysis::FlameTree* grown = growing.update(seen);
+        if (seen.rows.stacks.empty()) return;
+        ASSERT_NE(grown, nullptr);
+        const pathscope::analysis::FlameTree built = pathscope::analysis::stack_tree(seen);
+        EXPECT_EQ(pathscope::analysis::to_folded(*grown), pathscope::analysis::to_folded(built)) << "piece " << pieces;
+        EXPECT_EQ(grown->counted_trials(), built.counted_trials()) << "piece " << pieces;
+        EXPECT_EQ(growing.event(), pathscope::analysis::main_stack_event(seen));
+        uint64_t samples = 0;
+        for (const auto& s : seen.rows.stacks) samples += s.event == growing.event() ? s.weight : 0;
+        EXPECT_EQ(growing.samples(), samples);
+        ++trees;
     };
     const auto stack = [](int trial, int seq, std::vector<std::string> names, uint64_t weight) {
         StackRow s;
@@ -813,6 +831,7 @@ TEST_P(AnyStore, ReadingWhatIsNewAddsUpToTheWholeRun) {
     w.finish("complete");
     read_new();
     EXPECT_EQ(pieces, 8);  // 6 intervals, 2 trial ends (the status comes with the info)
+    EXPECT_EQ(trees, 11);   // every read, the empty ones too
 
     const RunData whole = load_run(*reader, id);
     EXPECT_EQ(seen.info.status, "complete");
