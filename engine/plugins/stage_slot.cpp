@@ -40,8 +40,12 @@ inline rte_edge_t host_edge(StageSlot& s, rte_mbuf* m, uint16_t e) {
 inline uint16_t plugin_edges(StageSlot& s, uint32_t worker, rte_mbuf** pkts, uint16_t n,
                              uint16_t* edges) {
     if (s.burst) return s.burst(s.instance, worker, pkts, n, edges);
+    // Read once: the slot is a global, which the compiler would otherwise
+    // load again after every call it cannot see into.
+    const pathscope_classify_fn classify = s.classify;
+    void* const instance = s.instance;
     uint16_t any = 0;
-    for (uint16_t i = 0; i < n; ++i) any |= edges[i] = s.classify(s.instance, worker, pkts[i]);
+    for (uint16_t i = 0; i < n; ++i) any |= edges[i] = classify(instance, worker, pkts[i]);
     return any;
 }
 
