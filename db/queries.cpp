@@ -372,7 +372,7 @@ RunDelta load_run_since(const Database& db, int64_t id, RunCursor& c, const Load
                 b.histograms[it->second].buckets.emplace_back(k.bucket, k.count);
     }
     rows(tables::perf_counters(), trial_rows, "trial, event", b.perf);
-    {
+    if (opt.stacks_and_traces) {
         // A trial that completed since is read whole: its last samples were
         // added to its last interval's rows when it ended.
         std::string stack_rows = either;
@@ -381,11 +381,11 @@ RunDelta load_run_since(const Database& db, int64_t id, RunCursor& c, const Load
             stack_rows += " OR trial = " + std::to_string(t.trial);
         }
         read_stacks(db, id, "(" + stack_rows + ")", opt, d);
+        rows(tables::packet_traces(),
+             "(trial > " + std::to_string(c.trace_trial) + " OR (trial = " +
+                 std::to_string(c.trace_trial) + " AND seq > " + std::to_string(c.trace_seq) + "))",
+             "trial, seq", b.traces);
     }
-    rows(tables::packet_traces(),
-         "(trial > " + std::to_string(c.trace_trial) + " OR (trial = " +
-             std::to_string(c.trace_trial) + " AND seq > " + std::to_string(c.trace_seq) + "))",
-         "trial, seq", b.traces);
     rows(tables::facts(), "TRUE", "key", b.facts);
     rows(tables::trial_events(), trial_rows, "trial, name", b.events);
     rows(tables::worker_trials(), trial_rows, "trial, worker", b.worker_trials);

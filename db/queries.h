@@ -55,6 +55,11 @@ struct LoadOptions {
     /// Each stack row gets its frames (for exports and merges); off, rows
     /// point into RunData::stack_index only (a viewer of a million samples).
     bool expand_stacks = true;
+    /// The sampled stacks and packet traces, which only the views of one
+    /// run draw; off, a run is read for its figures alone (an experiment's
+    /// grid judges every cell's figures, and a sampled cell's stacks are
+    /// most of its rows).
+    bool stacks_and_traces = true;
 };
 
 /// Run `run_id` and all of its rows (histogram buckets, stacks with their frames).

@@ -54,7 +54,10 @@ class SqliteStatement final : public StatementBackend {
         check(sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
     }
     void bind_blob(int i, const void* data, size_t n) override {
-        check(sqlite3_bind_blob(stmt_, i, data, static_cast<int>(n), SQLITE_TRANSIENT));
+        // An empty vector's data() may be null, which SQLite binds as NULL,
+        // not as an empty blob (a NOT NULL column then refuses the row).
+        static const char kEmpty = 0;
+        check(sqlite3_bind_blob(stmt_, i, n ? data : &kEmpty, static_cast<int>(n), SQLITE_TRANSIENT));
     }
     void bind_null(int i) override { check(sqlite3_bind_null(stmt_, i)); }
 

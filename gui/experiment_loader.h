@@ -1,7 +1,8 @@
 // An experiment judged by one setting, computed off the GUI thread exactly
 // as `pathscope compare --experiment ID --by SETTING` does: the cells' runs
-// read through their own read-only connection, then
-// analysis::compare_experiment with the default metrics and confidence.
+// read through their own read-only connection (their figures' rows only:
+// no stacks, no traces), then analysis::compare_experiment with the
+// default metrics and confidence.
 #pragma once
 
 #include <QString>

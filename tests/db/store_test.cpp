@@ -857,6 +857,58 @@ TEST_P(AnyStore, ReadingWhatIsNewAddsUpToTheWholeRun) {
     EXPECT_EQ(seen.stack_index.nodes.size(), whole.stack_index.nodes.size());
 }
 
+// The Experiments page reads each cell for its figures alone: no stack or
+// trace rows (most of a sampled cell's rows), and every figure the same.
+TEST_P(AnyStore, AFiguresOnlyReadLeavesOutStacksAndTracesAndNoFigure) {
+    const auto path = new_store("figures.db");
+    int64_t id = 0;
+    {
+        RunWriter w(path, sample_run("sampled"));
+        id = w.run_id();
+        for (int trial = 0; trial < 2; ++trial) {
+            Batch b;
+            TrialRow t;
+            t.trial = trial;
+            t.seconds = 1;
+            t.received = t.window_received = 1000 + 100 * static_cast<uint64_t>(trial);
+            t.rx_pps = static_cast<double>(t.received);
+            b.trials.push_back(t);
+            b.stages.push_back({trial, -1, "eth_rx", 0, 10, t.received, 50'000 + 7'000 * static_cast<uint64_t>(trial)});
+            for (int k = 0; k < 50; ++k) {
+                StackRow s;
+                s.trial = trial;
+                s.seq = 0;
+                s.event = kCpuTimeEvent;
+                s.weight = 1;
+                s.frames = {{"main", "m"}, {"f" + std::to_string(k), "m"}};
+                b.stacks.push_back(std::move(s));
+            }
+            PacketTraceRow tr;
+            tr.trial = trial;
+            tr.port = "p0";
+            tr.outcome = "forwarded";
+            b.traces.push_back(tr);
+            w.submit(std::move(b));
+        }
+        w.finish("complete");
+    }
+    auto db = open_store(path, Database::Mode::read_only);
+    const RunData whole = load_run(*db, id);
+    const RunData figures = load_run(*db, id, {.expand_stacks = false, .stacks_and_traces = false});
+    ASSERT_EQ(whole.rows.stacks.size(), 100u);
+    ASSERT_EQ(whole.rows.traces.size(), 2u);
+    EXPECT_TRUE(figures.rows.stacks.empty());
+    EXPECT_TRUE(figures.rows.traces.empty());
+    EXPECT_EQ(figures.rows.trials.size(), whole.rows.trials.size());
+    EXPECT_EQ(figures.rows.stages.size(), whole.rows.stages.size());
+    const auto a = pathscope::analysis::run_metrics(whole), b = pathscope::analysis::run_metrics(figures);
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(a[i].name, b[i].name);
+        EXPECT_EQ(a[i].values, b[i].values) << a[i].name;
+    }
+}
+
 // A store is hostile input: one whose runs are an endless view stops with an
 // error naming it once a statement has used its budget, instead of hanging
 // the verb (or the GUI) that reads it.
