@@ -470,7 +470,9 @@ StackPlacer::StackPlacer(FlameTree& tree, const db::StackIndex& index) : tree_(t
 void StackPlacer::follow(const db::StackIndex& index) {
     index_ = &index;
     if (index.nodes.size() > placed_.size()) {
-        tree_.reserve(tree_.size() + index.nodes.size() - placed_.size());
+        // Room made once, for the first index: a reserve at each poll could
+        // rehash the tree's child table, whose growth is amortised anyway.
+        if (placed_.empty()) tree_.reserve(tree_.size() + index.nodes.size());
         placed_.resize(index.nodes.size(), -1);
     }
     names_.reserve(index.frames.size());
