@@ -1,12 +1,11 @@
 // One way to add up a record of counters (a stage's line, a queue's row, a
-// worker's ledger): the record names its counters once, in
+// worker's ledger): the record lists its counters once, as member pointers,
 //
-//     auto counters() { return std::tie(packets, bytes, ...); }
-//     auto counters() const { return std::tie(packets, bytes, ...); }
+//     static constexpr auto kCounters = std::tuple{&QueueRow::packets, &QueueRow::bytes, ...};
 //
-// and add_counters(into, from) adds each of `from`'s to `into`'s, field by
-// field (a std::array of counters element by element). A counter added to
-// the record and to its tie is summed everywhere the record is.
+// and add_counters(into, from) adds each of `from`'s to `into`'s (a
+// std::array of counters element by element). A counter added to the record
+// and to its list is summed everywhere the record is.
 #pragma once
 
 #include <array>
@@ -26,15 +25,11 @@ void add_one(std::array<T, N>& into, const std::array<T, N>& from) {
 }
 }  // namespace counter_sum_detail
 
-/// Adds every counter of `from` to the same counter of `into`.
+/// Adds every counter of `from` (Record::kCounters) to the same counter of `into`.
 template <typename Record>
 void add_counters(Record& into, const Record& from) {
-    std::apply(
-        [&](auto&... to) {
-            std::apply([&](const auto&... by) { (counter_sum_detail::add_one(to, by), ...); },
-                       from.counters());
-        },
-        into.counters());
+    std::apply([&](auto... counter) { (counter_sum_detail::add_one(into.*counter, from.*counter), ...); },
+               Record::kCounters);
 }
 
 }  // namespace pathscope

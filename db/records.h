@@ -231,12 +231,10 @@ struct QueueRow {
     int worker = 0;
 
     /// The counters add_counts sums.
-    auto counters() {
-        return std::tie(packets, bytes, bursts, empty_polls, full, calls, cycles, idle_calls, idle_cycles);
-    }
-    auto counters() const {
-        return std::tie(packets, bytes, bursts, empty_polls, full, calls, cycles, idle_calls, idle_cycles);
-    }
+    static constexpr auto kCounters =
+        std::tuple{&QueueRow::packets, &QueueRow::bytes,      &QueueRow::bursts,
+                   &QueueRow::empty_polls, &QueueRow::full,   &QueueRow::calls,
+                   &QueueRow::cycles,  &QueueRow::idle_calls, &QueueRow::idle_cycles};
     /// Adds another row's counters (another interval's or trial's of the same queue).
     void add_counts(const QueueRow& o) { add_counters(*this, o); }
 };

@@ -79,10 +79,9 @@ struct Ledger {
         return t;
     }
     /// The counters add sums.
-    auto counters() { return std::tie(received, delivered, forwarded, replied, drops, sends, sent, send_drops); }
-    auto counters() const {
-        return std::tie(received, delivered, forwarded, replied, drops, sends, sent, send_drops);
-    }
+    static constexpr auto kCounters =
+        std::tuple{&Ledger::received, &Ledger::delivered, &Ledger::forwarded, &Ledger::replied,
+                   &Ledger::drops,    &Ledger::sends,     &Ledger::sent,      &Ledger::send_drops};
     /// Adds another ledger's counts (another worker's).
     void add(const Ledger& o) { add_counters(*this, o); }
     /// received = delivered + forwarded + replied + all drops

@@ -16,7 +16,7 @@ LoadedExperiment load_experiment(const std::string& path, const std::string& exp
         {
             auto db = db::open_store(path, db::Database::Mode::read_only);
             // The grid judges figures: no cell's stacks or traces are read.
-            const db::LoadOptions figures{.expand_stacks = false, .stacks_and_traces = false};
+            const db::LoadOptions figures{.stacks_and_traces = false};
             for (const auto& info : db::experiment_runs(*db, experiment))
                 runs.push_back(db::load_run(*db, info.id, figures));
         }  // the connection closes here: no read transaction outlives the load

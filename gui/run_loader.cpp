@@ -4,7 +4,6 @@
 #include <sqlite3.h>
 
 #include <algorithm>
-#include <optional>
 #include <utility>
 
 #include "analysis/figures/run_metrics.h"
@@ -68,22 +67,16 @@ LoadedRun compute_pages(std::shared_ptr<const db::RunData> data,
     out.data = data;
     const db::RunData& shown = *data;
     // The sampled stacks' tree, built once for the summary, the flame graph
-    // and the stack views (a followed run's grown by what it gained).
-    std::string event;
-    std::optional<analysis::FlameTree> built;
-    const analysis::FlameTree* stacks = nullptr;
-    analysis::SummaryOptions opt;
-    if (growing) {
-        stacks = growing->update(shown);
-        event = growing->event();
-        opt.stack_event = &event;
-        opt.stack_samples = growing->samples();
-    } else {
-        event = analysis::main_stack_event(shown);
-        if (!event.empty()) stacks = &built.emplace(analysis::stack_tree(shown, event));
-    }
+    // and the stack views; a followed run's grown by what it gained.
+    analysis::GrowingStackTree once;
+    if (!growing) growing = &once;
+    const analysis::FlameTree* stacks = growing->update(shown);
+    const std::string event = growing->event();
     step();
+    analysis::SummaryOptions opt;
     opt.stacks = stacks;
+    opt.stack_event = &event;
+    opt.stack_samples = growing->samples();
     out.summary = analysis::summarize_run(shown, opt);
     step();
     out.stages = self_diff(analysis::stage_tree(shown));

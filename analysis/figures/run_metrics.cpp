@@ -429,7 +429,6 @@ void GrowingStackTree::reset() {
     event_weight_.clear();
     rows_ = 0;
     event_.clear();
-    trials_ = 0;
     placer_.reset();
     tree_.reset();
     per_trial_.clear();
@@ -448,9 +447,8 @@ const FlameTree* GrowingStackTree::update(const db::RunData& run) {
     size_t from = rows_;
     rows_ = run.rows.stacks.size();
     if (event.empty()) return nullptr;
-    if (!tree_ || event != event_ || trials != trials_) {  // a tree of other rows: anew
+    if (!tree_ || event != event_ || trials != tree_->trials()) {  // a tree of other rows: anew
         event_ = event;
-        trials_ = trials;
         placer_.reset();
         tree_ = std::make_unique<FlameTree>(trials, "samples");
         placer_ = std::make_unique<StackPlacer>(*tree_, run.stack_index);

@@ -117,7 +117,6 @@ class GrowingStackTree {
     std::map<std::string, uint64_t> event_weight_;
     size_t rows_ = 0;  ///< stack rows placed
     std::string event_;
-    int trials_ = 0;
     std::unique_ptr<FlameTree> tree_;
     std::unique_ptr<StackPlacer> placer_;
     std::vector<double> per_trial_;

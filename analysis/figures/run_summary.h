@@ -44,8 +44,9 @@ struct StageLine {
     uint64_t calls = 0, idle_calls = 0, packets = 0, cycles = 0, idle_cycles = 0, drops = 0;
 
     /// The counters add_counts sums.
-    auto counters() { return std::tie(calls, idle_calls, packets, cycles, idle_cycles, drops); }
-    auto counters() const { return std::tie(calls, idle_calls, packets, cycles, idle_cycles, drops); }
+    static constexpr auto kCounters =
+        std::tuple{&StageLine::calls, &StageLine::idle_calls, &StageLine::packets,
+                   &StageLine::cycles, &StageLine::idle_cycles, &StageLine::drops};
     /// Adds another line's counters (another trial's, or a stage into the total).
     void add_counts(const StageLine& o) { add_counters(*this, o); }
     uint64_t busy_calls() const { return busy_part(calls, idle_calls); }

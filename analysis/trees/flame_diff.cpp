@@ -124,7 +124,7 @@ std::string FlameDiff::path(size_t i) const {
 
 FlameDiff diff_trees(const FlameTree& base, const FlameTree& cand, const DiffOptions& opt) {
     Differ d(base, cand, opt);
-    d.out.nodes.reserve(&base == &cand ? base.size() : std::max(base.size(), cand.size()));
+    d.out.nodes.reserve(std::max(base.size(), cand.size()));
     d.out.method = d.noise.method();
     d.add("all", -1, 0, 0);
     d.walk(0, 0, 0);
