@@ -100,8 +100,10 @@ QWidget* MainWindow::build_run_list() {
     run_view_->setTextElideMode(Qt::ElideMiddle);  // "udp6-tx-…-connect]" keeps both ends
     run_view_->setWordWrap(false);
     filter_ = new QLineEdit;
-    filter_->setPlaceholderText(
-        tr("filter runs by label, status, host, settings, experiment or cell"));
+    // Short enough for the field at its narrowest; the tooltip says what it searches.
+    filter_->setPlaceholderText(tr("filter runs"));
+    filter_->setToolTip(tr("Shows the runs whose label, status, host, settings, experiment or "
+                           "cell contain this text"));
     filter_->setClearButtonEnabled(true);
     connect(filter_, &QLineEdit::textChanged, run_proxy_,
             &QSortFilterProxyModel::setFilterFixedString);

@@ -40,9 +40,9 @@ ExperimentsPage::ExperimentsPage(RunListModel* runs, QWidget* parent)
            "pathscope compare --experiment judges it (paired t on the cells' interleaved "
            "blocks, the false discovery rate controlled over the experiment, at %1% or the "
            "level an --until-decided experiment decided at), and the verdict: green better, "
-           "red worse, grey no difference (the interval holds 0); a cell's tooltip says its "
-           "test and why when unreliable or too few trials. Rows: the other settings. Click a "
-           "cell to compare its two runs.")
+           "red worse, grey no difference (the interval holds 0), amber unreliable; a cell's "
+           "tooltip says its test and why when unreliable or too few trials. Rows: the other "
+           "settings. Click a cell to compare its two runs.")
             .arg(kExperimentConfidence));
     legend->setWordWrap(true);
     auto* pick = new QHBoxLayout;
