@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 #include <tuple>
 #include <unordered_map>
 
@@ -29,9 +30,6 @@ RunInfo read_run(const Statement& s) {
     return r;
 }
 
-/// Reads the frames of the stacks `samples` point to into d.stack_index
-/// (one node per stack of the store, parents first) and adds the samples'
-/// rows; with opt.expand_stacks each row also gets its frames, root first.
 /// The stacks table as (parent, frame) by id, read in one scan, when it is
 /// not much larger than what a run needs (ids are dense: the table only
 /// grows); empty otherwise, and the caller asks for what it needs instead.
@@ -48,13 +46,104 @@ std::vector<std::pair<int64_t, int64_t>> all_stacks(const Database& db, size_t n
     return out;
 }
 
+/// Stacks of the store as (parent, frame) by id: the whole table, or the
+/// ones asked for and their ancestors. A stack not there is (-1, 0).
+struct StackLinks {
+    std::vector<std::pair<int64_t, int64_t>> table;
+    std::unordered_map<int64_t, std::pair<int64_t, int64_t>> fetched;
+    std::pair<int64_t, int64_t> operator()(int64_t sid) const {
+        if (!table.empty())
+            return sid > 0 && static_cast<size_t>(sid) < table.size() ? table[static_cast<size_t>(sid)]
+                                                                      : std::pair<int64_t, int64_t>{-1, 0};
+        auto it = fetched.find(sid);
+        return it == fetched.end() ? std::pair<int64_t, int64_t>{-1, 0} : it->second;
+    }
+    size_t size() const { return std::max(table.size(), fetched.size()); }
+};
+
+/// The stacks `leaves` (store ids) reach. A few are asked for by id (a
+/// live view's new stacks); many from one scan of the stacks table, or,
+/// in a store far larger than this run, by walking up from the leaves of
+/// the run's rows that match `where`.
+StackLinks read_links(const Database& db, int64_t id, const std::string& where,
+                      const std::vector<int64_t>& leaves) {
+    constexpr size_t kAskedById = 1000;
+    StackLinks links;
+    std::string from;
+    if (leaves.size() <= kAskedById) {
+        for (int64_t sid : leaves) from += (from.empty() ? "" : ", ") + std::to_string(sid);
+        from = "SELECT id FROM stacks WHERE id IN (" + from + ")";
+    } else {
+        links.table = all_stacks(db, leaves.size());
+        if (!links.table.empty()) return links;
+        from = "SELECT DISTINCT stack FROM stack_samples WHERE run_id = " + std::to_string(id) +
+               " AND " + where;
+    }
+    Statement st = db.prepare("WITH RECURSIVE up(id) AS (" + from +
+                              " UNION SELECT s.parent FROM stacks s JOIN up ON s.id = up.id "
+                              "WHERE s.parent != 0) SELECT s.id, s.parent, s.frame FROM up JOIN "
+                              "stacks s ON s.id = up.id");
+    while (st.step()) links.fetched.emplace(st.i64(0), std::pair(st.i64(1), st.i64(2)));
+    return links;
+}
+
+/// Places the stacks `leaves` (store ids) in `placed` (every stack they
+/// reach that it lacks, parents first, and the frames' names).
+void place_stacks(const Database& db, int64_t id, const std::string& where,
+                  const std::vector<int64_t>& leaves, PlacedStacks& placed) {
+    const StackLinks links = read_links(db, id, where, leaves);
+    StackIndex& index = placed.index;
+    const size_t frames_before = index.frames.size();
+    std::vector<int64_t> path;
+    for (int64_t leaf : leaves) {
+        // Up to the nearest stack already placed, then down, parents first.
+        path.clear();
+        int32_t at = -1;
+        bool found = true;
+        for (int64_t n = leaf; n > 0;) {
+            if (auto it = placed.node_of.find(n); it != placed.node_of.end()) {
+                at = it->second;
+                break;
+            }
+            const auto [parent, frame] = links(n);
+            // A damaged store: the stack is not there, or its parents form
+            // a cycle (a walk longer than the stacks there are).
+            if (parent < 0 || path.size() > links.size()) {
+                found = false;
+                break;
+            }
+            path.push_back(n);
+            n = parent;
+        }
+        if (!found) continue;
+        for (auto it = path.rbegin(); it != path.rend(); ++it) {
+            const auto [frame, fresh] = placed.frame_of.try_emplace(
+                links(*it).second, static_cast<int32_t>(placed.frame_of.size()));
+            if (fresh) index.frames.emplace_back();  // named below
+            const int32_t node = static_cast<int32_t>(index.nodes.size());
+            index.nodes.push_back(StackIndex::Node{at, frame->second});
+            index.store_ids.push_back(*it);
+            placed.node_of.emplace(*it, node);
+            at = node;
+        }
+    }
+    if (index.frames.size() == frames_before) return;
+    // The new frames' names, in one scan of the (small) frames table.
+    Statement st = db.prepare("SELECT id, symbol, module FROM frames");
+    while (st.step())
+        if (auto it = placed.frame_of.find(st.i64(0));
+            it != placed.frame_of.end() && static_cast<size_t>(it->second) >= frames_before)
+            index.frames[static_cast<size_t>(it->second)] = Frame{st.text(1), st.text(2)};
+}
+
 /// Reads the sampled stacks of run `id` that match `where` into d's rows,
-/// each pointing into d.stack_index (every stack they reach, parents first,
-/// with its frame); with opt.expand_stacks each row also gets its frames,
-/// root first. Sample rows are read column by column in one pass: a long
-/// profile has a million of them.
+/// each pointing into the StackIndex of every stack read with `placed`
+/// (d.stack_index gets the stacks and frames new to it); with
+/// opt.expand_stacks each row also gets its frames, root first. Sample
+/// rows are read column by column in one pass: a long profile has a
+/// million of them.
 void read_stacks(const Database& db, int64_t id, const std::string& where,
-                 const LoadOptions& opt, RunData& d) {
+                 const LoadOptions& opt, RunData& d, PlacedStacks& placed) {
     std::vector<int64_t> leaf;  // per row, its stack's store id
     {
         Statement st = db.prepare("SELECT trial, seq, event, stack, weight FROM stack_samples "
@@ -78,109 +167,30 @@ void read_stacks(const Database& db, int64_t id, const std::string& where,
         }
     }
     if (leaf.empty()) return;
-    // Every stack the rows reach, by store id: from one scan of the table,
-    // or (a store far larger than this run) by walking up from the leaves.
-    std::vector<int64_t> distinct = leaf;
-    std::sort(distinct.begin(), distinct.end());
-    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
-    const auto table = all_stacks(db, distinct.size());
-    std::unordered_map<int64_t, std::pair<int64_t, int64_t>> fetched;  // when not scanned
-    if (table.empty()) {
-        Statement st = db.prepare(
-            "WITH RECURSIVE up(id) AS (SELECT DISTINCT stack FROM stack_samples WHERE run_id = "
-            "?1 AND " + where + " UNION SELECT s.parent FROM stacks s JOIN up ON s.id = up.id "
-            "WHERE s.parent != 0) SELECT s.id, s.parent, s.frame FROM up JOIN stacks s ON s.id "
-            "= up.id");
-        st.bind(1, id);
-        while (st.step()) fetched.emplace(st.i64(0), std::pair(st.i64(1), st.i64(2)));
-    }
-    const auto lookup = [&](int64_t sid) -> std::pair<int64_t, int64_t> {
-        if (!table.empty())
-            return sid > 0 && static_cast<size_t>(sid) < table.size() ? table[static_cast<size_t>(sid)]
-                                                                      : std::pair<int64_t, int64_t>{-1, 0};
-        auto it = fetched.find(sid);
-        return it == fetched.end() ? std::pair<int64_t, int64_t>{-1, 0} : it->second;
-    };
-    StackIndex& index = d.stack_index;
-    std::unordered_map<int64_t, int32_t> node_of;   // store id -> index node
-    std::unordered_map<int64_t, int32_t> frame_of;  // store frame id -> index frame
-    std::vector<int64_t> frame_ids;                 // per index frame, its store id
-    std::vector<int64_t> path;
-    const auto place = [&](int64_t sid) -> int32_t {
-        // Up to the nearest stack already placed, then down, parents first.
-        path.clear();
-        int32_t at = -1;
-        for (int64_t n = sid; n > 0;) {
-            if (auto it = node_of.find(n); it != node_of.end()) {
-                at = it->second;
-                break;
-            }
-            const auto [parent, frame] = lookup(n);
-            if (parent < 0) return -1;  // a damaged store: the stack is not there
-            // A damaged store whose parents form a cycle: a walk longer
-            // than the stacks there are has come round again.
-            if (path.size() > std::max(table.size(), fetched.size())) return -1;
-            path.push_back(n);
-            n = parent;
-        }
-        for (auto it = path.rbegin(); it != path.rend(); ++it) {
-            const int64_t frame = lookup(*it).second;
-            auto [f, fresh] = frame_of.try_emplace(frame, static_cast<int32_t>(frame_ids.size()));
-            if (fresh) frame_ids.push_back(frame);
-            const int32_t node = static_cast<int32_t>(index.nodes.size());
-            index.nodes.push_back(StackIndex::Node{at, f->second});
-            index.store_ids.push_back(*it);
-            node_of.emplace(*it, node);
-            at = node;
-        }
-        return at;
-    };
-    std::unordered_map<int64_t, int32_t> leaf_node;
-    for (int64_t sid : distinct) leaf_node.emplace(sid, place(sid));
-    {
-        // The frames' names, in one scan of the (small) frames table.
-        index.frames.resize(frame_ids.size());
-        Statement st = db.prepare("SELECT id, symbol, module FROM frames");
-        while (st.step())
-            if (auto it = frame_of.find(st.i64(0)); it != frame_of.end())
-                index.frames[static_cast<size_t>(it->second)] = Frame{st.text(1), st.text(2)};
+    StackIndex& index = placed.index;
+    const size_t nodes_before = index.nodes.size(), frames_before = index.frames.size();
+    std::vector<int64_t> unplaced;
+    for (int64_t sid : leaf)
+        if (!placed.node_of.contains(sid)) unplaced.push_back(sid);
+    if (!unplaced.empty()) {
+        std::sort(unplaced.begin(), unplaced.end());
+        unplaced.erase(std::unique(unplaced.begin(), unplaced.end()), unplaced.end());
+        place_stacks(db, id, where, unplaced, placed);
     }
     for (size_t r = 0; r < leaf.size(); ++r) {
         StackRow& row = d.rows.stacks[d.rows.stacks.size() - leaf.size() + r];
-        row.node = leaf_node[leaf[r]];
+        const auto it = placed.node_of.find(leaf[r]);
+        row.node = it == placed.node_of.end() ? -1 : it->second;
         if (!opt.expand_stacks) continue;
         for (int32_t n = row.node; n >= 0; n = index.nodes[static_cast<size_t>(n)].parent)
             row.frames.push_back(index.frames[static_cast<size_t>(index.nodes[static_cast<size_t>(n)].frame)]);
         std::reverse(row.frames.begin(), row.frames.end());
     }
-}
-
-/// Adds `more`'s frames and nodes to `into` (those it lacks, by store id)
-/// and returns where each of `more`'s nodes is in `into`.
-std::vector<int32_t> join_stack_index(StackIndex& into, const StackIndex& more) {
-    std::unordered_map<int64_t, int32_t> node_of;
-    for (size_t n = 0; n < into.store_ids.size(); ++n)
-        node_of.emplace(into.store_ids[n], static_cast<int32_t>(n));
-    std::map<std::pair<std::string, std::string>, int32_t> frame_of;
-    for (size_t f = 0; f < into.frames.size(); ++f)
-        frame_of.emplace(std::pair(into.frames[f].symbol, into.frames[f].module), static_cast<int32_t>(f));
-    std::vector<int32_t> moved(more.nodes.size(), -1);
-    for (size_t n = 0; n < more.nodes.size(); ++n) {  // parents come first
-        if (auto it = node_of.find(more.store_ids[n]); it != node_of.end()) {
-            moved[n] = it->second;
-            continue;
-        }
-        const Frame& f = more.frames[static_cast<size_t>(more.nodes[n].frame)];
-        auto [at, fresh] = frame_of.try_emplace(std::pair(f.symbol, f.module),
-                                                static_cast<int32_t>(into.frames.size()));
-        if (fresh) into.frames.push_back(f);
-        const int32_t parent = more.nodes[n].parent;
-        moved[n] = static_cast<int32_t>(into.nodes.size());
-        into.nodes.push_back(StackIndex::Node{parent < 0 ? -1 : moved[static_cast<size_t>(parent)], at->second});
-        into.store_ids.push_back(more.store_ids[n]);
-        node_of.emplace(more.store_ids[n], moved[n]);
-    }
-    return moved;
+    // What the delta adds to the index.
+    d.stack_index.nodes.assign(index.nodes.begin() + static_cast<ptrdiff_t>(nodes_before), index.nodes.end());
+    d.stack_index.store_ids.assign(index.store_ids.begin() + static_cast<ptrdiff_t>(nodes_before),
+                                   index.store_ids.end());
+    d.stack_index.frames.assign(index.frames.begin() + static_cast<ptrdiff_t>(frames_before), index.frames.end());
 }
 
 }  // namespace
@@ -342,8 +352,17 @@ RunDelta load_run_since(const Database& db, int64_t id, RunCursor& c, const Load
         "(trial > " + std::to_string(c.interval_trial) + " OR (trial = " +
         std::to_string(c.interval_trial) + " AND seq > " + std::to_string(c.interval_seq) + "))";
     const std::string trial_rows = "trial > " + std::to_string(c.trials_done);
-    const std::string either =
-        "((seq >= 0 AND " + interval_rows + ") OR (seq < 0 AND " + trial_rows + "))";
+    // Every row past the cursor lies after the lesser of where its interval
+    // rows and its trial rows end: said as one range, the store seeks to it
+    // in the (run_id, trial, seq, ...) key instead of scanning the run's
+    // rows (a million sampled stacks in a long profile).
+    const auto after = std::min(std::pair<int64_t, int64_t>(c.interval_trial, c.interval_seq),
+                                std::pair<int64_t, int64_t>(c.trials_done, int64_t{1} << 62));
+    const std::string past =
+        "(trial, seq) > (" + std::to_string(after.first) + ", " + std::to_string(after.second) + ")";
+    const std::string either_rows =
+        "(seq >= 0 AND " + interval_rows + ") OR (seq < 0 AND " + trial_rows + ")";
+    const std::string either = "(" + past + " AND (" + either_rows + "))";
     // The rows of `t` of this run that match `where`, in `order`, read
     // column by column.
     auto rows = [&](const auto& t, const std::string& where, const char* order, auto& out) {
@@ -375,12 +394,15 @@ RunDelta load_run_since(const Database& db, int64_t id, RunCursor& c, const Load
     if (opt.stacks_and_traces) {
         // A trial that completed since is read whole: its last samples were
         // added to its last interval's rows when it ended.
-        std::string stack_rows = either;
+        // (Such a trial is past the trials read before: within `past`.)
+        std::string stack_rows = either_rows;
         for (const auto& t : b.trials) {
             delta.replace_stack_trials.push_back(t.trial);
             stack_rows += " OR trial = " + std::to_string(t.trial);
         }
-        read_stacks(db, id, "(" + stack_rows + ")", opt, d);
+        delta.nodes_before = c.stacks.index.nodes.size();
+        delta.frames_before = c.stacks.index.frames.size();
+        read_stacks(db, id, "(" + past + " AND (" + stack_rows + "))", opt, d, c.stacks);
         rows(tables::packet_traces(),
              "(trial > " + std::to_string(c.trace_trial) + " OR (trial = " +
                  std::to_string(c.trace_trial) + " AND seq > " + std::to_string(c.trace_seq) + "))",
@@ -405,6 +427,10 @@ RunDelta load_run_since(const Database& db, int64_t id, RunCursor& c, const Load
 
 void merge_run_rows(RunData& into, RunDelta&& delta) {
     RunData& d = delta.data;
+    if (into.stack_index.nodes.size() != delta.nodes_before ||
+        into.stack_index.frames.size() != delta.frames_before)
+        throw std::logic_error("merge_run_rows: the delta does not follow these rows (read them "
+                               "with the same RunCursor, in order)");
     into.info = std::move(d.info);
     into.rows.facts.clear();  // read whole each time
     auto& stacks = into.rows.stacks;
@@ -412,10 +438,14 @@ void merge_run_rows(RunData& into, RunDelta&& delta) {
         stacks.erase(std::remove_if(stacks.begin(), stacks.end(),
                                     [&](const StackRow& s) { return s.trial == trial; }),
                      stacks.end());
-    // The delta's stack nodes joined to the ones read before, by store id.
-    const std::vector<int32_t> moved = join_stack_index(into.stack_index, d.stack_index);
-    for (auto& s : d.rows.stacks)
-        if (s.node >= 0) s.node = moved[static_cast<size_t>(s.node)];
+    // The delta's stacks are numbered after the ones read before it.
+    StackIndex& index = into.stack_index;
+    const auto append = [](auto& to, auto& from) {
+        to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+    };
+    append(index.nodes, d.stack_index.nodes);
+    append(index.store_ids, d.stack_index.store_ids);
+    append(index.frames, d.stack_index.frames);
     into.rows.append(std::move(d.rows));
 }
 

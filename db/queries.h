@@ -3,6 +3,7 @@
 
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "db/records.h"
@@ -68,12 +69,24 @@ RunData load_run(const Database& db, int64_t run_id, const LoadOptions& opt = {}
 /// Where a reader of a growing run has got to: the last key read of each
 /// kind of row. Rows are written in key order (a trial's intervals, then its
 /// totals), so what lies past the cursor is exactly what was committed since.
+/// The stacks a reader has placed so far: the StackIndex that
+/// merge_run_rows has built from every delta read with the cursor, and
+/// where each store stack and frame is in it. A delta then reads and places
+/// only the stacks it has not seen (a live profile samples the same stacks
+/// again and again), and merging it is an append.
+struct PlacedStacks {
+    StackIndex index;                               ///< nodes and frames so far
+    std::unordered_map<int64_t, int32_t> node_of;   ///< store stack id -> node
+    std::unordered_map<int64_t, int32_t> frame_of;  ///< store frame id -> frame
+};
+
 struct RunCursor {
     bool started = false;
     int interval_trial = -1, interval_seq = -1;  ///< per-interval rows (seq >= 0)
     int trials_done = -1;                        ///< the last trial whose totals were read
     int trace_trial = -1;
     int64_t trace_seq = -1;
+    PlacedStacks stacks;
 };
 
 /// What run `run_id` gained since `cursor` (everything, for a fresh cursor),
@@ -83,7 +96,12 @@ struct RunCursor {
 /// its last interval when it ends): replace_stack_trials names them, and
 /// merge_run_rows drops the old ones first.
 struct RunDelta {
+    /// Its stack_index holds only the stacks and frames new to the cursor,
+    /// numbered after those read before it (nodes_before, frames_before):
+    /// a fresh cursor's delta is a whole RunData, a later one is whole only
+    /// merged into the rows read before it.
     RunData data;
+    size_t nodes_before = 0, frames_before = 0;
     std::vector<int> replace_stack_trials;
     /// No row past the cursor (facts come whole each time, so they do not count).
     bool empty() const { return data.rows.rows() == data.rows.facts.size(); }
@@ -91,8 +109,9 @@ struct RunDelta {
 RunDelta load_run_since(const Database& db, int64_t run_id, RunCursor& cursor,
                         const LoadOptions& opt = {});
 
-/// Adds a delta to the rows read before (the same LoadOptions): info and
-/// facts replaced, rows appended, stacks re-pointed into one StackIndex.
+/// Adds a delta to the rows read before with the same cursor and
+/// LoadOptions: info and facts replaced, rows and new stacks appended.
+/// Throws std::logic_error for a delta that does not follow `into`.
 void merge_run_rows(RunData& into, RunDelta&& delta);
 
 }  // namespace pathscope::db

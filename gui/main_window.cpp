@@ -259,7 +259,12 @@ void MainWindow::loaded(const LoadedRun& run) {
                           tr("Sampled call stacks: %1").arg(run.stack_event));
     else
         stacks_->set_diff(nullptr, false, {}, tr("This run has no sampled call stacks."));
-    stacks_->set_views(run.stack_views);
+    if (run.call_views_left_out) {
+        stacks_->views_to_come();
+        want_call_views();
+    } else {
+        stacks_->set_views(run.stack_views);
+    }
     statusBar()->showMessage(run.live ? tr("run %1: %2 intervals so far")
                                             .arg(info.id)
                                             .arg(run.data->rows.intervals.size())
@@ -322,6 +327,12 @@ void MainWindow::choose_worker(int worker) {
             return failed;
         }
     }));
+}
+
+void MainWindow::want_call_views() {
+    const bool shown = pages_->currentWidget() == stacks_ && stacks_->view() != StacksPage::View::flame;
+    session_->show_call_views(shown);
+    if (shown && shown_.call_views_left_out) session_->add_call_views();
 }
 
 QString MainWindow::figures_text(const analysis::RunSummary& sum) {

@@ -140,6 +140,9 @@ class MainWindow : public QMainWindow {
     /// Shows `worker` (or all) on those pages; one worker's view is made
     /// off the GUI thread (compute_pages on analysis::worker_view).
     void choose_worker(int worker);
+    /// Tells the session whether a call view is on screen, and asks for
+    /// the shown run's call views when its load or a live update left them out.
+    void want_call_views();
 
     RunSession* session_ = nullptr;  ///< every read of the store
     RunListModel* runs_;

@@ -328,6 +328,13 @@ void MainWindow::start_session() {
     session_ = new RunSession(this);
     connect(session_, &RunSession::loaded, this, &MainWindow::loaded);
     connect(session_, &RunSession::runs_changed, this, &MainWindow::runs_changed);
+    connect(session_, &RunSession::call_views_added, this, [this](const analysis::CallViews& views) {
+        shown_.stack_views = views;
+        shown_.call_views_left_out = false;
+        stacks_->set_views(views);
+    });
+    connect(stacks_, &StacksPage::view_changed, this, &MainWindow::want_call_views);
+    connect(pages_, &QTabWidget::currentChanged, this, &MainWindow::want_call_views);
     connect(session_, &RunSession::poll_failed, this, [this](const QString& error) {
         if (error.isEmpty())
             statusBar()->showMessage(tr("live view: reading the store again"), 5000);

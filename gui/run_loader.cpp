@@ -51,7 +51,7 @@ void set_path(LoadedRun& out, analysis::PathGraph g, const db::RunData& run) {
 
 LoadedRun compute_pages(std::shared_ptr<const db::RunData> data,
                         const std::function<bool()>& keep_going,
-                        analysis::GrowingStackTree* growing) {
+                        analysis::GrowingStackTree* growing, bool call_views) {
     const auto step = [&] {
         if (keep_going && !keep_going()) throw LoadCancelled{};
     };
@@ -86,7 +86,10 @@ LoadedRun compute_pages(std::shared_ptr<const db::RunData> data,
         out.stacks = self_diff(*stacks);
         out.stack_event = display_text(event);
         step();
-        out.stack_views = analysis::build_call_views(*stacks);
+        if (call_views)
+            out.stack_views = analysis::build_call_views(*stacks);
+        else
+            out.call_views_left_out = true;
         step();
     }
     auto series = std::make_shared<analysis::TimeSeries>(analysis::time_series(shown));
@@ -152,6 +155,7 @@ LoadedRun load_pair(const std::string& path, int64_t base, int64_t cand) {
 StoreReader::StoreReader(QObject* parent) : QObject(parent) {
     qRegisterMetaType<StoreListing>();
     qRegisterMetaType<LoadedRun>();
+    qRegisterMetaType<analysis::CallViews>();
 }
 
 StoreReader::~StoreReader() = default;
@@ -260,13 +264,16 @@ LoadedRun StoreReader::load_current(unsigned generation, qint64 base, qint64 id)
     if (!current(generation)) throw LoadCancelled{};
     // A single run is followed: its stack tree grows with each poll's rows.
     auto stacks = base ? nullptr : std::make_unique<analysis::GrowingStackTree>();
-    LoadedRun out = compute_pages(run, [&] { return current(generation); }, stacks.get());
+    // A comparison's views are its own (add_comparison); a single run's
+    // wait until one is shown (add_call_views).
+    LoadedRun out = compute_pages(run, [&] { return current(generation); }, stacks.get(),
+                                  base || call_views_shown_);
     if (base) {
         const db::RunData b = db::load_run(*db_, base, kViewer);
         if (!current(generation)) throw LoadCancelled{};
         add_comparison(out, b);
     }
-    follow_ = base ? Followed{} : Followed{id, generation, cursor, run, std::move(stacks)};
+    follow_ = base ? Followed{} : Followed{id, generation, std::move(cursor), run, std::move(stacks)};
     return out;
 }
 
@@ -342,13 +349,21 @@ void StoreReader::follow_changes() {
     db::merge_run_rows(*grown, std::move(delta));
     follow_.data = grown;
     try {
-        LoadedRun out =
-            compute_pages(grown, [&] { return current(generation); }, follow_.stacks.get());
+        LoadedRun out = compute_pages(grown, [&] { return current(generation); },
+                                      follow_.stacks.get(), call_views_shown_);
         out.generation = generation;
         out.live = true;
         emit loaded(out);
     } catch (const LoadCancelled&) {
     }
+}
+
+void StoreReader::add_call_views(unsigned generation) {
+    analysis::CallViews views;  // none for a stale ask: answered all the same
+    if (current(generation) && follow_.generation == generation && follow_.stacks)
+        if (const analysis::FlameTree* tree = follow_.stacks->tree())
+            views = analysis::build_call_views(*tree);
+    emit call_views_added(generation, views);
 }
 
 }  // namespace pathscope::gui

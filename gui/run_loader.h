@@ -57,6 +57,9 @@ struct LoadedRun {
     /// The stacks' top-down, bottom-up and caller/callee trees (empty when
     /// none); a comparison's, base and candidate, when both sampled the event.
     analysis::CallViews stack_views;
+    /// stack_views were left out, as no call view was shown (a single
+    /// run's load or live update): StoreReader::add_call_views makes them.
+    bool call_views_left_out = false;
     /// The packet path (Path page; coloured by change for a comparison) and
     /// whether packets balance at each of its stages.
     std::shared_ptr<const analysis::PathGraph> path;
@@ -86,9 +89,11 @@ LoadedRun load_pair(const std::string& path, int64_t base, int64_t cand);
 /// is asked between steps and throws LoadCancelled when false. A followed
 /// run's stack tree is `growing`'s, grown by the rows added since the last
 /// call (analysis::GrowingStackTree), instead of built from every row.
+/// Without `call_views` the stack views (top-down, bottom-up,
+/// caller/callee: the costliest trees of a large profile) are left out.
 LoadedRun compute_pages(std::shared_ptr<const db::RunData> run,
                         const std::function<bool()>& keep_going = {},
-                        analysis::GrowingStackTree* growing = nullptr);
+                        analysis::GrowingStackTree* growing = nullptr, bool call_views = true);
 
 /// The GUI's reader of one store, living on its own thread (moveToThread):
 /// slots run there one at a time, so at most one load is in flight; a load
@@ -104,6 +109,11 @@ class StoreReader : public QObject {
     /// Any thread: the newest load wanted; older ones stop. Cancel asks for
     /// a generation no load has.
     void want(unsigned generation);
+    /// Any thread: whether a call view (top-down, bottom-up, caller/callee)
+    /// is on screen. A single run's load or live update computes them only
+    /// then: at a million samples they cost as much as everything else a
+    /// poll does.
+    void show_call_views(bool shown) { call_views_shown_ = shown; }
     unsigned wanted() const { return wanted_.load(); }
 
     /// On the reader's thread: opens the store (its own read-only
@@ -117,6 +127,10 @@ class StoreReader : public QObject {
     void load(unsigned generation, qint64 base, qint64 id);
     /// Polls the store every `ms` (0 stops) for commits of other processes.
     void set_poll(int ms);
+    /// The followed run's call views, which its load or last live update
+    /// left out: answered by call_views_added (with none when `generation`
+    /// is stale).
+    void add_call_views(unsigned generation);
     /// One poll: on a commit, the runs that are new or changed, and what
     /// the followed run gained. Returns whether the store had changed.
     bool poll();
@@ -125,6 +139,7 @@ class StoreReader : public QObject {
     /// After a poll: the runs that are new or changed since the last listing.
     void runs_changed(pathscope::gui::StoreListing changes);
     void loaded(pathscope::gui::LoadedRun run);
+    void call_views_added(unsigned generation, pathscope::analysis::CallViews views);
     void cancelled(unsigned generation);
     /// Polls started to fail, for a reason other than a load or another
     /// writer (said once, until they work again: then an empty message).
@@ -149,6 +164,7 @@ class StoreReader : public QObject {
 
     std::atomic<unsigned> wanted_{0};
     std::atomic<unsigned> reading_{kIdle};
+    std::atomic<bool> call_views_shown_{false};
     std::mutex db_mutex_;  ///< guards db_ and interrupt_sent_ against want() on another thread
     bool interrupt_sent_ = false;  ///< an interrupt went out and has not been seen failing a read
     bool poll_failing_ = false;    ///< polls fail (said when they started to)
@@ -176,3 +192,4 @@ class StoreReader : public QObject {
 
 Q_DECLARE_METATYPE(pathscope::gui::StoreListing)
 Q_DECLARE_METATYPE(pathscope::gui::LoadedRun)
+Q_DECLARE_METATYPE(pathscope::analysis::CallViews)

@@ -14,6 +14,11 @@ RunSession::RunSession(QObject* parent) : QObject(parent), reader_(new StoreRead
         if (generation == generation_) answered_ = generation;
     });
     connect(reader_, &StoreReader::poll_failed, this, &RunSession::poll_failed);
+    connect(reader_, &StoreReader::call_views_added, this,
+            [this](unsigned generation, const analysis::CallViews& views) {
+                --views_asked_;
+                if (generation == generation_) emit call_views_added(views);
+            });
     thread_.setObjectName(QStringLiteral("store reader"));
     thread_.start();
 }
@@ -67,6 +72,13 @@ bool RunSession::poll() {
     bool changed = false;
     on_reader([&] { changed = reader_->poll(); });
     return changed;
+}
+
+void RunSession::add_call_views() {
+    ++views_asked_;
+    QMetaObject::invokeMethod(reader_, [reader = reader_, generation = generation_] {
+        reader->add_call_views(generation);
+    });
 }
 
 void RunSession::on_reader(const std::function<void()>& work) {

@@ -33,17 +33,24 @@ class RunSession : public QObject {
     /// Stops the load under way; it is answered (by nothing).
     void cancel();
     /// Whether the newest ask has been answered: shown, failed or cancelled.
-    bool answered() const { return answered_ == generation_; }
+    bool answered() const { return answered_ == generation_ && !views_asked_; }
     /// Processes events until the newest ask is answered.
     void wait_until_answered();
     /// Live view: the reader polls the store every `ms` (0 stops).
     void set_live(int ms);
     /// One poll now (the caller waits): whether the store had changed.
     bool poll();
+    /// Whether a call view is on screen: a live update computes the call
+    /// views only then.
+    void show_call_views(bool shown) { reader_->show_call_views(shown); }
+    /// The call views a load or live update left out, of the run it showed:
+    /// they come as call_views_added (answered() waits for them).
+    void add_call_views();
 
   signals:
     /// The newest ask's answer (a stale one is never passed on).
     void loaded(const LoadedRun& run);
+    void call_views_added(const analysis::CallViews& views);
     void runs_changed(const StoreListing& changes);
     /// A live poll could not read the store (why), or reads it again ("").
     void poll_failed(const QString& error);
@@ -58,6 +65,7 @@ class RunSession : public QObject {
     StoreReader* reader_;
     unsigned generation_ = 0;  ///< of the newest ask
     unsigned answered_ = 0;    ///< of the newest ask answered
+    int views_asked_ = 0;      ///< add_call_views asked and not answered
 };
 
 }  // namespace pathscope::gui

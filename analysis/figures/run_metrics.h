@@ -112,6 +112,8 @@ class GrowingStackTree {
     /// The main event (main_stack_event) and its samples over every row.
     const std::string& event() const { return event_; }
     uint64_t samples() const;
+    /// The tree of the last update (nullptr: no stacks).
+    const FlameTree* tree() const { return tree_.get(); }
 
   private:
     std::map<std::string, uint64_t> event_weight_;

@@ -83,9 +83,12 @@ struct Differ {
         DiffNode n;
         n.name = name;
         n.parent = parent;
+        // A tree against itself (a run's own view, a million nodes in a
+        // long profile) has one side to summarize.
+        const bool itself = &base == &cand && b == c;
         values(base, base_trials, b, vb);
-        values(cand, cand_trials, c, vc);
-        const Summary sb = summarize(vb), sc = summarize(vc);
+        if (!itself) values(cand, cand_trials, c, vc);
+        const Summary sb = summarize(vb), sc = itself ? sb : summarize(vc);
         n.base = sb.mean;
         n.cand = sc.mean;
         n.delta = n.cand - n.base;
@@ -99,6 +102,9 @@ struct Differ {
     }
 
     void walk(int here, int b, int c) {
+        out.nodes[static_cast<size_t>(here)].children.reserve(
+            (b >= 0 ? base.children(b).size() : 0) +
+            (c >= 0 && &base != &cand ? cand.children(c).size() : 0));
         if (b >= 0)
             for (int kb : base.children(b)) {
                 // A tree against itself (a run's own view) needs no search.

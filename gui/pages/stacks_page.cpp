@@ -137,6 +137,7 @@ StacksPage::StacksPage(QWidget* parent) : QWidget(parent) {
     auto research = [this] { search(search_->text(), regex_->isChecked()); };
     connect(search_, &QLineEdit::textChanged, this, research);
     connect(regex_, &QCheckBox::toggled, this, research);
+    connect(tabs_, &QTabWidget::currentChanged, this, &StacksPage::view_changed);
     connect(top_down_view_, &QTreeView::doubleClicked, this, &StacksPage::open_from);
     connect(bottom_up_view_, &QTreeView::doubleClicked, this, &StacksPage::open_from);
     connect(callers_view_, &QTableView::doubleClicked, this, &StacksPage::open_from);
@@ -195,6 +196,12 @@ void StacksPage::set_views(analysis::CallViews views) {
             }
         select_function(hottest);
     }
+}
+
+void StacksPage::views_to_come() {
+    set_views({});
+    note_->setText(tr("The top-down, bottom-up and caller/callee views are made when one of "
+                      "their tabs is shown."));
 }
 
 void StacksPage::sort_default() {

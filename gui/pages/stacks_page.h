@@ -41,6 +41,9 @@ class StacksPage : public QWidget {
     /// The tables' trees; empty views: none (no sampled stacks).
     void set_views(analysis::CallViews views);
     const analysis::CallViews& views() const { return views_; }
+    /// No views until set_views: they are made when one of their tabs is
+    /// shown (MainWindow asks for them then).
+    void views_to_come();
 
     void show_view(View v);
     View view() const;
@@ -64,6 +67,10 @@ class StacksPage : public QWidget {
     NameFilterProxy* top_down_proxy() const { return top_down_proxy_; }
     NameFilterProxy* bottom_up_proxy() const { return bottom_up_proxy_; }
     NameFilterProxy* functions_proxy() const { return functions_proxy_; }
+
+  signals:
+    /// Another tab (flame graph, a call view) is shown.
+    void view_changed();
 
   private:
     void select_function(int64_t name_id);

@@ -855,6 +855,18 @@ TEST_P(AnyStore, ReadingWhatIsNewAddsUpToTheWholeRun) {
     EXPECT_EQ(stacks_of(seen), stacks_of(whole));
     EXPECT_EQ(stacks_of(seen).count({1, 2, "main;walk;rx", 7}), 1u);  // 2 + the tail's 5
     EXPECT_EQ(seen.stack_index.nodes.size(), whole.stack_index.nodes.size());
+    // Each row's own frames (expand_stacks) are its path in the index, for
+    // the stacks a later piece found placed already too.
+    std::multiset<std::tuple<int, int, std::string, uint64_t>> expanded;
+    for (const auto& s : seen.rows.stacks) {
+        std::string path;
+        for (const auto& f : s.frames) path += (path.empty() ? "" : ";") + f.symbol;
+        expanded.emplace(s.trial, s.seq, path, s.weight);
+    }
+    EXPECT_EQ(expanded, stacks_of(whole));
+    // A piece read with another cursor does not follow these rows.
+    RunCursor other;
+    EXPECT_THROW(merge_run_rows(seen, load_run_since(*reader, id, other)), std::logic_error);
 }
 
 // The Experiments page reads each cell for its figures alone: no stack or

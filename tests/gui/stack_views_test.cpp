@@ -22,6 +22,7 @@
 #include "gui/models/caller_callee_model.h"
 #include "gui/models/name_filter_proxy.h"
 #include "gui/pages/stacks_page.h"
+#include "tests/support/profile_store.h"
 #include "tests/support/qt_store_backends.h"
 
 using namespace pathscope;
@@ -91,13 +92,71 @@ class StackViewsTest : public QObject {
     fs::path dir_;
     QString store_;
 
+    // A single run's call views are made when one of their tabs is shown.
     bool open(MainWindow& w, const QString& run) {
         if (!w.open_store(store_).isEmpty() || !w.select_run(run)) return false;
+        w.wait_until_loaded();
+        if (w.stacks_page()->views().top_down) return false;  // made before they were shown
+        w.show_page(QStringLiteral("topdown"));
         w.wait_until_loaded();
         return w.stacks_page()->views().top_down != nullptr;
     }
 
+    // The samples the top-down view counts, and those of the run's rows.
+    static double view_samples(const StacksPage* s) {
+        const auto& td = *s->views().top_down;
+        return td.columns().samples(td.total(0), 0);
+    }
+    static double run_samples(const MainWindow& w) {
+        double sum = 0;
+        for (const auto& r : w.run_data()->rows.stacks) sum += static_cast<double>(r.weight);
+        return sum;
+    }
+
   private slots:
+    // A live update of a followed run makes the call views only while one
+    // is shown (at a million samples they cost as much as the rest of an
+    // update); shown later, they are the grown run's.
+    void aLiveUpdateMakesCallViewsOnlyWhenShown() {
+        const std::string path = (dir_ / "growing.db").string();
+        const int64_t id = test::write_profile_store(path, "growing", 300, 1);
+        auto writer = db::open_store(path, db::Database::Mode::read_write);
+        const std::string run = std::to_string(id);
+        writer->exec("UPDATE runs SET status = 'running' WHERE id = " + run);
+        const auto grow = [&](int seq) {  // an interval sampling every stack again
+            writer->exec("INSERT INTO stack_samples (run_id, trial, seq, event, stack, weight) "
+                         "SELECT run_id, trial, " + std::to_string(seq) + ", event, stack, weight "
+                         "FROM stack_samples WHERE run_id = " + run + " AND seq = 0");
+            writer->exec("INSERT INTO intervals (run_id, trial, seq, t, received, delivered, "
+                         "forwarded, replied, dropped) VALUES (" + run + ", 0, " +
+                         std::to_string(seq) + ", " + std::to_string(seq + 1) + ", 10, 0, 0, 0, 0)");
+        };
+        MainWindow w;
+        QVERIFY(w.open_store(QString::fromStdString(path)).isEmpty());
+        QVERIFY(w.show_page(QStringLiteral("stacks")));
+        QVERIFY(w.select_run(QStringLiteral("growing")));
+        w.wait_until_loaded();
+        StacksPage* s = w.stacks_page();
+        QVERIFY(!s->views().top_down);
+        grow(1);
+        QVERIFY(w.poll_store());
+        w.wait_until_loaded();
+        QCOMPARE(w.run_data()->rows.intervals.size(), size_t{2});
+        QVERIFY(!s->views().top_down);  // the flame graph is shown: none made
+        QVERIFY(w.show_page(QStringLiteral("bottomup")));
+        w.wait_until_loaded();
+        QVERIFY(s->views().top_down);
+        QCOMPARE(view_samples(s), run_samples(w));
+        const double two = view_samples(s);
+        grow(2);  // shown now: made with the update
+        QVERIFY(w.poll_store());
+        w.wait_until_loaded();
+        QCOMPARE(w.run_data()->rows.intervals.size(), size_t{3});
+        QVERIFY(s->views().top_down);
+        QCOMPARE(view_samples(s), run_samples(w));
+        QCOMPARE(view_samples(s), two * 3 / 2);
+    }
+
     void initTestCase() {
         dir_ = fs::temp_directory_path() / ("pathscope_stack_views_" + std::to_string(getpid()));
         fs::create_directories(dir_);
