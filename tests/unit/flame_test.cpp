@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <map>
+#include <random>
 #include <sstream>
 
 #include "capture/profile_text.h"
@@ -165,6 +166,39 @@ TEST(FlameDiff, ThresholdWithoutTrials) {
     ASSERT_EQ(hot.size(), 2u);
     EXPECT_EQ(hot[0].name, "b");
     EXPECT_EQ(hot[1].name, "x");
+}
+
+// A tree against itself (a run's own view) skips the search for each
+// node's counterpart: node for node what the general walk, which looks
+// children up by name, makes of it against an equal tree, trials and
+// noise included.
+TEST(FlameDiff, ALargeTreeAgainstItselfIsTheOneThreadDiff) {
+    FlameTree t(3, "samples");
+    std::mt19937_64 rng(42);
+    std::vector<std::string> stack;
+    while (t.size() < 80'000) {
+        stack = {"main", "run"};
+        const int depth = 3 + static_cast<int>(rng() % 18);
+        for (int d = 0; d < depth; ++d)
+            stack.push_back("ns" + std::to_string(d) + "::f" + std::to_string(rng() % (d < 2 ? 3 : 40)));
+        t.add(stack, 1 + static_cast<double>(rng() % 50), static_cast<int>(rng() % 3));
+    }
+    const FlameTree same = t;
+    const FlameDiff two = diff_trees(t, t), one = diff_trees(t, same);
+    ASSERT_EQ(two.nodes.size(), t.size());
+    ASSERT_EQ(two.nodes.size(), one.nodes.size());
+    EXPECT_EQ(two.method, one.method);
+    for (size_t i = 0; i < one.nodes.size(); ++i) {
+        const DiffNode &a = two.nodes[i], &b = one.nodes[i];
+        ASSERT_EQ(a.name, b.name) << "node " << i;
+        ASSERT_EQ(a.parent, b.parent) << "node " << i;
+        ASSERT_EQ(a.children, b.children) << "node " << i;
+        ASSERT_EQ(a.base, b.base) << "node " << i;
+        ASSERT_EQ(a.cand, b.cand) << "node " << i;
+        ASSERT_EQ(a.noise, b.noise) << "node " << i;
+        ASSERT_EQ(a.p, b.p) << "node " << i;
+    }
+    EXPECT_EQ(two.path(two.nodes.size() - 1), one.path(one.nodes.size() - 1));
 }
 
 // The reference review's transmit queues: queue 0 carries almost everything.
