@@ -83,7 +83,7 @@ LoadedRun compute_pages(std::shared_ptr<const db::RunData> data,
     set_path(out, analysis::path_graph(shown, out.summary), shown);
     step();
     if (stacks) {
-        out.stacks = self_diff(*stacks);
+        out.stacks = growing->own_diff();
         out.stack_event = display_text(event);
         step();
         if (call_views)

@@ -431,7 +431,12 @@ void GrowingStackTree::reset() {
     event_.clear();
     placer_.reset();
     tree_.reset();
+    diff_.reset();
     per_trial_.clear();
+}
+
+std::shared_ptr<const FlameDiff> GrowingStackTree::own_diff() {
+    return tree_ ? diff_.update(*tree_) : nullptr;
 }
 
 uint64_t GrowingStackTree::samples() const {
@@ -451,6 +456,7 @@ const FlameTree* GrowingStackTree::update(const db::RunData& run) {
         event_ = event;
         placer_.reset();
         tree_ = std::make_unique<FlameTree>(trials, "samples");
+        diff_.reset();
         placer_ = std::make_unique<StackPlacer>(*tree_, run.stack_index);
         per_trial_.assign(static_cast<size_t>(trials), 0.0);
         from = 0;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/trees/flame_diff.h"
 #include "analysis/trees/flame_tree.h"
 #include "analysis/figures/metric_names.h"
 #include "analysis/figures/run_summary.h"
@@ -114,12 +115,15 @@ class GrowingStackTree {
     uint64_t samples() const;
     /// The tree of the last update (nullptr: no stacks).
     const FlameTree* tree() const { return tree_.get(); }
+    /// That tree against itself (a run's own flame graph), grown with it.
+    std::shared_ptr<const FlameDiff> own_diff();
 
   private:
     std::map<std::string, uint64_t> event_weight_;
     size_t rows_ = 0;  ///< stack rows placed
     std::string event_;
     std::unique_ptr<FlameTree> tree_;
+    GrowingSelfDiff diff_;  ///< of tree_
     std::unique_ptr<StackPlacer> placer_;
     std::vector<double> per_trial_;
 };

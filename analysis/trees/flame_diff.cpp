@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <limits>
 #include <map>
 
@@ -79,10 +80,8 @@ struct Differ {
         for (int k : trials) v.push_back(node >= 0 ? t.scaled_total(node, k) : 0.0);
     }
 
-    int add(const std::string& name, int parent, int b, int c) {
-        DiffNode n;
-        n.name = name;
-        n.parent = parent;
+    /// Sets n's values: base node b against cand node c (-1: none).
+    void fill(DiffNode& n, int b, int c) {
         // A tree against itself (a run's own view, a million nodes in a
         // long profile) has one side to summarize.
         const bool itself = &base == &cand && b == c;
@@ -95,6 +94,13 @@ struct Differ {
         n.relative = n.base != 0 ? n.delta / n.base : (n.delta != 0 ? INFINITY : 0);
         n.noise = noise(sb, sc);
         n.p = noise.p_value(sb, sc);
+    }
+
+    int add(const std::string& name, int parent, int b, int c) {
+        DiffNode n;
+        n.name = name;
+        n.parent = parent;
+        fill(n, b, c);
         const int index = static_cast<int>(out.nodes.size());
         out.nodes.push_back(std::move(n));
         if (parent >= 0) out.nodes[parent].children.push_back(index);
@@ -128,20 +134,70 @@ std::string FlameDiff::path(size_t i) const {
     return out;
 }
 
+namespace {
+
+/// Which of `d`'s nodes changed within noise, decided over all of them at
+/// once (their false discovery rate is controlled together).
+void decide_noise(const NoiseRule& rule, FlameDiff& d) {
+    std::vector<double> p;
+    std::vector<bool*> noise;
+    p.reserve(d.nodes.size());
+    noise.reserve(d.nodes.size());
+    for (auto& n : d.nodes) {
+        p.push_back(n.p);
+        noise.push_back(&n.noise);
+    }
+    rule.decide(p, noise);
+}
+
+}  // namespace
+
 FlameDiff diff_trees(const FlameTree& base, const FlameTree& cand, const DiffOptions& opt) {
     Differ d(base, cand, opt);
     d.out.nodes.reserve(std::max(base.size(), cand.size()));
     d.out.method = d.noise.method();
     d.add("all", -1, 0, 0);
     d.walk(0, 0, 0);
-    std::vector<double> p;
-    std::vector<bool*> noise;
-    for (auto& n : d.out.nodes) {
-        p.push_back(n.p);
-        noise.push_back(&n.noise);
-    }
-    d.noise.decide(p, noise);
+    decide_noise(d.noise, d.out);
     return std::move(d.out);
+}
+
+void GrowingSelfDiff::reset() { kept_ = {}; }
+
+std::shared_ptr<const FlameDiff> GrowingSelfDiff::update(const FlameTree& t) {
+    // The older kept diff is grown when nobody else holds it any more (the
+    // window lets a diff go once it shows a newer one); else one is made.
+    newest_ ^= 1;
+    Kept& k = kept_[newest_];
+    const bool unheld = k.diff && k.diff.use_count() == 1;
+    // Whoever held it let it go with a release; this pairs with that, so
+    // their last reads of it come before the writes below.
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (!unheld) k = Kept{std::make_shared<FlameDiff>(), {}};
+    FlameDiff& out = *k.diff;
+    if (k.node_of.empty()) {
+        out.nodes.assign(1, DiffNode{});
+        out.nodes[0].name = "all";
+        k.node_of.push_back(0);
+    }
+    out.nodes.reserve(t.size());
+    for (size_t i = k.node_of.size(); i < t.size(); ++i) {  // the nodes new since
+        const int at = static_cast<int>(out.nodes.size());
+        const int parent = k.node_of[static_cast<size_t>(t.parent(i))];
+        out.nodes.emplace_back();
+        out.nodes.back().name = t.name(i);
+        out.nodes.back().parent = parent;
+        out.nodes[static_cast<size_t>(parent)].children.push_back(at);
+        k.node_of.push_back(at);
+    }
+    Differ d(t, t, {});
+    out.method = d.noise.method();
+    for (size_t i = 0; i < t.size(); ++i) {
+        const int n = static_cast<int>(i);
+        d.fill(out.nodes[static_cast<size_t>(k.node_of[i])], n, n);
+    }
+    decide_noise(d.noise, out);
+    return k.diff;
 }
 
 }  // namespace pathscope::analysis

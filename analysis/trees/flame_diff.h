@@ -4,6 +4,8 @@
 // values; without, a stated threshold decides.
 #pragma once
 
+#include <array>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -68,6 +70,31 @@ struct FlameDiff {
 };
 
 FlameDiff diff_trees(const FlameTree& base, const FlameTree& cand, const DiffOptions& opt = {});
+
+/// diff_trees(t, t) of a tree that grows (a followed run's stack tree:
+/// nodes appended, weights and counted trials changed between updates),
+/// kept from update to update: each appends the new nodes and sets every
+/// node's values, where diff_trees makes all of a long profile's million
+/// nodes again. Its nodes are numbered in the tree's order (parents before
+/// children, each node's children in the tree's order), not depth first;
+/// every node, value and verdict is diff_trees'.
+class GrowingSelfDiff {
+  public:
+    /// The diff of `t`: the tree of the last update, grown, unless reset()
+    /// was called since. A diff it returned is never changed while anyone
+    /// else holds it (the window showing it): a free one is grown.
+    std::shared_ptr<const FlameDiff> update(const FlameTree& t);
+    /// The next tree is not the last one grown.
+    void reset();
+
+  private:
+    struct Kept {
+        std::shared_ptr<FlameDiff> diff;
+        std::vector<int> node_of;  ///< tree node -> its diff node
+    };
+    std::array<Kept, 2> kept_;  ///< the newest, and the one before (the window may still hold it)
+    size_t newest_ = 0;
+};
 
 /// A function's own (self) share of the samples, summed over every call
 /// path it appears on, in both trees; noise decided as for nodes.

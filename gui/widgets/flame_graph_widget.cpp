@@ -204,10 +204,18 @@ QRect FlameGraphWidget::rect_of(int node) const {
 }
 
 int FlameGraphWidget::find_node(const QString& name) const {
-    if (!diff_) return -1;
+    if (!diff_ || diff_->nodes.empty()) return -1;
     const std::string n = name.toStdString();
-    for (size_t i = 1; i < diff_->nodes.size(); ++i)
-        if (diff_->nodes[i].name == n) return static_cast<int>(i);
+    // Depth first from the root, as the graph reads: the same node however
+    // the diff numbers its nodes (a live view's grows in the tree's order).
+    std::vector<int> todo{0};
+    while (!todo.empty()) {
+        const int at = todo.back();
+        todo.pop_back();
+        if (at > 0 && diff_->nodes[static_cast<size_t>(at)].name == n) return at;
+        const std::vector<int>& kids = diff_->nodes[static_cast<size_t>(at)].children;
+        todo.insert(todo.end(), kids.rbegin(), kids.rend());
+    }
     return -1;
 }
 

@@ -1,6 +1,7 @@
 // Flame trees: folded and perf script input, round trips, the difference with
 // noise marking, hottest functions; queue skew; the scenario line diff.
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 
 #include <cmath>
 #include <map>
@@ -199,6 +200,49 @@ TEST(FlameDiff, ALargeTreeAgainstItselfIsTheOneThreadDiff) {
         ASSERT_EQ(a.p, b.p) << "node " << i;
     }
     EXPECT_EQ(two.path(two.nodes.size() - 1), one.path(one.nodes.size() - 1));
+}
+
+// A followed run's own flame graph grows with its tree (GrowingSelfDiff):
+// after every update, every node, value and verdict is diff_trees' of the
+// tree so far, whether the diff was grown (nobody held the older one) or
+// made anew (the window still held it).
+TEST(FlameDiff, AGrowingTreesOwnDiffIsTheWholeDiffAfterEveryUpdate) {
+    // Each node by its path: its values, verdict and children in order.
+    const auto by_path = [](const FlameDiff& d) {
+        std::map<std::string, std::string> out;
+        for (size_t i = 0; i < d.nodes.size(); ++i) {
+            const DiffNode& n = d.nodes[i];
+            std::string kids;
+            for (int k : n.children) kids += d.nodes[static_cast<size_t>(k)].name + ",";
+            EXPECT_LT(n.parent, static_cast<int>(i)) << "a parent after its child";
+            out[d.path(i)] = fmt::format("{} {} {} {} {} {} [{}]", n.base, n.cand, n.delta,
+                                         n.relative, n.noise, n.p, kids);
+        }
+        return out;
+    };
+    FlameTree t(2, "samples");
+    GrowingSelfDiff growing;
+    std::mt19937_64 rng(7);
+    std::shared_ptr<const FlameDiff> held;  // what the window shows
+    for (int update = 0; update < 8; ++update) {
+        for (int s = 0; s < 300; ++s) {
+            std::vector<std::string> stack;
+            const int depth = 1 + static_cast<int>(rng() % 6);
+            for (int d = 0; d < depth; ++d) stack.push_back("f" + std::to_string(rng() % (update + 3)));
+            t.add(stack, 1 + static_cast<double>(rng() % 9), static_cast<int>(rng() % 2));
+        }
+        if (update == 5) t.exclude_trial(1);  // the counted trials change too
+        const std::shared_ptr<const FlameDiff> grown = growing.update(t);
+        EXPECT_EQ(grown->nodes.size(), t.size());
+        EXPECT_EQ(by_path(*grown), by_path(diff_trees(t, t))) << "update " << update;
+        EXPECT_EQ(grown->method, diff_trees(t, t).method);
+        // The window lets the one before go; on every third it holds both.
+        if (update % 3 != 2) held.reset();
+        if (held) {
+            EXPECT_NE(held.get(), grown.get());
+        }
+        held = grown;
+    }
 }
 
 // The reference review's transmit queues: queue 0 carries almost everything.
