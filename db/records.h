@@ -2,6 +2,7 @@
 // users (capture, analysis, CLI, GUI). No SQLite, no engine types.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <tuple>
@@ -376,11 +377,25 @@ struct Batch {
     /// v9: each measured thread's share of the machine, per trial.
     std::vector<ThreadRow> threads;
 
+    /// Every part, once: a part added to Batch goes here and in rows().
+    template <class Self>
+    static auto parts_of(Self& b) {
+        return std::tie(b.trials, b.intervals, b.stages, b.edges, b.queues, b.drops, b.histograms,
+                        b.perf, b.stacks, b.traces, b.events, b.facts, b.worker_stages,
+                        b.worker_edges, b.worker_histograms, b.worker_trials, b.threads);
+    }
+    auto parts() { return parts_of(*this); }
+    auto parts() const { return parts_of(*this); }
+
     size_t rows() const;
     bool empty() const { return rows() == 0; }
-    /// Moves every row of `other` to the end of this batch's (the one list
-    /// of a batch's parts, beside rows(): a part added to Batch goes in both).
+    /// Moves every row of `other` to the end of this batch's.
     void append(Batch&& other);
+    /// How many rows each part holds; truncate() drops the rows added since.
+    static constexpr size_t kParts = 17;  ///< parts()'s (checked where they are counted)
+    using Sizes = std::array<size_t, kParts>;
+    Sizes sizes() const;
+    void truncate(const Sizes& to);
 };
 
 /// A run and all of its rows (histogram buckets, stacks with their frames).

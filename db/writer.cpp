@@ -1,5 +1,6 @@
 #include "db/writer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <iterator>
@@ -25,27 +26,35 @@ size_t Batch::rows() const {
 }
 
 void Batch::append(Batch&& o) {
-    auto move_all = [](auto& dst, auto& src) {
-        dst.insert(dst.end(), std::make_move_iterator(src.begin()),
-                   std::make_move_iterator(src.end()));
-    };
-    move_all(trials, o.trials);
-    move_all(intervals, o.intervals);
-    move_all(stages, o.stages);
-    move_all(edges, o.edges);
-    move_all(queues, o.queues);
-    move_all(drops, o.drops);
-    move_all(histograms, o.histograms);
-    move_all(perf, o.perf);
-    move_all(stacks, o.stacks);
-    move_all(traces, o.traces);
-    move_all(events, o.events);
-    move_all(facts, o.facts);
-    move_all(worker_stages, o.worker_stages);
-    move_all(worker_edges, o.worker_edges);
-    move_all(worker_histograms, o.worker_histograms);
-    move_all(worker_trials, o.worker_trials);
-    move_all(threads, o.threads);
+    std::apply(
+        [&](auto&... dst) {
+            std::apply(
+                [&](auto&... src) {
+                    (dst.insert(dst.end(), std::make_move_iterator(src.begin()),
+                                std::make_move_iterator(src.end())),
+                     ...);
+                },
+                o.parts());
+        },
+        parts());
+}
+
+static_assert(std::tuple_size_v<decltype(std::declval<Batch&>().parts())> == Batch::kParts);
+
+Batch::Sizes Batch::sizes() const {
+    return std::apply([](const auto&... part) { return Sizes{part.size()...}; }, parts());
+}
+
+void Batch::truncate(const Sizes& to) {
+    size_t i = 0;
+    std::apply(
+        [&](auto&... part) {
+            ((part.erase(part.begin() + static_cast<std::ptrdiff_t>(std::min(to[i], part.size())),
+                         part.end()),
+              ++i),
+             ...);
+        },
+        parts());
 }
 
 std::string utc_now() {

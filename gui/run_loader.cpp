@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <atomic>
 #include <utility>
 
 #include "analysis/figures/run_metrics.h"
@@ -273,7 +274,15 @@ LoadedRun StoreReader::load_current(unsigned generation, qint64 base, qint64 id)
         if (!current(generation)) throw LoadCancelled{};
         add_comparison(out, b);
     }
-    follow_ = base ? Followed{} : Followed{id, generation, std::move(cursor), run, std::move(stacks)};
+    follow_ = Followed{};
+    if (!base) {
+        follow_.id = id;
+        follow_.generation = generation;
+        follow_.cursor = std::move(cursor);
+        follow_.read = run->rows.sizes();
+        follow_.data = std::move(run);
+        follow_.stacks = std::move(stacks);
+    }
     return out;
 }
 
@@ -345,9 +354,16 @@ void StoreReader::follow_changes() {
     // A trial whose stacks were read again (merge_run_rows drops its rows
     // first) is not the rows before, grown.
     if (!delta.replace_stack_trials.empty()) follow_.stacks->reset();
-    auto grown = std::make_shared<db::RunData>(*follow_.data);
+    std::shared_ptr<db::RunData> grown = rows_so_far();
+    db::RunDelta kept = delta;  // what the rows before this one will lack
     db::merge_run_rows(*grown, std::move(delta));
-    follow_.data = grown;
+    const db::Batch::Sizes read = grown->rows.sizes();
+    // A running trial's rows so far, added here, not copied with every row
+    // again by compute_pages.
+    grown->rows.append(analysis::running_trial_rows(*grown));
+    follow_.before = std::exchange(follow_.data, grown);
+    follow_.before_read = std::exchange(follow_.read, read);
+    follow_.last = std::move(kept);
     try {
         LoadedRun out = compute_pages(grown, [&] { return current(generation); },
                                       follow_.stacks.get(), call_views_shown_);
@@ -356,6 +372,26 @@ void StoreReader::follow_changes() {
         emit loaded(out);
     } catch (const LoadCancelled&) {
     }
+}
+
+std::shared_ptr<db::RunData> StoreReader::rows_so_far() {
+    Followed& f = follow_;
+    const bool unheld = f.before && f.before.use_count() == 1 && f.last;
+    // The window let it go with a release; this pairs with that, so its
+    // last reads of those rows come before the writes below.
+    std::atomic_thread_fence(std::memory_order_acquire);
+    std::shared_ptr<db::RunData> out;
+    if (unheld) {
+        out = std::move(f.before);
+        out->rows.truncate(f.before_read);
+        db::merge_run_rows(*out, std::move(*f.last));
+    } else {
+        out = std::make_shared<db::RunData>(*f.data);
+        out->rows.truncate(f.read);
+    }
+    f.before.reset();
+    f.last.reset();
+    return out;
 }
 
 void StoreReader::add_call_views(unsigned generation) {

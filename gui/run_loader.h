@@ -11,6 +11,7 @@
 #include <atomic>
 #include <map>
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -178,12 +179,25 @@ class StoreReader : public QObject {
     bool live_ = false;
     std::map<int64_t, std::string> running_;  ///< runs listed as running, by id, and their status
     int64_t last_id_ = 0;
+    /// The rows read so far, in a RunData only the reader holds: the one
+    /// before the last delta grown by it when the window has let it go (a
+    /// long profile's million sample rows take a tenth of a second to
+    /// copy), else a copy of the newest.
+    std::shared_ptr<db::RunData> rows_so_far();
+
     /// The run followed by polls: its rows so far and where they end.
     struct Followed {
         int64_t id = 0;
         unsigned generation = 0;
         db::RunCursor cursor;
-        std::shared_ptr<const db::RunData> data;
+        /// What the window was given: the rows read, then a running trial's
+        /// rows so far (analysis::running_trial_rows); `read` counts the first.
+        std::shared_ptr<db::RunData> data;
+        db::Batch::Sizes read{};
+        /// The same before the last delta, and that delta (rows_so_far).
+        std::shared_ptr<db::RunData> before;
+        db::Batch::Sizes before_read{};
+        std::optional<db::RunDelta> last;
         std::unique_ptr<analysis::GrowingStackTree> stacks;  ///< of data's rows
     } follow_;
 };
