@@ -4,12 +4,12 @@
 #include <sqlite3.h>
 
 #include <algorithm>
-#include <atomic>
 #include <utility>
 
 #include "analysis/figures/run_metrics.h"
 #include "analysis/figures/running_trial.h"
 #include "analysis/verdicts/sequential.h"
+#include "common/sole_owner.h"
 #include "db/connection.h"
 #include "db/schema.h"
 
@@ -376,12 +376,8 @@ void StoreReader::follow_changes() {
 
 std::shared_ptr<db::RunData> StoreReader::rows_so_far() {
     Followed& f = follow_;
-    const bool unheld = f.before && f.before.use_count() == 1 && f.last;
-    // The window let it go with a release; this pairs with that, so its
-    // last reads of those rows come before the writes below.
-    std::atomic_thread_fence(std::memory_order_acquire);
     std::shared_ptr<db::RunData> out;
-    if (unheld) {
+    if (f.last && sole_owner(f.before)) {
         out = std::move(f.before);
         out->rows.truncate(f.before_read);
         db::merge_run_rows(*out, std::move(*f.last));

@@ -4,12 +4,12 @@
 #include <cstdio>
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <limits>
 #include <map>
 
 #include "analysis/stats/multiple_tests.h"
 #include "analysis/stats/stats.h"
+#include "common/sole_owner.h"
 
 #include <fmt/format.h>
 
@@ -169,11 +169,7 @@ std::shared_ptr<const FlameDiff> GrowingSelfDiff::update(const FlameTree& t) {
     // window lets a diff go once it shows a newer one); else one is made.
     newest_ ^= 1;
     Kept& k = kept_[newest_];
-    const bool unheld = k.diff && k.diff.use_count() == 1;
-    // Whoever held it let it go with a release; this pairs with that, so
-    // their last reads of it come before the writes below.
-    std::atomic_thread_fence(std::memory_order_acquire);
-    if (!unheld) k = Kept{std::make_shared<FlameDiff>(), {}};
+    if (!sole_owner(k.diff)) k = Kept{std::make_shared<FlameDiff>(), {}};
     FlameDiff& out = *k.diff;
     if (k.node_of.empty()) {
         out.nodes.assign(1, DiffNode{});

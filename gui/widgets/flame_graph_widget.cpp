@@ -208,13 +208,13 @@ int FlameGraphWidget::find_node(const QString& name) const {
     const std::string n = name.toStdString();
     // Depth first from the root, as the graph reads: the same node however
     // the diff numbers its nodes (a live view's grows in the tree's order).
-    std::vector<int> todo{0};
-    while (!todo.empty()) {
-        const int at = todo.back();
-        todo.pop_back();
-        if (at > 0 && diff_->nodes[static_cast<size_t>(at)].name == n) return at;
-        const std::vector<int>& kids = diff_->nodes[static_cast<size_t>(at)].children;
-        todo.insert(todo.end(), kids.rbegin(), kids.rend());
+    std::vector<int> unvisited{0};  // a stack: the next node on top, its siblings below
+    while (!unvisited.empty()) {
+        const int node = unvisited.back();
+        unvisited.pop_back();
+        if (node > 0 && diff_->nodes[static_cast<size_t>(node)].name == n) return node;
+        const std::vector<int>& kids = diff_->nodes[static_cast<size_t>(node)].children;
+        unvisited.insert(unvisited.end(), kids.rbegin(), kids.rend());  // the first child next
     }
     return -1;
 }
