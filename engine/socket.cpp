@@ -233,12 +233,8 @@ int UdpSocket::sendto_burst(rte_mbuf** m, const SockAddr6* to, unsigned n) {
 }
 
 unsigned UdpSocket::recv_burst(rte_mbuf** out, unsigned n) {
-    const unsigned got = rte_ring_sc_dequeue_burst(rx_, reinterpret_cast<void**>(out), n, nullptr);
-    for (unsigned i = 0; i < got; ++i) {
-        PacketMeta* pm = meta(out[i]);
-        rte_pktmbuf_adj(out[i], kL3Offset + pm->l4_off + sizeof(rte_udp_hdr));
-    }
-    return got;
+    // udp6_input queued each datagram with its data at the payload.
+    return rte_ring_sc_dequeue_burst(rx_, reinterpret_cast<void**>(out), n, nullptr);
 }
 
 int UdpSocket::recv(rte_mbuf** m) { return recv_burst(m, 1) ? 0 : -EAGAIN; }

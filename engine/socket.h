@@ -4,7 +4,8 @@
 // (-EADDRINUSE, -EDESTADDRREQ, -EAFNOSUPPORT, -ENOBUFS, ...), DPDK style.
 // A send call always takes the mbuf: it is queued, or freed with an error.
 //
-// udp6_input enqueues received datagrams on the receive ring (one producer
+// udp6_input enqueues received datagrams, their data at the UDP payload, on
+// the receive ring (one producer
 // per worker that delivers: single with one worker); the application
 // dequeues them. Sends enqueue on the send ring, which the udp6_output stage
 // (on worker 0, as the applications) drains.

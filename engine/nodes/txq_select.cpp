@@ -71,16 +71,28 @@ struct Groups {
     }
 };
 
+/// Queue index 0 for every packet (no hash, or no port with a choice);
+/// whether they all leave by one port (then the burst is one group as it is).
+inline bool queue_zero_one_port(rte_mbuf* const* pkts, uint16_t n) {
+    const uint16_t port = meta(pkts[0])->tx_port;
+    uint16_t other = 0;  ///< packets for another port
+    for_each_packet(pkts, n, [&](rte_mbuf* m, uint16_t) {
+        PacketMeta* pm = meta(m);
+        pm->tx_queue = 0;
+        other += pm->tx_port != port;
+    });
+    return other == 0;
+}
+
 uint16_t txq_select_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
+    if (unlikely(n == 0)) return 0;
     EngineContext& ctx = *node_context(node);
     auto** pkts = reinterpret_cast<rte_mbuf**>(objs);
-    // One port with one queue a worker: every packet shares it, and with no
-    // port giving a worker more than one queue there is no queue to choose
-    // (index 0, as with txq_hash = none).
+    // With no port giving a worker more than one queue there is no queue to
+    // choose (index 0, as with txq_hash = none); a burst for one port (the
+    // common case) is then one group, found in the same pass.
     const bool hash = ctx.txq_hash != TxqHash::none && ctx.max_tx_per_worker > 1;
-    if (ctx.tx_ports <= 1 && !hash) {
-        for_each_packet(pkts, n, [](rte_mbuf* m, uint16_t) { meta(m)->tx_queue = 0; });
-    } else {
+    if (hash || (!queue_zero_one_port(pkts, n) && ctx.tx_ports > 1)) {
         Groups groups;
         for_each_packet(pkts, n, [&](rte_mbuf* m, uint16_t i) {
             PacketMeta* pm = meta(m);
