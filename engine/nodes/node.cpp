@@ -1,13 +1,10 @@
 #include "engine/nodes/node.h"
 
-#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <stdexcept>
 #include <string>
-
-#include "engine/nodes/checksum.h"
 
 namespace pathscope::engine {
 
@@ -47,24 +44,6 @@ rte_node_t register_node(const char* name, rte_node_process_t process,
         throw std::runtime_error(std::string("cannot register graph node ") + name + ": " +
                                  rte_strerror(rte_errno));
     return id;
-}
-
-uint32_t pseudo_header_sum(const rte_ipv6_hdr* ip, uint8_t proto, uint32_t l4_len) {
-    // Source and destination are 32 bytes in a row in the header; the
-    // length and next header are two big-endian 32-bit words.
-    static_assert(offsetof(rte_ipv6_hdr, dst_addr) == offsetof(rte_ipv6_hdr, src_addr) + 16);
-    return ones_sum(ip->src_addr, 32,
-                    uint64_t{rte_cpu_to_be_32(l4_len)} + rte_cpu_to_be_32(uint32_t{proto}));
-}
-
-uint16_t l4_checksum_sum(const rte_mbuf* m, const rte_ipv6_hdr* ip, uint32_t l4_off_in_mbuf,
-                         uint8_t proto, uint32_t l4_len) {
-    const uint32_t pseudo = pseudo_header_sum(ip, proto, l4_len);
-    if (rte_pktmbuf_data_len(m) >= l4_off_in_mbuf + l4_len)
-        return ones_sum(rte_pktmbuf_mtod_offset(m, const void*, l4_off_in_mbuf), l4_len, pseudo);
-    uint16_t body = 0;
-    rte_raw_cksum_mbuf(m, l4_off_in_mbuf, l4_len, &body);
-    return fold_ones_sum(uint64_t{pseudo} + body);
 }
 
 bool make_icmp6_error(EngineContext& ctx, rte_mbuf* m, uint8_t type, uint8_t code,

@@ -19,6 +19,28 @@ enum Edge : rte_edge_t { to_ip6_output, to_drop };
 
 constexpr uint16_t kHeaders = sizeof(rte_ether_hdr) + sizeof(rte_ipv6_hdr) + sizeof(rte_udp_hdr);
 
+/// The checksum field of the datagram whose headers were just written, from
+/// the values written rather than the header read back: a wide load of
+/// what narrower stores just wrote cannot be forwarded from them and waits
+/// for them to reach the cache (a third of this stage's cycles on an AMD
+/// EPYC VM when it read the header back).
+uint16_t udp_checksum(const rte_mbuf* m, const rte_ipv6_hdr* ip, const uint8_t* src,
+                      const uint8_t* dst, const rte_udp_hdr* udp, uint32_t payload) {
+    if (unlikely(m->nb_segs != 1)) {  // over several segments: summed from the mbuf
+        return l4_checksum_field(m, ip, kL3Offset + sizeof(rte_ipv6_hdr), IPPROTO_UDP,
+                                 static_cast<uint32_t>(payload + sizeof(rte_udp_hdr)));
+    }
+    // Pseudo header (addresses, length, next header), then the UDP header
+    // with a zero checksum: 16-bit words in network order, as the payload's.
+    uint64_t sum = uint64_t{rte_cpu_to_be_32(payload + sizeof(rte_udp_hdr))} +
+                   rte_cpu_to_be_32(uint32_t{IPPROTO_UDP}) + udp->src_port + udp->dst_port +
+                   udp->dgram_len;
+    sum = ones_sum(src, 16, sum);
+    sum = ones_sum(dst, 16, sum);
+    const uint16_t c = static_cast<uint16_t>(~ones_sum(udp + 1, payload, sum));
+    return c == 0 ? 0xffff : c;  // RFC 8200 8.1: zero is sent as all ones
+}
+
 rte_edge_t build(WorkerContext& w, const UdpSocket& s, rte_mbuf* m, RuleTally& tally) {
     EngineContext& ctx = w.engine;
     PacketMeta* pm = meta(m);
@@ -50,8 +72,7 @@ rte_edge_t build(WorkerContext& w, const UdpSocket& s, rte_mbuf* m, RuleTally& t
     udp->dst_port = rte_cpu_to_be_16(sm->peer_port);
     udp->dgram_len = rte_cpu_to_be_16(l4_len);
     udp->dgram_cksum = 0;
-    udp->dgram_cksum =
-        l4_checksum_field(m, ip, kL3Offset + sizeof(rte_ipv6_hdr), IPPROTO_UDP, l4_len);
+    udp->dgram_cksum = udp_checksum(m, ip, src, sm->peer, udp, payload);
     pm->nexthop = nh_id;
     pm->l4_off = sizeof(rte_ipv6_hdr);
     pm->l4_proto = IPPROTO_UDP;
