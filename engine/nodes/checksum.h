@@ -21,12 +21,12 @@ inline uint16_t fold_ones_sum(uint64_t sum) {
     return static_cast<uint16_t>(sum);
 }
 
-/// rte_raw_cksum's value of `len` bytes at `buf` (16-bit words in host
-/// order, an odd last byte as the first byte of a word), with `sum` (a
-/// partial sum in the same form) added. Adds 32-bit words into 64 bits: a
+/// Adds `len` bytes at `buf` to the one's-complement sum `sum` (16-bit
+/// words in host order, an odd last byte as the first byte of a word, as
+/// rte_raw_cksum reads them), unfolded. Adds 32-bit words into 64 bits: a
 /// 32-bit word is two 16-bit words whose sum the fold gives back, and no
-/// carry is lost below 2^32 words.
-inline uint16_t ones_sum(const void* buf, size_t len, uint64_t sum = 0) {
+/// carry is lost below 2^31 words in all.
+inline uint64_t ones_add(const void* buf, size_t len, uint64_t sum = 0) {
     const auto* p = static_cast<const uint8_t*>(buf);
     for (; len >= 8; p += 8, len -= 8) {
         uint64_t v;
@@ -50,7 +50,12 @@ inline uint16_t ones_sum(const void* buf, size_t len, uint64_t sum = 0) {
         memcpy(&v, p, 1);  // the first byte of a word, whatever the byte order
         sum += v;
     }
-    return fold_ones_sum(sum);
+    return sum;
+}
+
+/// rte_raw_cksum's value of `len` bytes at `buf`, with `sum` added.
+inline uint16_t ones_sum(const void* buf, size_t len, uint64_t sum = 0) {
+    return fold_ones_sum(ones_add(buf, len, sum));
 }
 
 }  // namespace pathscope::engine

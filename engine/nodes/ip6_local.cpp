@@ -4,6 +4,8 @@
 // arrive); one removed since the route was installed is ip6_addr_gone.
 #include "engine/nodes/nodes.h"
 
+#include <cstring>
+
 namespace pathscope::engine {
 
 namespace {
@@ -12,10 +14,21 @@ enum Edge : rte_edge_t { to_icmp6, to_udp6, to_drop };
 
 uint16_t ip6_local_process(rte_graph* graph, rte_node* node, void** objs, uint16_t n) {
     const InterfaceAddresses& ifaddrs = *node_context(node)->ifaddrs;
+    // The last address found on the list in this call: a burst's packets
+    // mostly share one, and one lookup then answers for all of them, as if
+    // the list had been read once for the call (a reader's view under
+    // either engine.ifaddr_sync; an address removed during the call is
+    // seen by the next one).
+    uint8_t found[16];
+    bool have_found = false;
     dispatch(graph, node, objs, n, [&](rte_mbuf* m) -> rte_edge_t {
         const uint8_t* dst = ip6_hdr(m)->dst_addr;
-        if (dst[0] != 0xff && unlikely(!ifaddrs.is_local(dst)))
-            return drop_as(m, DropReason::ip6_addr_gone, to_drop);
+        if (dst[0] != 0xff && !(have_found && memcmp(found, dst, 16) == 0)) {
+            if (unlikely(!ifaddrs.is_local(dst)))
+                return drop_as(m, DropReason::ip6_addr_gone, to_drop);
+            memcpy(found, dst, 16);
+            have_found = true;
+        }
         switch (meta(m)->l4_proto) {
             case IPPROTO_UDP:
                 return to_udp6;

@@ -222,12 +222,13 @@ inline rte_edge_t drop_as(rte_mbuf* m, DropReason r, rte_edge_t drop_edge) {
     return drop_edge;
 }
 
-/// One's-complement sum of the IPv6 pseudo header for an upper-layer message.
-inline uint16_t pseudo_header_sum(const rte_ipv6_hdr* ip, uint8_t proto, uint32_t l4_len) {
+/// One's-complement sum of the IPv6 pseudo header for an upper-layer
+/// message, unfolded (see ones_add).
+inline uint64_t pseudo_header_sum(const rte_ipv6_hdr* ip, uint8_t proto, uint32_t l4_len) {
     // Source and destination are 32 bytes in a row in the header; the
     // length and next header are two big-endian 32-bit words.
     static_assert(offsetof(rte_ipv6_hdr, dst_addr) == offsetof(rte_ipv6_hdr, src_addr) + 16);
-    return ones_sum(ip->src_addr, 32,
+    return ones_add(ip->src_addr, 32,
                     uint64_t{rte_cpu_to_be_32(l4_len)} + rte_cpu_to_be_32(uint32_t{proto}));
 }
 
@@ -236,12 +237,12 @@ inline uint16_t pseudo_header_sum(const rte_ipv6_hdr* ip, uint8_t proto, uint32_
 /// is per-packet work on the receive and send paths.
 inline uint16_t l4_checksum_sum(const rte_mbuf* m, const rte_ipv6_hdr* ip,
                                 uint32_t l4_off_in_mbuf, uint8_t proto, uint32_t l4_len) {
-    const uint16_t pseudo = pseudo_header_sum(ip, proto, l4_len);
+    const uint64_t pseudo = pseudo_header_sum(ip, proto, l4_len);
     if (likely(rte_pktmbuf_data_len(m) >= l4_off_in_mbuf + l4_len))
         return ones_sum(rte_pktmbuf_mtod_offset(m, const void*, l4_off_in_mbuf), l4_len, pseudo);
     uint16_t body = 0;
     rte_raw_cksum_mbuf(m, l4_off_in_mbuf, l4_len, &body);
-    return fold_ones_sum(uint64_t{pseudo} + body);
+    return fold_ones_sum(pseudo + body);
 }
 
 /// The checksum field value for a message whose checksum field is zero.

@@ -35,8 +35,8 @@ uint16_t udp_checksum(const rte_mbuf* m, const rte_ipv6_hdr* ip, const uint8_t* 
     uint64_t sum = uint64_t{rte_cpu_to_be_32(payload + sizeof(rte_udp_hdr))} +
                    rte_cpu_to_be_32(uint32_t{IPPROTO_UDP}) + udp->src_port + udp->dst_port +
                    udp->dgram_len;
-    sum = ones_sum(src, 16, sum);
-    sum = ones_sum(dst, 16, sum);
+    sum = ones_add(src, 16, sum);
+    sum = ones_add(dst, 16, sum);
     const uint16_t c = static_cast<uint16_t>(~ones_sum(udp + 1, payload, sum));
     return c == 0 ? 0xffff : c;  // RFC 8200 8.1: zero is sent as all ones
 }

@@ -10,6 +10,7 @@
 #include "engine/nodes/checksum.h"
 
 using pathscope::engine::fold_ones_sum;
+using pathscope::engine::ones_add;
 using pathscope::engine::ones_sum;
 
 namespace {
@@ -28,6 +29,10 @@ TEST(Checksum, OnesSumIsRteRawCksumForEveryLengthAndAlignment) {
     expect_same_sums(random);
     expect_same_sums(std::vector<uint8_t>(320, 0xff));  // every add carries
     expect_same_sums(std::vector<uint8_t>(320, 0));
+    // Sums added unfolded, then folded once, as the engine adds a pseudo header.
+    EXPECT_EQ(fold_ones_sum(ones_add(random.data() + 3, 40, ones_add(random.data(), 32))),
+              fold_ones_sum(uint32_t{rte_raw_cksum(random.data(), 32)} +
+                            rte_raw_cksum(random.data() + 3, 40)));
 }
 
 TEST(Checksum, APartialSumIsAddedAsRteRawCksumsAre) {
