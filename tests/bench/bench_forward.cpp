@@ -365,7 +365,7 @@ int run_workers_scale(const Options& o, const fs::path& dir) {
     print_row(one);
     print_row(two);
     std::printf("\nratios (of the medians)\n");
-    print_ratio("2 workers / 1 worker", two, one, 1.8);
+    print_ratio("2 workers / 1 worker", two, one, 1.85);
     if (two.error.empty() && reported[2] < 2)
         std::printf(
             "note: the engine reported %zu worker(s) for engine.workers = 2: this build does "
