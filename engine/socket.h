@@ -5,9 +5,8 @@
 // A send call always takes the mbuf: it is queued, or freed with an error.
 //
 // udp6_input enqueues received datagrams, their data at the UDP payload, on
-// the receive ring (one producer
-// per worker that delivers: single with one worker); the application
-// dequeues them. Sends enqueue on the send ring, which the udp6_output stage
+// the receive ring (one producer per worker that delivers: single with one
+// worker); the application dequeues them. Sends enqueue on the send ring, which the udp6_output stage
 // (on worker 0, as the applications) drains.
 #pragma once
 

@@ -20,10 +20,11 @@ enum Edge : rte_edge_t { to_ip6_output, to_drop };
 constexpr uint16_t kHeaders = sizeof(rte_ether_hdr) + sizeof(rte_ipv6_hdr) + sizeof(rte_udp_hdr);
 
 /// The checksum field of the datagram whose headers were just written, from
-/// the values written rather than the header read back: a wide load of
-/// what narrower stores just wrote cannot be forwarded from them and waits
-/// for them to reach the cache (a third of this stage's cycles on an AMD
-/// EPYC VM when it read the header back).
+/// the addresses given and the UDP header's 16-bit fields read at the width
+/// they were written, rather than the header read back in 8-byte words: a
+/// wide load of what narrower stores just wrote cannot be forwarded from
+/// them and waits for them to reach the cache (a third of this stage's
+/// cycles on an AMD EPYC VM when it read the header back).
 uint16_t udp_checksum(const rte_mbuf* m, const rte_ipv6_hdr* ip, const uint8_t* src,
                       const uint8_t* dst, const rte_udp_hdr* udp, uint32_t payload) {
     if (unlikely(m->nb_segs != 1)) {  // over several segments: summed from the mbuf
