@@ -6,8 +6,8 @@
 //
 // udp6_input enqueues received datagrams, their data at the UDP payload, on
 // the receive ring (one producer per worker that delivers: single with one
-// worker); the application dequeues them. Sends enqueue on the send ring, which the udp6_output stage
-// (on worker 0, as the applications) drains.
+// worker); the application dequeues them. Sends enqueue on the send ring,
+// which the udp6_output stage (on worker 0, as the applications) drains.
 #pragma once
 
 #include <atomic>
