@@ -53,7 +53,8 @@ constexpr const char* kUsage =
     "  --workers-scale  instead of the peer table: the engine's forward path with 1\n"
     "                   and 2 worker lcores on a 2-queue net_pcap replay\n"
     "  --only TEXT[,TEXT...]  run only the paths whose name contains one of the\n"
-    "                   texts (to profile one, or compare two quickly)\n";
+    "                   texts (to profile one, or compare two quickly); names\n"
+    "                   have commas, so give a part without one\n";
 
 struct Options {
     double seconds = 5;
@@ -61,7 +62,7 @@ struct Options {
     std::string l3fwd = PATHSCOPE_L3FWD;
     std::string testpmd = "dpdk-testpmd";
     bool workers_scale = false;
-    std::string only;  ///< run only the paths whose name contains it
+    std::string only;  ///< comma-separated texts: run only the paths named with one
 };
 
 /// One run's figure: packets per second of the path, and for the engine the
@@ -129,8 +130,6 @@ Reading run_transmit(double seconds, bool connect, bool route_cache, SocketSend 
     return {capture::rate_pps(r.window_start, r.window_end, &Ledger::sent) / 1e6};
 }
 
-/// Runs every path `repeat` times, interleaved, and keeps the first error of
-/// each. A reading of no packets is an error too, never a 0 in the table.
 /// Whether a path's name contains one of the comma-separated texts of `only`
 /// (every path when it is empty).
 bool selected(const std::string& name, const std::string& only) {
@@ -144,6 +143,8 @@ bool selected(const std::string& name, const std::string& only) {
     return false;
 }
 
+/// Runs every path `repeat` times, interleaved, and keeps the first error of
+/// each. A reading of no packets is an error too, never a 0 in the table.
 /// With `only` set, the paths not selected() are not run (their rows say so).
 void run_all(std::vector<Path*> order, unsigned repeat, const std::string& only = {}) {
     for (unsigned run = 1; run <= repeat; ++run) {
@@ -269,10 +270,14 @@ int run_peer_table(const Options& o, const fs::path& dir) {
     Path lpm{"DPDK l3fwd --lookup=lpm", l3fwd("lpm")};
     Path io{"dpdk-testpmd io", testpmd("io")};
     Path swap{"dpdk-testpmd 5tswap", testpmd("5tswap")};
-    Path tx_cached{"engine transmit, connected, route cache on", transmit(true, true, SocketSend::single, &tx_table)};
-    Path tx_lookup{"engine transmit, connected, route cache off", transmit(true, false, SocketSend::single, nullptr)};
-    Path tx_unconnected{"engine transmit, bound, unconnected", transmit(false, true, SocketSend::single, nullptr)};
-    Path tx_burst{"engine transmit, connected, cached, send_burst", transmit(true, true, SocketSend::burst, nullptr)};
+    Path tx_cached{"engine transmit, connected, route cache on",
+                   transmit(true, true, SocketSend::single, &tx_table)};
+    Path tx_lookup{"engine transmit, connected, route cache off",
+                   transmit(true, false, SocketSend::single, nullptr)};
+    Path tx_unconnected{"engine transmit, bound, unconnected",
+                        transmit(false, true, SocketSend::single, nullptr)};
+    Path tx_burst{"engine transmit, connected, cached, send_burst",
+                  transmit(true, true, SocketSend::burst, nullptr)};
     Path txonly{"dpdk-testpmd txonly", testpmd("txonly")};
 
     // Engine, peer, engine, peer, ...
