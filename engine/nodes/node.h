@@ -3,7 +3,6 @@
 #pragma once
 
 #include <algorithm>
-#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <cstdint>
@@ -222,14 +221,18 @@ inline rte_edge_t drop_as(rte_mbuf* m, DropReason r, rte_edge_t drop_edge) {
     return drop_edge;
 }
 
-/// One's-complement sum of the IPv6 pseudo header for an upper-layer
-/// message, unfolded (see ones_add).
+/// One's-complement sum of the IPv6 pseudo header (source, destination,
+/// upper-layer length and next header as two big-endian 32-bit words),
+/// unfolded (see ones_add).
+inline uint64_t pseudo_header_sum(const uint8_t* src, const uint8_t* dst, uint8_t proto,
+                                  uint32_t l4_len) {
+    const uint64_t sum = uint64_t{rte_cpu_to_be_32(l4_len)} + rte_cpu_to_be_32(uint32_t{proto});
+    return ones_add(dst, 16, ones_add(src, 16, sum));
+}
+
+/// The same for a message under the IPv6 header `ip`.
 inline uint64_t pseudo_header_sum(const rte_ipv6_hdr* ip, uint8_t proto, uint32_t l4_len) {
-    // Source and destination are 32 bytes in a row in the header; the
-    // length and next header are two big-endian 32-bit words.
-    static_assert(offsetof(rte_ipv6_hdr, dst_addr) == offsetof(rte_ipv6_hdr, src_addr) + 16);
-    return ones_add(ip->src_addr, 32,
-                    uint64_t{rte_cpu_to_be_32(l4_len)} + rte_cpu_to_be_32(uint32_t{proto}));
+    return pseudo_header_sum(ip->src_addr, ip->dst_addr, proto, l4_len);
 }
 
 /// Checksum of an upper-layer message at `l4_off` bytes into the mbuf data,

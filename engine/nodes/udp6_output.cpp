@@ -31,13 +31,11 @@ uint16_t udp_checksum(const rte_mbuf* m, const rte_ipv6_hdr* ip, const uint8_t* 
         return l4_checksum_field(m, ip, kL3Offset + sizeof(rte_ipv6_hdr), IPPROTO_UDP,
                                  static_cast<uint32_t>(payload + sizeof(rte_udp_hdr)));
     }
-    // Pseudo header (addresses, length, next header), then the UDP header
-    // with a zero checksum: 16-bit words in network order, as the payload's.
-    uint64_t sum = uint64_t{rte_cpu_to_be_32(payload + sizeof(rte_udp_hdr))} +
-                   rte_cpu_to_be_32(uint32_t{IPPROTO_UDP}) + udp->src_port + udp->dst_port +
-                   udp->dgram_len;
-    sum = ones_add(src, 16, sum);
-    sum = ones_add(dst, 16, sum);
+    // Pseudo header, then the UDP header with a zero checksum: 16-bit words
+    // in network order, as the payload's.
+    const auto l4_len = static_cast<uint32_t>(payload + sizeof(rte_udp_hdr));
+    const uint64_t sum = pseudo_header_sum(src, dst, IPPROTO_UDP, l4_len) + udp->src_port +
+                         udp->dst_port + udp->dgram_len;
     const uint16_t c = static_cast<uint16_t>(~ones_sum(udp + 1, payload, sum));
     return c == 0 ? 0xffff : c;  // RFC 8200 8.1: zero is sent as all ones
 }
