@@ -8,6 +8,7 @@
 #include <sched.h>
 
 #include <atomic>
+#include <cstdio>
 #include <thread>
 
 #include "analysis/figures/trial_conditions.h"
@@ -102,20 +103,30 @@ TEST_F(Disturbance, AWorkerSharingItsCpuWithASpinningThreadIsFlagged) {
 // (longer than engine.interrupted_call_us) apart and estimates its cycles, so
 // the stage cycles stay what the code costs. Without it they grow by the
 // time the worker lost.
+//
+// The limit here is 5%, not the default 2%: a preemption between two walks
+// (the worker's loop outside any timed call) is lost time that no stage
+// holds, and under ASan that loop takes a larger share of the worker (a CI
+// run saw 50.0% lost, 47.9% in interrupted calls). Half the window lost
+// is still far past it, for both trials.
 TEST_F(Disturbance, APreemptedWorkersStageCyclesLeaveTheLostTimeOut) {
+    constexpr double kLimit = 0.05;
     capture::Scenario sc = replay(1.0);
-    const Trial quiet = run_trial(sc, 0.02);
+    const Trial quiet = run_trial(sc, kLimit);
     ASSERT_GT(quiet.cycles_per_packet, 0);
     Trial kept, raw;
     {
         const Spinner spinner(1);
-        kept = run_trial(sc, 0.02);
+        kept = run_trial(sc, kLimit);
         sc.engine.interrupted_call_us = 0;
-        raw = run_trial(sc, 0.02);
+        raw = run_trial(sc, kLimit);
     }
     const analysis::TrialCondition& c = kept.condition;
     ASSERT_TRUE(c.measured);
     ASSERT_TRUE(c.disturbed) << "worker on CPU " << c.worker_on_cpu;
+    std::printf("lost %.1f%% of the window, %.1f%% in %llu interrupted calls\n",
+                100 * c.worker_lost(), 100 * c.interrupted,
+                static_cast<unsigned long long>(c.interrupted_calls));
     EXPECT_GT(c.interrupted_calls, 10u);
     // The interrupted calls' wall time is about what the worker lost.
     EXPECT_NEAR(c.interrupted, c.worker_lost(), 0.1)
