@@ -88,6 +88,46 @@ TEST_F(FibRulesTest, FastPathOffEntersTheRuleLayerOnEveryLookup) {
     EXPECT_TRUE(s.ledger.balanced());
 }
 
+// The fast path looks a run of packets to one destination up once
+// (ip6_lookup's gather_destinations): bursts of runs of every length,
+// repeats after another address, and every kind of outcome, each packet
+// counted where its own destination sends it, forwarded frames on their own
+// next hop's port.
+TEST_F(FibRulesTest, FastPathRunsOfOneDestinationRouteEachPacketAsItsOwn) {
+    EngineConfig c = test::ring_config();
+    Engine eng(c);
+    ASSERT_TRUE(eng.context().fib.direct());
+    enum Kind { to_out, to_wire, local, no_route, mcast, kKinds };
+    const char* dests[kKinds] = {"2001:db8:aaaa::1", "2001:db8:100::9", "2001:db8:1::1", "3fff::1",
+                                 "ff02::2"};
+    std::mt19937 rng(11);
+    std::vector<Frame> frames;
+    unsigned sent[kKinds] = {};
+    while (frames.size() < 400) {  // runs of 1 to 5, the next kind at random (itself again too)
+        const auto kind = static_cast<Kind>(rng() % kKinds);
+        for (unsigned n = 1 + rng() % 5; n; --n, ++sent[kind])
+            frames.push_back(udp6_frame(from_peer(eng, dests[kind])));
+    }
+    test::inject(eng, "wire", frames);
+    eng.run_until_idle();
+    const EngineSnapshot s = eng.snapshot();
+    EXPECT_EQ(event(s, PathEvent::fib_lookups), frames.size());  // a packet each, as before
+    EXPECT_EQ(s.ledger.forwarded, sent[to_out] + sent[to_wire]);
+    EXPECT_EQ(s.ledger.delivered, sent[local]);
+    EXPECT_EQ(s.ledger.drops[static_cast<unsigned>(DropReason::ip6_no_route)], sent[no_route]);
+    EXPECT_EQ(s.ledger.drops[static_cast<unsigned>(DropReason::ip6_mcast_not_joined)], sent[mcast]);
+    EXPECT_TRUE(s.ledger.balanced());
+    for (const auto& [port, kind] : {std::pair{"out", to_out}, std::pair{"wire", to_wire}}) {
+        const auto out = test::collect(eng, port);
+        EXPECT_EQ(out.size(), sent[kind]) << port;
+        const Ip6Addr want = ip(dests[kind]);
+        for (const auto& f : out) {
+            ASSERT_GE(f.size(), 14u + 40u);
+            EXPECT_EQ(memcmp(f.data() + 14 + 24, want.data(), 16), 0) << "a frame on " << port;
+        }
+    }
+}
+
 // The fast path's one lookup (main, holding copies of the local routes)
 // answers as the default rules' walk (local, then main, then default) does,
 // over a BGP-shaped table, our own addresses, on-link neighbours and misses.
