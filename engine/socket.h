@@ -145,7 +145,7 @@ class UdpSocket {
     /// buffer being writable) a full barrier and the waiter check of
     /// sock_def_write_space / skwq_has_sleeper. local: a plain subtract on
     /// a count only the worker lcore touches.
-    void release_sent(uint32_t bytes) {
+    void release_sent(uint64_t bytes) {
         if (accounting_ == SendAccounting::atomic) {
             std::atomic_ref<uint64_t> wmem(wmem_);
             const uint64_t left = wmem.fetch_sub(bytes, std::memory_order_release) - bytes;
@@ -161,6 +161,11 @@ class UdpSocket {
             wmem_ -= bytes;
         }
     }
+
+    /// Whether several datagrams may be released as one sum (local
+    /// accounting: the same count); atomic accounting releases each, as
+    /// Linux's sock_wfree does per skb, since that cost is what it models.
+    bool releases_in_sum() const { return accounting_ == SendAccounting::local; }
 
     // Stage side.
     bool deliver(rte_mbuf* m) {
