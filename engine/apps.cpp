@@ -111,11 +111,11 @@ class SourceApp final : public App {
         n = std::min(n, 256u);
         // rte_pktmbuf_alloc_bulk, with both header lines of every mbuf
         // prefetched for writing before the first is reset, and each reset
-        // where its payload is written: the pool hands back mbufs whose
-        // lines are no longer in cache, and resetting them one by one
-        // waited for each in turn (58 -> 44 cycles a datagram for this
-        // application on an AMD EPYC VM, bench_forward's transmit path;
-        // the reset in a loop of its own kept most of the wait).
+        // where its payload is written: the first write to each pooled mbuf
+        // waited for its line, one mbuf after another (57-63 -> 47-48
+        // cycles a datagram for this application on an AMD EPYC VM,
+        // bench_forward's transmit path; the resets in a loop of their own,
+        // after the prefetches, kept most of the wait).
         if (rte_mempool_get_bulk(ctx_.pool, reinterpret_cast<void**>(m), n) != 0)
             return 0;  // pool empty: try next poll
         for (unsigned i = 0; i < n; ++i) {
