@@ -57,6 +57,23 @@ class EchoApp final : public App {
 /// Sends `batch` datagrams a poll (fewer when a rate is set), with one
 /// send_burst call or one send call per datagram (engine.socket_send), over
 /// one socket (unconnected) or one connected socket per destination.
+/// memset(p, 0x5a, len), with the small payloads of a packet-rate test
+/// (8 to 32 bytes) written inline as overlapping 8-byte stores rather than
+/// through a library call for every datagram.
+inline void fill_payload(char* p, uint32_t len) {
+    constexpr uint64_t kPattern = 0x5a5a5a5a5a5a5a5aull;
+    if (len < 8 || len > 32) {
+        memset(p, 0x5a, len);
+        return;
+    }
+    memcpy(p, &kPattern, 8);
+    memcpy(p + len - 8, &kPattern, 8);
+    if (len > 16) {
+        memcpy(p + 8, &kPattern, 8);
+        memcpy(p + len - 16, &kPattern, 8);
+    }
+}
+
 class SourceApp final : public App {
   public:
     SourceApp(EngineContext& ctx, const EngineConfig& cfg)
@@ -125,7 +142,7 @@ class SourceApp final : public App {
         for (unsigned i = 0; i < n; ++i) {
             rte_pktmbuf_reset(m[i]);  // a pooled mbuf's reference count is already 1
             char* p = rte_pktmbuf_append(m[i], cfg_.payload);
-            if (p) memset(p, 0x5a, cfg_.payload);
+            if (p) fill_payload(p, cfg_.payload);
         }
         if (cfg_.connect) {
             UdpSocket& s = *sockets_[next_socket_];

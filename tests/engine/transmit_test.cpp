@@ -470,6 +470,35 @@ TEST_F(Transmit, SourceApplicationSendsInEachCombinationAndBurstMode) {
             }
 }
 
+// The source application's datagrams carry `source.payload` bytes of 0x5a
+// at every size, around the lengths its inline fill changes how it writes
+// (under 8, 8 to 16, 17 to 32, longer).
+TEST_F(Transmit, SourceApplicationPayloadIsItsSizeOfTheFillByte) {
+    for (const uint16_t payload : {1, 7, 8, 9, 15, 16, 17, 18, 24, 31, 32, 33, 100}) {
+        auto cfg = test::ring_config();
+        cfg.source.enabled = true;
+        cfg.source.destination = ip("2001:db8:aaaa::1");
+        cfg.source.payload = payload;
+        cfg.source.batch = 8;
+        cfg.source.rate_pps = 4000;  // well within the ring port's 4096 slots
+        Engine eng(cfg);
+        const auto began = std::chrono::steady_clock::now();
+        eng.start();
+        do std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        while (eng.snapshot().ledger.sends < 16 &&
+               std::chrono::steady_clock::now() - began < std::chrono::seconds(60));
+        eng.stop();
+        const auto out = test::collect(eng, "out");
+        ASSERT_GE(out.size(), 16u) << payload << "-byte payload";
+        for (const Frame& f : out) {
+            ASSERT_EQ(f.size(), 62u + payload);
+            EXPECT_EQ(be16(f, 58), 8 + payload);  // the UDP length
+            for (uint32_t i = 0; i < payload; ++i)
+                ASSERT_EQ(f[62 + i], 0x5a) << "byte " << i << " of a " << payload << "-byte payload";
+        }
+    }
+}
+
 /// What one send-accounting mode sent, and what its sockets still count.
 struct AccountingOutcome {
     std::vector<Frame> out;
