@@ -432,30 +432,43 @@ TEST_F(Transmit, SourceSelectionPrefersScopeThenLongestMatch) {
     EXPECT_FALSE(only_ll.select_source(0, ip("2001:db8:9::1").data(), src));
 }
 
+/// The ring configuration with the source application sending batches of
+/// `batch` to 2001:db8:aaaa::1 at 4000 datagrams a second (well within the
+/// ring port's 4096 slots).
+EngineConfig source_config(uint16_t batch) {
+    auto cfg = test::ring_config();
+    cfg.source.enabled = true;
+    cfg.source.destination = ip("2001:db8:aaaa::1");
+    cfg.source.batch = batch;
+    cfg.source.rate_pps = 4000;
+    return cfg;
+}
+
+/// Runs `eng` until `sends` datagrams went out (0.025 s for 100 at the rate;
+/// longer when a loaded machine, or ASan, slows the worker: a minute at
+/// most), then stops it; the seconds it ran. Its last walk sends what the
+/// last poll queued.
+double run_until_sent(Engine& eng, uint64_t sends) {
+    const auto began = std::chrono::steady_clock::now();
+    eng.start();
+    do std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    while (eng.snapshot().ledger.sends < sends &&
+           std::chrono::steady_clock::now() - began < std::chrono::seconds(60));
+    eng.stop();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+}
+
 TEST_F(Transmit, SourceApplicationSendsInEachCombinationAndBurstMode) {
     for (const bool bind : {false, true})
         for (const bool connect : {false, true})
             for (const SocketSend mode : {SocketSend::single, SocketSend::burst}) {
-                auto cfg = test::ring_config();
-                cfg.source.enabled = true;
-                cfg.source.destination = ip("2001:db8:aaaa::1");
+                auto cfg = source_config(16);
                 cfg.source.destinations = 4;
                 cfg.source.bind = bind;
                 cfg.source.connect = connect;
-                cfg.source.batch = 16;
-                cfg.source.rate_pps = 4000;  // well within the ring port's 4096 slots
                 cfg.socket_send = mode;
                 Engine eng(cfg);
-                // Until 100 datagrams went out (0.025 s at the rate; longer when
-                // a loaded machine, or ASan, slows the worker: a minute at most), then stop.
-                const auto began = std::chrono::steady_clock::now();
-                eng.start();
-                do std::this_thread::sleep_for(std::chrono::milliseconds(20));
-                while (eng.snapshot().ledger.sends < 100 &&
-                       std::chrono::steady_clock::now() - began < std::chrono::seconds(60));
-                eng.stop();  // its last walk sends what the last poll queued
-                const double seconds =
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+                const double seconds = run_until_sent(eng, 100);
                 const EngineSnapshot s = eng.snapshot();
                 EXPECT_GE(s.ledger.sends, 100u);
                 // The rate held: no more than 4000/s over the time it ran, and a batch.
@@ -475,19 +488,10 @@ TEST_F(Transmit, SourceApplicationSendsInEachCombinationAndBurstMode) {
 // (under 8, 8 to 16, 17 to 32, longer).
 TEST_F(Transmit, SourceApplicationPayloadIsItsSizeOfTheFillByte) {
     for (const uint16_t payload : {1, 7, 8, 9, 15, 16, 17, 18, 24, 31, 32, 33, 100}) {
-        auto cfg = test::ring_config();
-        cfg.source.enabled = true;
-        cfg.source.destination = ip("2001:db8:aaaa::1");
+        auto cfg = source_config(8);
         cfg.source.payload = payload;
-        cfg.source.batch = 8;
-        cfg.source.rate_pps = 4000;  // well within the ring port's 4096 slots
         Engine eng(cfg);
-        const auto began = std::chrono::steady_clock::now();
-        eng.start();
-        do std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        while (eng.snapshot().ledger.sends < 16 &&
-               std::chrono::steady_clock::now() - began < std::chrono::seconds(60));
-        eng.stop();
+        run_until_sent(eng, 16);
         const auto out = test::collect(eng, "out");
         ASSERT_GE(out.size(), 16u) << payload << "-byte payload";
         for (const Frame& f : out) {
