@@ -54,9 +54,6 @@ class EchoApp final : public App {
     std::unique_ptr<UdpSocket> sock_;
 };
 
-/// Sends `batch` datagrams a poll (fewer when a rate is set), with one
-/// send_burst call or one send call per datagram (engine.socket_send), over
-/// one socket (unconnected) or one connected socket per destination.
 /// memset(p, 0x5a, len), with the small payloads of a packet-rate test
 /// (8 to 32 bytes) written inline as overlapping 8-byte stores rather than
 /// through a library call for every datagram.
@@ -74,6 +71,9 @@ inline void fill_payload(char* p, uint32_t len) {
     }
 }
 
+/// Sends `batch` datagrams a poll (fewer when a rate is set), with one
+/// send_burst call or one send call per datagram (engine.socket_send), over
+/// one socket (unconnected) or one connected socket per destination.
 class SourceApp final : public App {
   public:
     SourceApp(EngineContext& ctx, const EngineConfig& cfg)
