@@ -111,6 +111,11 @@ TEST_F(Disturbance, AWorkerSharingItsCpuWithASpinningThreadIsFlagged) {
 // is still far past it, for both trials.
 TEST_F(Disturbance, APreemptedWorkersStageCyclesLeaveTheLostTimeOut) {
     constexpr double kLimit = 0.05;
+#if defined(__SANITIZE_ADDRESS__)
+    constexpr double kRefill = 0.45;
+#else
+    constexpr double kRefill = 0.25;
+#endif
     capture::Scenario sc = replay(1.0);
     const Trial quiet = run_trial(sc, kLimit);
     ASSERT_GT(quiet.cycles_per_packet, 0);
@@ -132,13 +137,20 @@ TEST_F(Disturbance, APreemptedWorkersStageCyclesLeaveTheLostTimeOut) {
     EXPECT_NEAR(c.interrupted, c.worker_lost(), 0.1)
         << c.interrupted_calls << " interrupted calls";
     EXPECT_FALSE(c.cycles_disturbed) << c.why_cycles();
-    EXPECT_NEAR(kept.cycles_per_packet / quiet.cycles_per_packet, 1.0, 0.25)
+    // What is left is the caches refilled after each of hundreds of
+    // switches a second: under ASan, whose shadow memory the worker also
+    // refills, a fresh Debian chroot saw 1.32x.
+    EXPECT_NEAR(kept.cycles_per_packet / quiet.cycles_per_packet, 1.0, kRefill)
         << kept.cycles_per_packet << " against " << quiet.cycles_per_packet << " quiet";
-    // Every call kept: the lost time lands in the stages.
+    // Every call kept: the lost time lands in the stages, well past that.
     EXPECT_EQ(raw.condition.interrupted_calls, 0u);
     EXPECT_TRUE(raw.condition.cycles_disturbed);
     EXPECT_GT(raw.cycles_per_packet / quiet.cycles_per_packet, 1.4)
         << raw.cycles_per_packet << " against " << quiet.cycles_per_packet << " quiet";
+    EXPECT_LT(kept.cycles_per_packet, 0.8 * raw.cycles_per_packet)
+        << kept.cycles_per_packet << " kept against " << raw.cycles_per_packet << " raw";
+    std::printf("cycles a packet: quiet %.0f, kept %.0f, raw %.0f\n", quiet.cycles_per_packet,
+                kept.cycles_per_packet, raw.cycles_per_packet);
 }
 
 TEST_F(Disturbance, AWorkerWithItsCpuToItselfIsNot) {
