@@ -42,9 +42,10 @@ void release_taken(UdpSocket* const* by, const uint32_t* truesize, const uint16_
         UdpSocket* s = by[i];
         uint64_t bytes = truesize[i];
         j = i + 1;
-        if (s && s->releases_in_sum())
+        if (!s) continue;
+        if (s->releases_in_sum())
             for (; j < locals && at[j] < sent && by[j] == s; ++j) bytes += truesize[j];
-        if (s) s->release_sent(bytes);
+        s->release_sent(bytes);
     }
 }
 
