@@ -33,19 +33,17 @@ TEST_F(MbufPool, BuffersStartAtEveryLineOfAPage) {
                                        static_cast<int>(rte_socket_id()), nullptr);
     ASSERT_NE(mp, nullptr) << rte_strerror(rte_errno);
     EXPECT_FALSE(mp->flags & RTE_MEMPOOL_F_NON_IO) << "a pool the devices may not DMA into";
-    std::set<unsigned> headers, data;
     struct Seen {
-        std::set<unsigned>* headers;
-        std::set<unsigned>* data;
+        std::set<unsigned> headers, data;
         unsigned bad_iova = 0, short_room = 0, small_priv = 0;
-    } seen{&headers, &data};
+    } seen;
     rte_mempool_obj_iter(
         mp,
         [](rte_mempool*, void* arg, void* obj, unsigned) {
             auto& s = *static_cast<Seen*>(arg);
             auto* m = static_cast<rte_mbuf*>(obj);
-            s.headers->insert(line_in_page(m));
-            s.data->insert(line_in_page(static_cast<char*>(m->buf_addr) + RTE_PKTMBUF_HEADROOM));
+            s.headers.insert(line_in_page(m));
+            s.data.insert(line_in_page(static_cast<char*>(m->buf_addr) + RTE_PKTMBUF_HEADROOM));
             // With virtual IO addresses a buffer's IO address is its own.
             if (rte_eal_iova_mode() == RTE_IOVA_VA &&
                 m->buf_iova != reinterpret_cast<uintptr_t>(m->buf_addr))
@@ -55,8 +53,10 @@ TEST_F(MbufPool, BuffersStartAtEveryLineOfAPage) {
         },
         &seen);
     // DPDK's own pool puts every one of them at the same line of its page.
-    EXPECT_EQ(headers.size(), 64u) << "mbuf headers fall in " << headers.size() << " of 64 lines";
-    EXPECT_EQ(data.size(), 64u) << "packet starts fall in " << data.size() << " of 64 lines";
+    EXPECT_EQ(seen.headers.size(), 64u)
+        << "mbuf headers fall in " << seen.headers.size() << " of 64 lines";
+    EXPECT_EQ(seen.data.size(), 64u)
+        << "packet starts fall in " << seen.data.size() << " of 64 lines";
     EXPECT_EQ(seen.bad_iova, 0u);
     EXPECT_EQ(seen.short_room, 0u);
     EXPECT_EQ(seen.small_priv, 0u);
