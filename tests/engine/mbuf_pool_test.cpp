@@ -1,6 +1,7 @@
 // The engine's packet buffer pool on 4 KiB pages: buffers spread over the
 // cache sets (not one per page at one offset, as DPDK's own pool has them),
-// each with its IO address, with the data room and private area asked for.
+// each with its IO address, with the data room and private area asked for,
+// and every packet's data starting on a cache line (its headers in one line).
 #include <gtest/gtest.h>
 
 #include <set>
@@ -35,7 +36,7 @@ TEST_F(MbufPool, BuffersStartAtEveryLineOfAPage) {
     EXPECT_FALSE(mp->flags & RTE_MEMPOOL_F_NON_IO) << "a pool the devices may not DMA into";
     struct Seen {
         std::set<unsigned> headers, data;
-        unsigned bad_iova = 0, short_room = 0, small_priv = 0;
+        unsigned bad_iova = 0, short_room = 0, small_priv = 0, mid_line = 0;
     } seen;
     rte_mempool_obj_iter(
         mp,
@@ -43,7 +44,9 @@ TEST_F(MbufPool, BuffersStartAtEveryLineOfAPage) {
             auto& s = *static_cast<Seen*>(arg);
             auto* m = static_cast<rte_mbuf*>(obj);
             s.headers.insert(line_in_page(m));
-            s.data.insert(line_in_page(static_cast<char*>(m->buf_addr) + RTE_PKTMBUF_HEADROOM));
+            const char* data = static_cast<char*>(m->buf_addr) + RTE_PKTMBUF_HEADROOM;
+            s.data.insert(line_in_page(data));
+            if (reinterpret_cast<uintptr_t>(data) % RTE_CACHE_LINE_SIZE) ++s.mid_line;
             // With virtual IO addresses a buffer's IO address is its own.
             if (rte_eal_iova_mode() == RTE_IOVA_VA &&
                 m->buf_iova != reinterpret_cast<uintptr_t>(m->buf_addr))
@@ -57,6 +60,8 @@ TEST_F(MbufPool, BuffersStartAtEveryLineOfAPage) {
         << "mbuf headers fall in " << seen.headers.size() << " of 64 lines";
     EXPECT_EQ(seen.data.size(), 64u)
         << "packet starts fall in " << seen.data.size() << " of 64 lines";
+    // Ethernet, IPv6 and UDP headers (62 bytes) in one line, not two.
+    EXPECT_EQ(seen.mid_line, 0u) << seen.mid_line << " of 4095 packets start mid-line";
     EXPECT_EQ(seen.bad_iova, 0u);
     EXPECT_EQ(seen.short_room, 0u);
     EXPECT_EQ(seen.small_priv, 0u);
