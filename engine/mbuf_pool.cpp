@@ -69,6 +69,10 @@ rte_mempool* packed_pool(const char* name, unsigned count, unsigned cache, uint1
 rte_mempool* create_mbuf_pool(const char* name, unsigned count, unsigned cache,
                               uint16_t priv_size, uint16_t data_room, int socket,
                               const char* ops) {
+    // The private area that puts the data room's start (after the headroom) on a line.
+    constexpr unsigned kBefore = sizeof(rte_mbuf) + RTE_PKTMBUF_HEADROOM;
+    priv_size = static_cast<uint16_t>(RTE_ALIGN_CEIL(kBefore + priv_size, RTE_CACHE_LINE_SIZE) -
+                                      kBefore);
     if (!rte_eal_has_hugepages())
         if (rte_mempool* mp = packed_pool(name, count, cache, priv_size, data_room, socket, ops))
             return mp;

@@ -55,15 +55,7 @@ struct SocketMeta {
     UdpSocket* socket;
 };
 
-/// The private area's size: a whole cache line, so that the packet's data
-/// (after the mbuf, this area and the headroom) starts on a line of its own.
-/// With 32 bytes the data started half-way into a line, and the Ethernet,
-/// IPv6 and UDP headers (62 bytes) spanned two lines, each of which every
-/// stage reading the headers touched again (l3fwd's mbufs, without a private
-/// area, start theirs on a line).
-inline constexpr uint16_t kSocketMetaSize = RTE_ALIGN(sizeof(SocketMeta), RTE_CACHE_LINE_SIZE);
-static_assert((sizeof(rte_mbuf) + kSocketMetaSize + RTE_PKTMBUF_HEADROOM) % RTE_CACHE_LINE_SIZE == 0,
-              "a received packet's data must start on a cache line");
+inline constexpr uint16_t kSocketMetaSize = RTE_ALIGN(sizeof(SocketMeta), RTE_MBUF_PRIV_ALIGN);
 
 /// Offset of PacketMeta in every mbuf, from register_packet_meta().
 extern int g_packet_meta_offset;

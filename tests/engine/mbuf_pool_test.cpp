@@ -18,6 +18,7 @@ namespace {
 using engine::create_mbuf_pool;
 
 constexpr uint16_t kRoom = RTE_MBUF_DEFAULT_BUF_SIZE;
+constexpr unsigned kBuffers = 4095;
 
 class MbufPool : public ::testing::Test {
   protected:
@@ -30,7 +31,7 @@ unsigned line_in_page(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 
 TEST_F(MbufPool, BuffersStartAtEveryLineOfAPage) {
     ASSERT_EQ(rte_eal_has_hugepages(), 0) << "this test is about --no-huge's 4 KiB pages";
     ASSERT_EQ(sysconf(_SC_PAGESIZE), 4096);
-    rte_mempool* mp = create_mbuf_pool("spread_test", 4095, 256, engine::kSocketMetaSize, kRoom,
+    rte_mempool* mp = create_mbuf_pool("spread_test", kBuffers, 256, engine::kSocketMetaSize, kRoom,
                                        static_cast<int>(rte_socket_id()), nullptr);
     ASSERT_NE(mp, nullptr) << rte_strerror(rte_errno);
     EXPECT_FALSE(mp->flags & RTE_MEMPOOL_F_NON_IO) << "a pool the devices may not DMA into";
@@ -61,7 +62,7 @@ TEST_F(MbufPool, BuffersStartAtEveryLineOfAPage) {
     EXPECT_EQ(seen.data.size(), 64u)
         << "packet starts fall in " << seen.data.size() << " of 64 lines";
     // Ethernet, IPv6 and UDP headers (62 bytes) in one line, not two.
-    EXPECT_EQ(seen.mid_line, 0u) << seen.mid_line << " of 4095 packets start mid-line";
+    EXPECT_EQ(seen.mid_line, 0u) << seen.mid_line << " of " << kBuffers << " packets start mid-line";
     EXPECT_EQ(seen.bad_iova, 0u);
     EXPECT_EQ(seen.short_room, 0u);
     EXPECT_EQ(seen.small_priv, 0u);
@@ -72,7 +73,7 @@ TEST_F(MbufPool, BuffersStartAtEveryLineOfAPage) {
             *static_cast<size_t*>(arg) += h->len;
         },
         &bytes);
-    EXPECT_LT(bytes, size_t{4096} * 4095) << bytes << " bytes for 4095 buffers";
+    EXPECT_LT(bytes, size_t{4096} * kBuffers) << bytes << " bytes for " << kBuffers << " buffers";
     // Buffers taken and given back work as any mbuf.
     rte_mbuf* m = rte_pktmbuf_alloc(mp);
     ASSERT_NE(m, nullptr);
